@@ -1,0 +1,83 @@
+# glassbox — build, test, install.  Quiet by default; `make V=1` prints full command lines.
+# Run ./configure first: it writes config.mk (dependencies, PREFIX, HAVE_SDL2).
+
+-include config.mk
+ifeq ($(DEP_LIBS),)
+$(error config.mk missing or empty: run ./configure first)
+endif
+
+CC      ?= cc
+OPT     ?= -O2
+CFLAGS  ?= $(OPT) -g
+WARN     = -Wall -Wextra -Wno-unused-parameter
+ALLCFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -I. -MMD -MP $(DEP_CFLAGS) -DHAVE_SDL2=$(HAVE_SDL2) \
+            -DGLASSBOX_VERSION=\"$(VERSION)\" -DGLASSBOX_DATADIR=\"$(PREFIX)/share/glassbox\"
+LDLIBS   = $(DEP_LIBS)
+VERSION  = 0.1.0
+DESTDIR ?=
+BIN_DIR  = $(DESTDIR)$(PREFIX)/bin
+DATA_DIR = $(DESTDIR)$(PREFIX)/share/glassbox
+
+ifeq ($(V),1)
+Q =
+say = @true
+else
+Q = @
+say = @printf '  %-6s %s\n'
+endif
+
+MODEL_SRC = $(wildcard model/*.c)
+VIZ_SRC   = $(wildcard viz/*.c)
+APP_SRC   = $(wildcard app/*.c)
+LIB_OBJ   = $(MODEL_SRC:.c=.o) $(VIZ_SRC:.c=.o)
+APP_OBJ   = $(APP_SRC:.c=.o)
+TEST_SRC  = $(wildcard tests/t_*.c)
+TEST_BIN  = $(patsubst tests/%.c,tests/bin/%.t,$(TEST_SRC))
+TEST_SH   = $(wildcard tests/t_*.sh)
+
+all: glassbox
+
+glassbox: $(APP_OBJ) libglassbox.a
+	$(say) LINK $@
+	$(Q)$(CC) $(CFLAGS) -o $@ $(APP_OBJ) libglassbox.a $(LDLIBS)
+
+libglassbox.a: $(LIB_OBJ)
+	$(say) AR $@
+	$(Q)rm -f $@ && ar rcs $@ $(LIB_OBJ)
+
+%.o: %.c
+	$(say) CC $<
+	$(Q)$(CC) $(ALLCFLAGS) -c -o $@ $<
+
+tests/bin/%.t: tests/%.c libglassbox.a tests/tap.h
+	@mkdir -p tests/bin
+	$(say) CC $<
+	$(Q)$(CC) $(ALLCFLAGS) -o $@ $< libglassbox.a $(LDLIBS)
+
+tests: $(TEST_BIN)
+
+check: glassbox $(TEST_BIN)
+	prove -e '' $(TEST_BIN) $(TEST_SH)
+
+bench: glassbox
+	./glassbox bench
+
+install: glassbox
+	install -d $(BIN_DIR) $(DATA_DIR)
+	install -m 755 glassbox $(BIN_DIR)/glassbox
+	if [ -d assets ]; then cp -R assets/. $(DATA_DIR)/; fi
+	if [ -d lessons ] && ls lessons/* >/dev/null 2>&1; then install -d $(DATA_DIR)/lessons && cp -R lessons/. $(DATA_DIR)/lessons/; fi
+
+uninstall:
+	rm -f $(BIN_DIR)/glassbox
+	rm -rf $(DATA_DIR)
+
+clean:
+	rm -f glassbox libglassbox.a $(LIB_OBJ) $(APP_OBJ) $(LIB_OBJ:.o=.d) $(APP_OBJ:.o=.d)
+	rm -rf tests/bin tests/tmp
+
+distclean: clean
+	rm -f config.mk
+
+.PHONY: all check bench install uninstall clean distclean tests
+-include $(LIB_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(TEST_BIN:.t=.d)

@@ -1,0 +1,90 @@
+/* bench_forward.c — times the forward pass the issue names (64 tokens, 4 layers, d_model 128,
+ * 4 heads, full trace) on each kernel table in one run, so the ratios are measured side by
+ * side on the same machine state. Prints figures; asserts nothing (speed is not a test). */
+#include "app/bench_forward.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+#include "app/bench.h"
+#include "model/forward.h"
+#include "model/rng.h"
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+int bench_forward(FILE *out)
+{
+	gb_config c;
+	gb_config_defaults(&c, GB_FAM_GPT2);
+	c.d_model = 128;
+	c.n_layer = 4;
+	c.n_head = c.n_kv_head = 4;
+	c.d_head = 32;
+	c.d_ffn = 512;
+	c.vocab = 512;
+	c.n_ctx = 128;
+	gb_model m;
+	gb_err err;
+	if (gb_model_init(&m, &c, 7, 0.1f, &err)) {
+		fprintf(out, "bench: %s\n", err.msg);
+		return -1;
+	}
+	int T = 64, ids[64];
+	gb_rng r;
+	gb_rng_seed(&r, 3);
+	for (int i = 0; i < T; i++)
+		ids[i] = gb_rng_below(&r, c.vocab);
+	fprintf(out, "\nforward pass: 64 tokens, gpt2 family, 4 layers, d_model 128, 4 heads, FFN 512, vocabulary 512,\n"
+	             "full trace; median and best of the repetitions (ms)\n");
+	const char *names[] = { "ref", "scalar", "avx2", "avx512" };
+	int threads[] = { 1, 0 };
+	double ref_ms = 0;
+	for (int ti = 0; ti < 2; ti++) {
+		gb_kernels_set_threads(threads[ti]);
+		for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+			const gb_kernels *k = gb_kernels_by_name(names[i]);
+			if (!k || (ti == 1 && i == 0))
+				continue;
+			gb_trace tr = { 0 };
+			gb_fwd_opts o = { 0 };
+			o.k = k;
+			int reps = i == 0 ? 20 : 200;
+			double *t = malloc(sizeof(double) * reps);
+			gb_forward(&m, ids, T, NULL, 0, &tr, &o, &err); /* warm-up: sizes the trace */
+			for (int rep = 0; rep < reps; rep++) {
+				double t0 = now();
+				gb_forward(&m, ids, T, NULL, 0, &tr, &o, &err);
+				t[rep] = (now() - t0) * 1e3;
+			}
+			qsort(t, (size_t)reps, sizeof *t, cmp_double);
+			if (i == 0)
+				ref_ms = t[reps / 2];
+			fprintf(out, "  %-7s %d thread%s  median %8.3f ms  best %8.3f ms  (%5.1fx ref)\n", k->name,
+			        gb_kernels_threads(), gb_kernels_threads() == 1 ? " " : "s", t[reps / 2], t[0],
+			        ref_ms / t[reps / 2]);
+			free(t);
+			gb_trace_free(&tr);
+		}
+	}
+	gb_kernels_set_threads(0);
+	gb_model_free(&m);
+	return 0;
+}
+
+int bench_all(FILE *out)
+{
+	if (bench_kernels(out))
+		return -1;
+	return bench_forward(out);
+}

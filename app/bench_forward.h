@@ -1,0 +1,14 @@
+/* bench_forward.h — the forward-pass benchmark, and `glassbox bench` as a whole. */
+#ifndef GLASSBOX_BENCH_FORWARD_H
+#define GLASSBOX_BENCH_FORWARD_H
+
+#include <stdio.h>
+
+/* The 64-token forward pass with the full trace through a 4-layer, d_model 128, 4-head
+ * model, on every kernel table, side by side. */
+int bench_forward(FILE *out);
+
+/* Everything `glassbox bench` measures: the kernels, then the forward pass. */
+int bench_all(FILE *out);
+
+#endif

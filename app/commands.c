@@ -1,0 +1,648 @@
+/* commands.c — the command table and its handlers. The only place (with main.c) that prints
+ * to the user: model/ and viz/ report through gb_err, and the handlers turn that into one line
+ * on stderr. */
+#include "app/commands.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "app/bench_forward.h"
+#include "model/tokenizer.h"
+
+/* Where the command being run came from ("-c line 2"), for error lines; "" at the prompt. */
+static char err_where[160];
+
+void errorf(const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "glassbox: %s%s", err_where, err_where[0] ? ": " : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void session_init(session *s)
+{
+	memset(s, 0, sizeof *s);
+	s->k = gb_kernels_fast();
+}
+
+void session_free(session *s)
+{
+	if (s->loaded)
+		gb_model_free(&s->model);
+	gb_trace_free(&s->trace);
+	free(s->text);
+	free(s->target);
+	memset(s, 0, sizeof *s);
+}
+
+/* ---- small helpers ---- */
+
+static int need_model(session *s)
+{
+	if (s->loaded)
+		return 0;
+	errorf("no model loaded: try 'load DIR'");
+	return -1;
+}
+
+static int need_run(session *s)
+{
+	if (need_model(s))
+		return -1;
+	if (s->have_run)
+		return 0;
+	errorf("nothing has run yet: try 'run TEXT'");
+	return -1;
+}
+
+static int parse_int(const char *a, int lo, int hi, int *out, const char *what)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(a, &end, 10);
+	if (!*a || *end || errno || v < lo || v > hi) {
+		errorf("%s must be a whole number from %d to %d (got '%s')", what, lo, hi, a);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+static int usage(const char *name)
+{
+	const command *c = command_find(name);
+	errorf("usage: %s %s", c->name, c->usage);
+	return -1;
+}
+
+/* Tokenizes text with the model's tokenizer into a malloc'd array. */
+static int encode(session *s, const char *text, int **ids, int *n)
+{
+	gb_err err;
+	if (!s->model.tok) {
+		errorf("%s has no tokenizer (tokenizer.json): give token ids with 'run --ids N N ...'", s->model.dir);
+		return -1;
+	}
+	if (gb_tok_encode(s->model.tok, text, strlen(text), 0, ids, n, NULL, &err)) {
+		errorf("%s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Runs the forward pass on ids (and tgt for an encoder-decoder) with the session's engine. */
+static int forward(session *s, const int *ids, int n, const int *tgt, int n_tgt)
+{
+	gb_err err;
+	gb_fwd_opts o = { 0 };
+	o.k = s->k;
+	s->have_run = 0;
+	if (gb_forward(&s->model, ids, n, tgt, n_tgt, &s->trace, &o, &err)) {
+		errorf("%s", err.msg);
+		return -1;
+	}
+	s->have_run = 1;
+	return 0;
+}
+
+/* ---- handlers ---- */
+
+static int cmd_help(session *s, int argc, char **argv, const char *rest)
+{
+	if (argc > 1) {
+		const command *c = command_find(argv[1]);
+		if (!c)
+			return -1;
+		printf("%s %s\n  %s\n", c->name, c->usage, c->help);
+		if (c->more && *c->more)
+			printf("\n%s\n", c->more);
+		return 0;
+	}
+	printf("Commands (a unique prefix is enough; 'help CMD' says more):\n");
+	for (const command *c = commands; c->name; c++) {
+		char head[64];
+		snprintf(head, sizeof head, "%s %s", c->name, c->usage);
+		printf("  %-34s %s\n", head, c->help);
+	}
+	return 0;
+}
+
+static int cmd_load(session *s, int argc, char **argv, const char *rest)
+{
+	if (argc != 2)
+		return usage(argv[0]);
+	gb_model m;
+	gb_err err;
+	if (gb_model_load(&m, argv[1], &err)) {
+		errorf("%s", err.msg);
+		return -1; /* the model loaded before stays */
+	}
+	if (s->loaded)
+		gb_model_free(&s->model);
+	s->model = m;
+	s->loaded = 1;
+	s->have_run = 0;
+	if (s->interactive)
+		printf("loaded %s: %s, %zu parameters\n", argv[1], gb_family_name(m.cfg.family), m.n_weights);
+	return 0;
+}
+
+static int cmd_info(session *s, int argc, char **argv, const char *rest)
+{
+	if (need_model(s))
+		return -1;
+	const gb_config *c = &s->model.cfg;
+	printf("model       %s\n", s->model.dir[0] ? s->model.dir : "(in memory)");
+	printf("family      %s (%s)\n", gb_family_name(c->family), c->encdec ? "encoder-decoder" : "decoder-only");
+	if (c->encdec)
+		printf("layers      %d encoder + %d decoder\n", c->n_enc_layer, c->n_layer);
+	else
+		printf("layers      %d\n", c->n_layer);
+	printf("width       d_model %d, %d heads of %d (%d key/value heads), FFN %d\n", c->d_model, c->n_head,
+	       c->d_head, c->n_kv_head, c->d_ffn);
+	printf("vocabulary  %d, context %d\n", c->vocab, c->n_ctx);
+	printf("norm        %s, %s-norm%s, eps %g%s\n", gb_norm_name(c->norm), c->prenorm ? "pre" : "post",
+	       c->final_norm ? ", final norm" : "", (double)c->norm_eps, c->textbook_ln ? ", textbook (sigma + eps)" : "");
+	printf("positions   %s%s\n", gb_pos_name(c->pos), c->window ? "" : "");
+	if (c->window)
+		printf("attention   local window %d\n", c->window);
+	printf("ffn         %s, biases %s, output %s\n", gb_act_name(c->act, c->ffn), c->bias ? "yes" : "no",
+	       c->tied ? "tied to the embedding" : "separate");
+	printf("parameters  %zu\n", s->model.n_weights);
+	printf("engine      %s\n", s->k->name);
+	return 0;
+}
+
+static int parse_ids(char **argv, int argc, int *i, int **ids, int *n)
+{
+	int cap = 16;
+	*ids = malloc((size_t)cap * sizeof **ids);
+	*n = 0;
+	while (*i < argc && strncmp(argv[*i], "--", 2)) {
+		int v;
+		if (parse_int(argv[*i], 0, 100000000, &v, "a token id")) {
+			free(*ids);
+			*ids = NULL;
+			return -1;
+		}
+		if (*n == cap)
+			*ids = realloc(*ids, (size_t)(cap *= 2) * sizeof **ids);
+		(*ids)[(*n)++] = v;
+		(*i)++;
+	}
+	return 0;
+}
+
+static int cmd_run(session *s, int argc, char **argv, const char *rest)
+{
+	if (need_model(s))
+		return -1;
+	const gb_config *c = &s->model.cfg;
+	int *ids = NULL, *tgt = NULL, n = 0, n_tgt = 0, rc = -1;
+	if (argc > 1 && !strcmp(argv[1], "--ids")) {
+		int i = 2;
+		if (parse_ids(argv, argc, &i, &ids, &n))
+			return -1;
+		if (i < argc && !strcmp(argv[i], "--target-ids")) {
+			i++;
+			if (parse_ids(argv, argc, &i, &tgt, &n_tgt))
+				goto out;
+		}
+		if (i < argc) {
+			usage(argv[0]);
+			goto out;
+		}
+	} else {
+		if (!*rest) {
+			errorf("run needs a text: run TEXT (or run --ids N N ...)");
+			return -1;
+		}
+		if (encode(s, rest, &ids, &n))
+			return -1;
+		if (n == 0) {
+			errorf("the text gave no tokens");
+			goto out;
+		}
+		if (n > c->n_ctx) {
+			fprintf(stderr, "glassbox: note: the text is %d tokens; kept the last %d (the context)\n", n, c->n_ctx);
+			memmove(ids, ids + (n - c->n_ctx), (size_t)c->n_ctx * sizeof *ids);
+			n = c->n_ctx;
+		}
+	}
+	if (c->encdec && !tgt) {
+		tgt = malloc(sizeof *tgt);
+		tgt[0] = c->dec_start_id;
+		n_tgt = 1;
+	}
+	if (!c->encdec && tgt) {
+		errorf("--target-ids is for encoder-decoder models");
+		goto out;
+	}
+	rc = forward(s, ids, n, tgt, n_tgt);
+	if (!rc) {
+		free(s->text);
+		s->text = strdup(rest);
+	}
+out:
+	free(ids);
+	free(tgt);
+	return rc;
+}
+
+static int cmd_tokenize(session *s, int argc, char **argv, const char *rest)
+{
+	if (need_model(s))
+		return -1;
+	int *ids, n;
+	if (encode(s, rest, &ids, &n))
+		return -1;
+	for (int i = 0; i < n; i++) {
+		size_t len;
+		const unsigned char *b = gb_tok_piece_bytes(s->model.tok, ids[i], &len);
+		printf("%5d  ", ids[i]);
+		for (size_t j = 0; j < len; j++) {
+			unsigned char ch = (unsigned char)b[j];
+			if (ch == ' ')
+				fputs("\xc2\xb7", stdout); /* a middle dot makes spaces visible */
+			else if (ch < 32 || ch == 127)
+				printf("\\x%02x", ch);
+			else
+				putchar(ch);
+		}
+		putchar('\n');
+	}
+	free(ids);
+	return 0;
+}
+
+static int cmd_trace(session *s, int argc, char **argv, const char *rest)
+{
+	if (need_run(s))
+		return -1;
+	for (int i = 0; i < s->trace.n; i++) {
+		const gb_ttensor *t = &s->trace.t[i];
+		char shape[96] = "";
+		for (int d = 0; d < t->ndim; d++)
+			snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%s %d", d ? ", " : "",
+			         gb_axis_name(t->axes[d]), t->shape[d]);
+		printf("%-26s (%s)\n", t->name, shape);
+	}
+	return 0;
+}
+
+static const gb_ttensor *find_tensor(session *s, const char *name)
+{
+	const gb_ttensor *t = gb_trace_get(&s->trace, name);
+	if (!t)
+		errorf("no trace tensor '%s': 'trace' lists the names", name);
+	return t;
+}
+
+static int cmd_dump(session *s, int argc, char **argv, const char *rest)
+{
+	if (argc != 3)
+		return usage(argv[0]);
+	if (need_run(s))
+		return -1;
+	const gb_ttensor *t = find_tensor(s, argv[1]);
+	gb_err err;
+	if (!t)
+		return -1;
+	if (gb_trace_dump(t, argv[2], &err)) {
+		errorf("%s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmd_print(session *s, int argc, char **argv, const char *rest)
+{
+	if (argc != 2)
+		return usage(argv[0]);
+	if (need_run(s))
+		return -1;
+	const gb_ttensor *t = find_tensor(s, argv[1]);
+	if (!t)
+		return -1;
+	int cols = t->shape[t->ndim - 1], rows = t->ndim >= 2 ? t->shape[t->ndim - 2] : 1;
+	int blocks = t->ndim == 3 ? t->shape[0] : 1;
+	const float *p = t->data;
+	for (int b = 0; b < blocks; b++) {
+		if (t->ndim == 3)
+			printf("%s%s %d\n", b ? "\n" : "", gb_axis_name(t->axes[0]), b + 1);
+		for (int r = 0; r < rows; r++) {
+			for (int c = 0; c < cols; c++)
+				printf("%s%10.5g", c ? " " : "", (double)*p++);
+			putchar('\n');
+		}
+	}
+	return 0;
+}
+
+/* Runs the current input through ref and through the session's other engine, per tensor. */
+static int cmd_compare(session *s, int argc, char **argv, const char *rest)
+{
+	if (need_run(s))
+		return -1;
+	const gb_kernels *ref = gb_kernels_ref(), *fast = s->k == ref ? gb_kernels_fast() : s->k;
+	gb_trace a = { 0 }, b = { 0 };
+	gb_err err;
+	gb_fwd_opts oa = { 0 }, ob = { 0 };
+	oa.k = ref;
+	ob.k = fast;
+	const gb_trace *cur = &s->trace;
+	if (gb_forward(&s->model, cur->ids, cur->n_ids, cur->encdec ? cur->tgt : NULL, cur->n_tgt, &a, &oa, &err) ||
+	    gb_forward(&s->model, cur->ids, cur->n_ids, cur->encdec ? cur->tgt : NULL, cur->n_tgt, &b, &ob, &err)) {
+		errorf("%s", err.msg);
+		gb_trace_free(&a);
+		gb_trace_free(&b);
+		return -1;
+	}
+	printf("%-26s %12s %12s   (%s against %s; relative = max|diff| / max|%s|)\n", "tensor", "max abs", "relative",
+	       fast->name, ref->name, ref->name);
+	double worst = 0;
+	for (int i = 0; i < a.n; i++) {
+		const gb_ttensor *x = &a.t[i], *y = &b.t[i];
+		double md = 0, mx = 0;
+		for (size_t j = 0; j < x->n; j++) {
+			double r = x->data[j], f = y->data[j];
+			if (isinf(r) && r == f)
+				continue; /* the same masked -inf in both */
+			double d = fabs(r - f);
+			if (!(d <= md))
+				md = d;
+			if (fabs(r) > mx)
+				mx = fabs(r);
+		}
+		double rel = mx > 0 ? md / mx : md;
+		if (rel > worst)
+			worst = rel;
+		printf("%-26s %12.3g %12.3g\n", x->name, md, rel);
+	}
+	printf("largest relative difference %.3g\n", worst);
+	gb_trace_free(&a);
+	gb_trace_free(&b);
+	return 0;
+}
+
+static int cmd_set(session *s, int argc, char **argv, const char *rest)
+{
+	if (argc != 3)
+		return usage(argv[0]);
+	if (!strcmp(argv[1], "engine")) {
+		const gb_kernels *k = gb_kernels_by_name(argv[2]);
+		if (!k) {
+			errorf("unknown or unsupported engine '%s': ref, fast, scalar, avx2 or avx512", argv[2]);
+			return -1;
+		}
+		s->k = k;
+		s->have_run = 0;
+		return 0;
+	}
+	if (!strcmp(argv[1], "threads")) {
+		int n;
+		if (parse_int(argv[2], 1, 64, &n, "threads"))
+			return -1;
+		gb_kernels_set_threads(n);
+		return 0;
+	}
+	errorf("unknown setting '%s': engine or threads", argv[1]);
+	return -1;
+}
+
+/* A random model folder: a demo until trained models ship, and a fixture for tests. */
+static int cmd_init(session *s, int argc, char **argv, const char *rest)
+{
+	const char *dir = NULL, *preset = "gpt2";
+	int seed = 1, force = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--preset") && i + 1 < argc)
+			preset = argv[++i];
+		else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
+			if (parse_int(argv[++i], 0, 2000000000, &seed, "the seed"))
+				return -1;
+		} else if (!strcmp(argv[i], "--force"))
+			force = 1;
+		else if (argv[i][0] != '-' && !dir)
+			dir = argv[i];
+		else
+			return usage(argv[0]);
+	}
+	if (!dir)
+		return usage(argv[0]);
+	struct stat st;
+	if (!stat(dir, &st) && !force) {
+		errorf("%s already exists: choose another folder, or add --force to overwrite", dir);
+		return -1;
+	}
+	gb_config c;
+	if (!strcmp(preset, "gpt2"))
+		gb_config_defaults(&c, GB_FAM_GPT2);
+	else if (!strcmp(preset, "llama"))
+		gb_config_defaults(&c, GB_FAM_LLAMA);
+	else if (!strcmp(preset, "encdec"))
+		gb_config_defaults(&c, GB_FAM_ENCDEC);
+	else {
+		errorf("unknown preset '%s': gpt2, llama or encdec", preset);
+		return -1;
+	}
+	c.d_model = 64;
+	c.n_layer = 2;
+	c.n_enc_layer = c.encdec ? 2 : 0;
+	c.n_head = 4;
+	c.n_kv_head = c.family == GB_FAM_LLAMA ? 2 : 4;
+	c.d_head = 16;
+	c.d_ffn = 256;
+	c.n_ctx = 128;
+	c.vocab = 257; /* the 256 bytes and one special token */
+	c.bos_id = c.eos_id = c.dec_start_id = 256;
+	gb_model m;
+	gb_err err;
+	if (gb_model_init(&m, &c, (uint64_t)seed, 0.2f, &err)) {
+		errorf("%s", err.msg);
+		return -1;
+	}
+	const char *special = c.encdec ? "<s>" : "<|endoftext|>";
+	int rc = gb_tok_new_bytes(&special, 1, &m.tok, &err);
+	if (rc)
+		errorf("cannot build the byte tokenizer: %s", err.msg);
+	else if (gb_model_save(&m, dir, &err)) {
+		errorf("%s", err.msg);
+		rc = -1;
+	}
+	gb_model_free(&m);
+	if (!rc && s->interactive)
+		printf("wrote a random %s model to %s\n", preset, dir);
+	return rc;
+}
+
+static int cmd_bench(session *s, int argc, char **argv, const char *rest)
+{
+	return bench_all(stdout);
+}
+
+static int cmd_quit(session *s, int argc, char **argv, const char *rest) { return 1; }
+
+const command commands[] = {
+	{ "help", "[COMMAND]", "list the commands, or explain one", "", cmd_help },
+	{ "load", "DIR", "load a model folder (config.json, model.safetensors, tokenizer.json)",
+	  "The folder's files are checked before use: a broken file is named with what is wrong,\n"
+	  "and the model loaded before stays loaded.", cmd_load },
+	{ "info", "", "the loaded model's architecture and sizes", "", cmd_info },
+	{ "init", "DIR [--preset gpt2|llama|encdec] [--seed N] [--force]",
+	  "write a small randomly initialized model folder",
+	  "A random model shows how the engine works, not what a trained model learned.", cmd_init },
+	{ "tokenize", "TEXT", "show the tokens (pieces and ids) of TEXT", "", cmd_tokenize },
+	{ "run", "TEXT | --ids N... [--target-ids N...]", "run TEXT through the model; it becomes the current text",
+	  "Everything the trace holds comes from the last run. A text longer than the context keeps\n"
+	  "its last tokens (and says so). An encoder-decoder runs TEXT through the encoder and the\n"
+	  "decoder start token through the decoder, or --target-ids as the decoder input.", cmd_run },
+	{ "trace", "", "list every tensor of the last run with its shape", "", cmd_trace },
+	{ "print", "NAME", "print a trace tensor's numbers", "", cmd_print },
+	{ "dump", "NAME FILE.npy|FILE.csv", "write a trace tensor as NumPy .npy or .csv",
+	  "The format follows the file's extension; the file is written to a temporary name and\n"
+	  "renamed.", cmd_dump },
+	{ "compare", "", "run the current input on the ref and fast engines and show their differences",
+	  "For every trace tensor: the largest absolute difference and the largest relative\n"
+	  "difference, max|fast - ref| / max|ref|.", cmd_compare },
+	{ "set", "engine ref|fast|scalar|avx2|avx512 | threads N", "change a setting", "", cmd_set },
+	{ "bench", "", "measure the kernels and the forward pass", "", cmd_bench },
+	{ "quit", "", "leave glassbox", "", cmd_quit },
+	{ NULL, NULL, NULL, NULL, NULL },
+};
+
+const command *command_find(const char *name)
+{
+	const command *hit = NULL;
+	int n = 0;
+	size_t len = strlen(name);
+	for (const command *c = commands; c->name; c++) {
+		if (!strcmp(c->name, name))
+			return c;
+		if (!strncmp(c->name, name, len)) {
+			hit = c;
+			n++;
+		}
+	}
+	if (n == 1)
+		return hit;
+	if (n > 1) {
+		char list[256] = "";
+		for (const command *c = commands; c->name; c++)
+			if (!strncmp(c->name, name, len))
+				snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? ", " : "", c->name);
+		errorf("'%s' is ambiguous: %s", name, list);
+		return NULL;
+	}
+	errorf("unknown command '%s': 'help' lists the commands", name);
+	return NULL;
+}
+
+/* Splits a line into words: whitespace separates, "double" and 'single' quotes group. */
+static int split_words(const char *line, char ***argv_out)
+{
+	int cap = 8, n = 0;
+	char **argv = malloc((size_t)cap * sizeof *argv);
+	const char *p = line;
+	for (;;) {
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			break;
+		char *w = malloc(strlen(p) + 1), *o = w;
+		while (*p && !isspace((unsigned char)*p)) {
+			if (*p == '"' || *p == '\'') {
+				char q = *p++;
+				while (*p && *p != q)
+					*o++ = *p++;
+				if (*p)
+					p++;
+			} else
+				*o++ = *p++;
+		}
+		*o = 0;
+		if (n + 1 >= cap)
+			argv = realloc(argv, (size_t)(cap *= 2) * sizeof *argv);
+		argv[n++] = w;
+	}
+	argv[n] = NULL;
+	*argv_out = argv;
+	return n;
+}
+
+int command_line(session *s, const char *line)
+{
+	while (isspace((unsigned char)*line))
+		line++;
+	if (!*line || *line == '#')
+		return 0;
+	/* The raw text after the command word, for commands that take free text. */
+	const char *rest = line;
+	while (*rest && !isspace((unsigned char)*rest))
+		rest++;
+	while (isspace((unsigned char)*rest))
+		rest++;
+	char *raw = strdup(rest);
+	size_t rl = strlen(raw);
+	while (rl && isspace((unsigned char)raw[rl - 1]))
+		raw[--rl] = 0;
+	if (rl >= 2 && (raw[0] == '"' || raw[0] == '\'') && raw[rl - 1] == raw[0]) {
+		memmove(raw, raw + 1, rl - 2);
+		raw[rl - 2] = 0;
+	}
+	char **argv;
+	int argc = split_words(line, &argv), rc = -1;
+	const command *c = command_find(argv[0]);
+	if (c)
+		rc = c->run(s, argc, argv, raw);
+	for (int i = 0; i < argc; i++)
+		free(argv[i]);
+	free(argv);
+	free(raw);
+	return rc;
+}
+
+int command_script(session *s, const char *text, const char *where)
+{
+	/* Commands end at a newline or at a ';' outside quotes. */
+	size_t len = strlen(text);
+	char *buf = malloc(len + 1);
+	int lineno = 1;
+	const char *p = text;
+	while (*p) {
+		char *o = buf, q = 0;
+		int start = lineno;
+		while (*p && (q || (*p != ';' && *p != '\n'))) {
+			if (!q && (*p == '"' || *p == '\''))
+				q = *p;
+			else if (q && *p == q)
+				q = 0;
+			*o++ = *p++;
+		}
+		*o = 0;
+		if (*p == '\n')
+			lineno++;
+		if (*p)
+			p++;
+		snprintf(err_where, sizeof err_where, "%s line %d", where, start);
+		int rc = command_line(s, buf);
+		err_where[0] = 0;
+		if (rc < 0) {
+			free(buf);
+			return -1;
+		}
+		if (rc > 0)
+			break; /* quit */
+	}
+	free(buf);
+	return 0;
+}

@@ -1,0 +1,36 @@
+/* commands.h — the command table that drives the REPL, `-c`, script files and (later) the
+ * explorer's `:` line and lessons. Adding a command is adding one entry and one handler. */
+#ifndef GLASSBOX_COMMANDS_H
+#define GLASSBOX_COMMANDS_H
+
+#include "app/session.h"
+
+typedef struct command {
+	const char *name;
+	const char *usage;        /* the arguments, e.g. "DIR" */
+	const char *help;         /* one line */
+	const char *more;         /* the long help */
+	/* argv[0] is the command name; rest is the raw text after the name (for commands that
+	 * take free text). Returns 0, or -1 after printing a one-line error. */
+	int (*run)(session *s, int argc, char **argv, const char *rest);
+} command;
+
+extern const command commands[];
+
+/* Finds a command by exact name or unique prefix; NULL with a message printed otherwise. */
+const command *command_find(const char *name);
+
+/* Runs one command line (no ';' splitting); blank lines and # comments succeed. */
+int command_line(session *s, const char *line);
+
+/* Runs a script: commands separated by newlines or ';' (outside quotes). Stops at the first
+ * failure and returns -1; `where` names the source in the error ("-c", a file name). */
+int command_script(session *s, const char *text, const char *where);
+
+void session_init(session *s);
+void session_free(session *s);
+
+/* Prints an error line "glassbox: ..." on stderr. */
+void errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,22 @@
+/* session.h — what one glassbox session holds: the loaded model, the current text and its
+ * trace, the engine in use. Every command reads and changes a session. */
+#ifndef GLASSBOX_SESSION_H
+#define GLASSBOX_SESSION_H
+
+#include "model/forward.h"
+#include "model/kernels.h"
+#include "model/model.h"
+#include "model/trace.h"
+
+typedef struct session {
+	gb_model model;
+	int loaded;
+	gb_trace trace;
+	int have_run;
+	char *text;               /* the current text (decoder-only) or source (encoder-decoder) */
+	char *target;             /* encoder-decoder: the decoder's input text, or NULL */
+	const gb_kernels *k;      /* the engine in use */
+	int interactive;          /* a person at a terminal: prompts, banners, history */
+} session;
+
+#endif

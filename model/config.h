@@ -1,0 +1,71 @@
+/* config.h — a model's architecture: read from and written to config.json.
+ *
+ * Field names follow the model's family so that real folders load through the same code:
+ *   family "gpt2"   GPT-2's config.json (n_embd, n_layer, n_head, n_positions, n_inner, ...);
+ *   family "llama"  Llama's (hidden_size, num_hidden_layers, num_key_value_heads, ...);
+ *   family "encdec" glassbox's own encoder-decoder (BART/Marian-like field names).
+ * Anything a family has no field for lives in a "glassbox" object inside config.json.
+ * model/README.md documents every field and every tensor name. */
+#ifndef GLASSBOX_CONFIG_H
+#define GLASSBOX_CONFIG_H
+
+#include "model/err.h"
+
+enum gb_family { GB_FAM_GPT2, GB_FAM_LLAMA, GB_FAM_ENCDEC };
+enum gb_norm { GB_NORM_LAYER, GB_NORM_RMS };
+enum gb_pos { GB_POS_NONE, GB_POS_SINUSOIDAL, GB_POS_LEARNED, GB_POS_ROPE, GB_POS_ALIBI };
+/* Activations as kernels see them; GB_ACT_SILU is only used inside SwiGLU. */
+enum gb_act { GB_ACT_RELU, GB_ACT_GELU, GB_ACT_GELU_TANH, GB_ACT_SILU };
+/* The feed-forward network's shape: a plain up/activation/down, or gated (SwiGLU). */
+enum gb_ffn { GB_FFN_PLAIN, GB_FFN_GATED };
+
+typedef struct gb_config {
+	int family;        /* enum gb_family */
+	int encdec;        /* 1 for encoder-decoder, 0 for decoder-only */
+	int n_layer;       /* decoder-only: layers; encoder-decoder: decoder layers */
+	int n_enc_layer;   /* encoder-decoder: encoder layers (0 otherwise) */
+	int d_model;
+	int n_head;        /* query heads */
+	int n_kv_head;     /* key/value heads; divides n_head (== n_head: plain multi-head) */
+	int d_head;        /* per-head width (usually d_model / n_head) */
+	int d_ffn;         /* feed-forward hidden width */
+	int vocab;
+	int n_ctx;         /* context length: the longest sequence a run accepts */
+	int prenorm;       /* 1: x + f(norm(x)); 0 (post-norm): norm(x + f(x)) */
+	int norm;          /* enum gb_norm */
+	int final_norm;    /* a norm after the last layer of each stack */
+	int pos;           /* enum gb_pos */
+	int act;           /* enum gb_act of the FFN (GB_ACT_SILU with ffn == GB_FFN_GATED: SwiGLU) */
+	int ffn;           /* enum gb_ffn */
+	int bias;          /* linear layers have biases */
+	int norm_bias;     /* LayerNorm has a bias (RMSNorm never has) */
+	int tied;          /* output projection is the token embedding (transposed) */
+	int scale_embed;   /* token embeddings are multiplied by sqrt(d_model) (the textbook) */
+	int window;        /* local attention: 0 = unlimited; w > 0 = a query sees keys at distance < w */
+	int textbook_ln;   /* LayerNorm divides by (sigma + eps) instead of sqrt(var + eps) */
+	float norm_eps;
+	float rope_theta;  /* RoPE base, 10000 by default */
+	int bos_id, eos_id, pad_id; /* -1 when absent */
+	int dec_start_id;  /* encoder-decoder: the first decoder input (default bos_id) */
+} gb_config;
+
+/* A config with every field at its family default (sizes zero). */
+void gb_config_defaults(gb_config *c, int family);
+
+/* Parses config.json text; checks every field's range. path names the file in messages. */
+int gb_config_parse(gb_config *c, const char *json, const char *path, gb_err *err);
+int gb_config_load(gb_config *c, const char *path, gb_err *err);
+
+/* Serializes in the family's field names (plus the "glassbox" object); returns malloc'd text. */
+char *gb_config_to_json(const gb_config *c);
+
+/* Checks sizes and combinations (heads divide, d_head even for RoPE, ...). */
+int gb_config_check(const gb_config *c, const char *path, gb_err *err);
+
+/* Names for display and for config files. */
+const char *gb_family_name(int family);
+const char *gb_norm_name(int norm);
+const char *gb_pos_name(int pos);
+const char *gb_act_name(int act, int ffn);
+
+#endif

@@ -1,0 +1,139 @@
+/* fileio.c — see fileio.h. */
+#include "model/fileio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+char *gb_read_file(const char *path, size_t max, size_t *len, gb_err *err)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		gb_fail(err, "%s: cannot open (%s)", path, strerror(errno));
+		return NULL;
+	}
+	char *buf = NULL;
+	size_t n = 0, cap = 0, got;
+	for (;;) {
+		if (n + 65536 + 1 > cap) {
+			cap = cap ? cap * 2 : 65536 * 2;
+			char *nb = realloc(buf, cap);
+			if (!nb) {
+				gb_fail(err, "%s: out of memory", path);
+				goto fail;
+			}
+			buf = nb;
+		}
+		got = fread(buf + n, 1, 65536, f);
+		n += got;
+		if (n > max) {
+			gb_fail(err, "%s: larger than %zu bytes", path, max);
+			goto fail;
+		}
+		if (got < 65536)
+			break;
+	}
+	if (ferror(f)) {
+		gb_fail(err, "%s: read error (%s)", path, strerror(errno));
+		goto fail;
+	}
+	fclose(f);
+	buf[n] = 0;
+	if (len)
+		*len = n;
+	return buf;
+fail:
+	free(buf);
+	fclose(f);
+	return NULL;
+}
+
+int gb_file_begin(gb_file *w, const char *path, gb_err *err)
+{
+	if (strlen(path) >= sizeof w->path)
+		return gb_fail(err, "%s: path too long", path);
+	strcpy(w->path, path);
+	snprintf(w->tmp, sizeof w->tmp, "%s.tmp.%ld", path, (long)getpid());
+	w->f = fopen(w->tmp, "wb");
+	if (!w->f)
+		return gb_fail(err, "%s: cannot write (%s)", path, strerror(errno));
+	return 0;
+}
+
+int gb_file_commit(gb_file *w, gb_err *err)
+{
+	int bad = ferror(w->f);
+	if (fflush(w->f) || fsync(fileno(w->f)))
+		bad = 1;
+	if (fclose(w->f))
+		bad = 1;
+	w->f = NULL;
+	if (bad) {
+		int e = errno;
+		unlink(w->tmp);
+		return gb_fail(err, "%s: write failed (%s)", w->path, strerror(e ? e : EIO));
+	}
+	if (rename(w->tmp, w->path)) {
+		int e = errno;
+		unlink(w->tmp);
+		return gb_fail(err, "%s: cannot rename into place (%s)", w->path, strerror(e));
+	}
+	return 0;
+}
+
+void gb_file_abort(gb_file *w)
+{
+	if (w->f)
+		fclose(w->f);
+	w->f = NULL;
+	unlink(w->tmp);
+}
+
+int gb_write_file(const char *path, const void *data, size_t len, gb_err *err)
+{
+	gb_file w;
+	if (gb_file_begin(&w, path, err))
+		return -1;
+	if (len && fwrite(data, 1, len, w.f) != len) {
+		gb_file_abort(&w);
+		return gb_fail(err, "%s: write failed (%s)", path, strerror(errno));
+	}
+	return gb_file_commit(&w, err);
+}
+
+int gb_map_file(gb_map *m, const char *path, gb_err *err)
+{
+	m->data = NULL;
+	m->len = 0;
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return gb_fail(err, "%s: cannot open (%s)", path, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return gb_fail(err, "%s: not a regular file", path);
+	}
+	if (st.st_size == 0) {
+		close(fd);
+		return gb_fail(err, "%s: empty file", path);
+	}
+	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return gb_fail(err, "%s: cannot map (%s)", path, strerror(errno));
+	m->data = p;
+	m->len = (size_t)st.st_size;
+	return 0;
+}
+
+void gb_unmap(gb_map *m)
+{
+	if (m->data)
+		munmap((void *)m->data, m->len);
+	m->data = NULL;
+	m->len = 0;
+}

@@ -1,0 +1,40 @@
+/* fileio.h — whole-file reads, atomic writes (a temporary name, then rename), read-only maps.
+ * Every writer in glassbox goes through gb_file_begin/commit so an interrupted write never
+ * leaves half a file under the real name. */
+#ifndef GLASSBOX_FILEIO_H
+#define GLASSBOX_FILEIO_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "model/err.h"
+
+/* Reads a whole file into a NUL-terminated malloc'd buffer; *len gets its size (may be NULL).
+ * Files larger than max bytes are refused. */
+char *gb_read_file(const char *path, size_t max, size_t *len, gb_err *err);
+
+/* Atomic writing: begin opens "<path>.tmp.<pid>" for writing; commit closes it, checks every
+ * write succeeded and renames it onto path; abort closes and removes it. */
+typedef struct gb_file {
+	FILE *f;
+	char path[4096];
+	char tmp[4200];
+} gb_file;
+
+int gb_file_begin(gb_file *w, const char *path, gb_err *err);
+int gb_file_commit(gb_file *w, gb_err *err);
+void gb_file_abort(gb_file *w);
+
+/* Writes len bytes atomically. */
+int gb_write_file(const char *path, const void *data, size_t len, gb_err *err);
+
+/* A read-only memory map of a whole file. */
+typedef struct gb_map {
+	const unsigned char *data;
+	size_t len;
+} gb_map;
+
+int gb_map_file(gb_map *m, const char *path, gb_err *err);
+void gb_unmap(gb_map *m);
+
+#endif

@@ -1,0 +1,79 @@
+/* kernels.h — the kernel table: every numeric operation the forward pass (and later the
+ * trainer) performs goes through one of these function pointers, so switching between the
+ * full-precision reference and the optimized kernels never touches the forward code.
+ *
+ * Tables:
+ *   "ref"     plain loops, double accumulation, fixed summation order, one thread. The oracle.
+ *   "scalar"  the fast table's portable path (float accumulation, blocked, threaded, no SIMD).
+ *   "avx2"    AVX2 + FMA.
+ *   "avx512"  AVX-512F.
+ * gb_kernels_fast() picks the best path this CPU supports (__builtin_cpu_supports), unless the
+ * environment variable GLASSBOX_KERNELS=ref|scalar|avx2|avx512 forces one.
+ *
+ * All matrices are row-major and contiguous. Shapes are given in comments as (rows, cols). */
+#ifndef GLASSBOX_KERNELS_H
+#define GLASSBOX_KERNELS_H
+
+#include <stddef.h>
+
+typedef struct gb_kernels {
+	const char *name;
+
+	/* out (M,N) = a (M,K) · B + bias (N), where B is (K,N) = b when b_trans == 0, and
+	 * B = transpose of b (N,K) when b_trans == 1. bias may be NULL. out never aliases a or b. */
+	void (*matmul)(float *out, const float *a, const float *b, const float *bias,
+	               int M, int K, int N, int b_trans);
+
+	/* Row-wise softmax in place over x (rows, n). -INFINITY entries become exactly 0; a row
+	 * that is entirely -INFINITY becomes all 0 (nothing to attend to). */
+	void (*softmax)(float *x, int rows, int n);
+
+	/* Layer norm of x (rows, d) into out (rows, d); mean and var (rows) receive the row mean
+	 * and population variance. out = g * (x - mean) / sqrt(var + eps) + b, or with
+	 * textbook != 0, out = g * (x - mean) / (sqrt(var) + eps) + b. g and b may be NULL
+	 * (gain 1, bias 0). out may alias x. */
+	void (*layernorm)(float *out, float *mean, float *var, const float *x, const float *g,
+	                  const float *b, int rows, int d, float eps, int textbook);
+
+	/* RMS norm of x (rows, d): rms (rows) = sqrt(mean(x^2) + eps); out = g * x / rms.
+	 * g may be NULL. out may alias x. */
+	void (*rmsnorm)(float *out, float *rms, const float *x, const float *g, int rows, int d,
+	                float eps);
+
+	/* Element-wise activations, out (n) = f(x (n)); out may alias x.
+	 * act: see enum gb_act in model/config.h (GB_ACT_RELU, GB_ACT_GELU, GB_ACT_GELU_TANH,
+	 * GB_ACT_SILU). */
+	void (*activate)(float *out, const float *x, size_t n, int act);
+
+	/* out (n) = a (n) * b (n), element-wise (the SwiGLU product). out may alias a or b. */
+	void (*mul)(float *out, const float *a, const float *b, size_t n);
+
+	/* y (n) += x (n) (the residual add). */
+	void (*add)(float *y, const float *x, size_t n);
+} gb_kernels;
+
+/* The reference table. */
+const gb_kernels *gb_kernels_ref(void);
+
+/* The fast table for this CPU (or as forced by GLASSBOX_KERNELS; "ref" there returns the
+ * reference table). Never NULL: an unknown or unsupported forced name falls back to the best
+ * supported path, and gb_kernels_env_problem() says why. */
+const gb_kernels *gb_kernels_fast(void);
+
+/* A table by name: "ref", "scalar", "avx2", "avx512", or "fast" (the best for this CPU).
+ * NULL when the name is unknown or the CPU lacks the instructions. */
+const gb_kernels *gb_kernels_by_name(const char *name);
+
+/* A one-line explanation when GLASSBOX_KERNELS names an unknown or unsupported path, else NULL. */
+const char *gb_kernels_env_problem(void);
+
+/* Threads used by the fast tables (default: the number of online CPUs, at most 8).
+ * n <= 0 restores the default. The reference table always uses one thread. */
+void gb_kernels_set_threads(int n);
+int gb_kernels_threads(void);
+
+/* The activation function scalar definitions, shared by every table so they agree on meaning
+ * (the tables may vectorize their own versions). */
+double gb_act_ref(double x, int act);
+
+#endif

@@ -1,0 +1,106 @@
+/* model.h — a model's weights and its folder (config.json, model.safetensors, tokenizer).
+ *
+ * The weights are a flat list of named parameters (gb_param) in the family's tensor names and
+ * file layouts (model/README.md); the per-layer structs below point into them, so the forward
+ * pass reads gb_linear/gb_normw and the loader, the writer, the initializer and (later) the
+ * optimizer all walk the same list. */
+#ifndef GLASSBOX_MODEL_H
+#define GLASSBOX_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/config.h"
+#include "model/err.h"
+#include "model/fileio.h"
+
+struct gb_tokenizer;
+
+/* y = x W + b with W (in, out) when trans == 0 (GPT-2's Conv1D), or y = x Wᵀ + b with
+ * W (out, in) when trans == 1 (nn.Linear). */
+typedef struct gb_linear {
+	const float *w; /* (in, out) or (out, in) */
+	const float *b; /* (out) or NULL */
+	int in, out, trans;
+} gb_linear;
+
+typedef struct gb_normw {
+	const float *g; /* (d) */
+	const float *b; /* (d) or NULL (RMSNorm, or LayerNorm without bias) */
+} gb_normw;
+
+typedef struct gb_attn_w {
+	int fused;            /* 1: qkv holds q | k | v columns (GPT-2's c_attn) */
+	gb_linear qkv;        /* D -> (H + 2K) E, when fused */
+	gb_linear q, k, v;    /* D -> H E, D -> K E, D -> K E, when not fused */
+	gb_linear o;          /* H E -> D */
+} gb_attn_w;
+
+typedef struct gb_ffn_w {
+	int fused_gate;       /* gated FFN whose gate and up halves share one matrix */
+	gb_linear up;         /* D -> F (plain, llama's up), or D -> 2F (gate | up, fused) */
+	gb_linear gate;       /* D -> F, gated and not fused */
+	gb_linear down;       /* F -> D */
+} gb_ffn_w;
+
+typedef struct gb_layer_w {
+	gb_normw ln1;         /* before (pre-norm) or after (post-norm) self-attention */
+	gb_normw ln2;         /* the FFN's norm; an encoder-decoder's decoder: cross-attention's */
+	gb_normw ln3;         /* an encoder-decoder's decoder: the FFN's norm */
+	gb_attn_w attn;
+	gb_attn_w cross;      /* decoder layers of an encoder-decoder */
+	gb_ffn_w ffn;
+} gb_layer_w;
+
+typedef struct gb_stack_w {
+	int n_layer;
+	const float *pos;     /* learned positions (C, D), or NULL */
+	gb_layer_w *layers;   /* (n_layer) */
+	gb_normw final;       /* when cfg.final_norm */
+} gb_stack_w;
+
+typedef struct gb_param {
+	char name[112];
+	int ndim;
+	int shape[2];         /* as stored in the file */
+	size_t n;             /* element count */
+	float *data;          /* F32; points into the map (read-only) or into owned memory */
+	const float **slot;   /* where the per-layer structs keep this pointer */
+	int init;             /* how gb_model_init fills it: 0 random, 1 ones (norm gain), 2 zeros */
+} gb_param;
+
+typedef struct gb_model {
+	gb_config cfg;
+	char dir[1024];             /* the folder it was loaded from, or "" */
+	const float *tok_embed;     /* (V, D) */
+	gb_linear lm_head;          /* D -> V; the token embedding (trans) when tied */
+	gb_stack_w dec;             /* decoder-only: the stack; encoder-decoder: the decoder */
+	gb_stack_w enc;             /* encoder-decoder: the encoder */
+	gb_param *params;
+	int n_params;
+	size_t n_weights;           /* total parameter count */
+	float *owned;               /* one block for every non-mapped parameter */
+	gb_map map;                 /* model.safetensors */
+	int writable;               /* every parameter lives in owned memory */
+	struct gb_tokenizer *tok;   /* NULL when the folder has none */
+} gb_model;
+
+/* Loads a folder. On failure *m is left empty and err names the file and the problem. */
+int gb_model_load(gb_model *m, const char *dir, gb_err *err);
+
+/* A model with random weights (N(0, std^2); norm gains 1, biases 0), parameters owned. */
+int gb_model_init(gb_model *m, const gb_config *c, uint64_t seed, float std, gb_err *err);
+
+/* Copies mapped parameters into owned memory, so they can be changed (training, ablation). */
+int gb_model_make_writable(gb_model *m, gb_err *err);
+
+/* Writes config.json, model.safetensors (F32) and, when the model has one, tokenizer.json into
+ * dir (created if missing). Each file is written to a temporary name and renamed. */
+int gb_model_save(const gb_model *m, const char *dir, gb_err *err);
+
+void gb_model_free(gb_model *m);
+
+/* The parameter with this name, or NULL. */
+gb_param *gb_model_param(const gb_model *m, const char *name);
+
+#endif

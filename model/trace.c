@@ -1,0 +1,200 @@
+/* trace.c — trace storage (one reusable block per trace, so a run allocates nothing once the
+ * trace has seen a run of the same size) and dumping to .npy and .csv. */
+#include "model/trace.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/fileio.h"
+
+static const char *axis_names[GB_AX_N] = { "token", "position", "head", "kv_head", "query", "key",
+                                           "feature", "ffn", "vocab" };
+
+const char *gb_axis_name(int a) { return a >= 0 && a < GB_AX_N ? axis_names[a] : "?"; }
+
+void gb_trace_reset(gb_trace *tr)
+{
+	/* A run that spilled tells us how big the block should have been. */
+	if (tr->n_spill || tr->used > tr->want)
+		tr->want = tr->used;
+	for (int i = 0; i < tr->n_spill; i++)
+		free(tr->spill[i]);
+	tr->n_spill = 0;
+	if (tr->want > tr->size) {
+		free(tr->block);
+		tr->size = tr->want + tr->want / 4;
+		tr->block = aligned_alloc(64, tr->size * sizeof(float));
+		if (!tr->block)
+			tr->size = 0;
+	}
+	tr->used = 0;
+	tr->n = 0;
+	tr->truncated = 0;
+}
+
+void gb_trace_free(gb_trace *tr)
+{
+	for (int i = 0; i < tr->n_spill; i++)
+		free(tr->spill[i]);
+	free(tr->spill);
+	free(tr->block);
+	free(tr->t);
+	free(tr->ids);
+	free(tr->tgt);
+	memset(tr, 0, sizeof *tr);
+}
+
+/* Rounds every allocation to 16 floats, so each tensor starts 64-byte aligned. */
+static float *alloc_floats(gb_trace *tr, size_t n)
+{
+	size_t r = (n + 15) & ~(size_t)15;
+	if (tr->used + r <= tr->size) {
+		float *p = tr->block + tr->used;
+		tr->used += r;
+		return p;
+	}
+	tr->used += r; /* counted so the next reset sizes the block to fit */
+	if (tr->n_spill == tr->cap_spill) {
+		int cap = tr->cap_spill ? 2 * tr->cap_spill : 16;
+		float **s = realloc(tr->spill, (size_t)cap * sizeof *s);
+		if (!s)
+			return NULL;
+		tr->spill = s;
+		tr->cap_spill = cap;
+	}
+	float *p = aligned_alloc(64, r * sizeof(float));
+	if (p)
+		tr->spill[tr->n_spill++] = p;
+	return p;
+}
+
+float *gb_trace_scratch(gb_trace *tr, size_t n) { return alloc_floats(tr, n); }
+
+static gb_ttensor *new_entry(gb_trace *tr, const char *fmt, va_list ap)
+{
+	if (tr->n == tr->cap) {
+		int cap = tr->cap ? 2 * tr->cap : 256;
+		gb_ttensor *t = realloc(tr->t, (size_t)cap * sizeof *t);
+		if (!t)
+			return NULL;
+		tr->t = t;
+		tr->cap = cap;
+	}
+	gb_ttensor *t = &tr->t[tr->n++];
+	vsnprintf(t->name, sizeof t->name, fmt, ap);
+	return t;
+}
+
+float *gb_trace_add(gb_trace *tr, int ndim, const int *shape, const unsigned char *axes, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	gb_ttensor *t = new_entry(tr, fmt, ap);
+	va_end(ap);
+	if (!t)
+		return NULL;
+	t->ndim = ndim;
+	t->n = 1;
+	for (int i = 0; i < ndim; i++) {
+		t->shape[i] = shape[i];
+		t->axes[i] = axes[i];
+		t->n *= (size_t)shape[i];
+	}
+	t->data = alloc_floats(tr, t->n);
+	if (!t->data)
+		tr->n--;
+	return t->data;
+}
+
+int gb_trace_alias(gb_trace *tr, const gb_ttensor *src, const char *fmt, ...)
+{
+	gb_ttensor copy = *src; /* src may move when the table grows */
+	va_list ap;
+	va_start(ap, fmt);
+	gb_ttensor *t = new_entry(tr, fmt, ap);
+	va_end(ap);
+	if (!t)
+		return -1;
+	char name[sizeof t->name];
+	memcpy(name, t->name, sizeof name);
+	*t = copy;
+	memcpy(t->name, name, sizeof name);
+	return 0;
+}
+
+const gb_ttensor *gb_trace_get(const gb_trace *tr, const char *name)
+{
+	for (int i = 0; i < tr->n; i++)
+		if (!strcmp(tr->t[i].name, name))
+			return &tr->t[i];
+	return NULL;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && !strcasecmp(s + a - b, suf);
+}
+
+static int dump_npy(const gb_ttensor *t, const char *path, gb_err *err)
+{
+	char shape[96] = "";
+	for (int i = 0; i < t->ndim; i++)
+		snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%d,%s", t->shape[i],
+		         i + 1 < t->ndim ? " " : "");
+	if (t->ndim > 1)
+		shape[strlen(shape) - 1] = 0; /* (a, b) has no trailing comma; (a,) keeps it */
+	char dict[160];
+	int len = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }", shape);
+	/* The header (magic 6 + version 2 + length 2 + dict + padding + newline) is a multiple of 64. */
+	int total = (10 + len + 1 + 63) / 64 * 64, pad = total - 10 - len - 1;
+	gb_file w;
+	if (gb_file_begin(&w, path, err))
+		return -1;
+	unsigned char pre[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)((total - 10) & 255),
+	                          (unsigned char)((total - 10) >> 8) };
+	fwrite(pre, 1, 10, w.f);
+	fwrite(dict, 1, (size_t)len, w.f);
+	for (int i = 0; i < pad; i++)
+		fputc(' ', w.f);
+	fputc('\n', w.f);
+	fwrite(t->data, sizeof(float), t->n, w.f); /* the host is little-endian */
+	return gb_file_commit(&w, err);
+}
+
+static int dump_csv(const gb_ttensor *t, const char *path, gb_err *err)
+{
+	gb_file w;
+	if (gb_file_begin(&w, path, err))
+		return -1;
+	int cols = t->shape[t->ndim - 1];
+	int rows = t->ndim >= 2 ? t->shape[t->ndim - 2] : 1;
+	int blocks = t->ndim == 3 ? t->shape[0] : 1;
+	fprintf(w.f, "# %s (", t->name);
+	for (int i = 0; i < t->ndim; i++)
+		fprintf(w.f, "%s%s %d", i ? ", " : "", gb_axis_name(t->axes[i]), t->shape[i]);
+	fprintf(w.f, ")\n");
+	const float *p = t->data;
+	for (int b = 0; b < blocks; b++) {
+		if (t->ndim == 3)
+			fprintf(w.f, "%s# %s %d\n", b ? "\n" : "", gb_axis_name(t->axes[0]), b + 1);
+		for (int r = 0; r < rows; r++) {
+			for (int c = 0; c < cols; c++)
+				fprintf(w.f, "%s%.9g", c ? "," : "", (double)*p++);
+			fputc('\n', w.f);
+		}
+	}
+	return gb_file_commit(&w, err);
+}
+
+int gb_trace_dump(const gb_ttensor *t, const char *path, gb_err *err)
+{
+	if (ends_with(path, ".npy"))
+		return dump_npy(t, path, err);
+	if (ends_with(path, ".csv"))
+		return dump_csv(t, path, err);
+	return gb_fail(err, "%s: unknown format; name the file .npy or .csv", path);
+}

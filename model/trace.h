@@ -1,0 +1,93 @@
+/* trace.h — the record of one run: every intermediate of the forward pass as a named tensor
+ * with its shape and what each axis means. Anything glassbox shows comes from a Trace, so
+ * anything it shows can also be dumped.
+ *
+ * Names (layers and heads count from 1; an encoder-decoder prefixes "enc." or "dec."):
+ *   tokens                      (token)                   the input ids, as numbers
+ *   embed.tok                   (token, feature)          E[id] (times sqrt(D) when scaled)
+ *   embed.pos                   (position, feature)       sinusoidal or learned positions
+ *   embed.sum                   (token, feature)          the residual stream entering layer 1
+ *   Ll.lnK.in / .out            (token, feature)          norm K's input and output (K = 1, 2, 3)
+ *   Ll.lnK.mean, .var | .rms    (token)                   LayerNorm's statistics | RMSNorm's
+ *   Ll.attn.q                   (head, token, feature)    per head, after RoPE where used
+ *   Ll.attn.k, Ll.attn.v        (kv_head, token, feature)
+ *   Ll.attn.scores              (head, query, key)        q . k, raw
+ *   Ll.attn.masked              (head, query, key)        scores / sqrt(E) + ALiBi bias, -inf masked
+ *   Ll.attn.weights             (head, query, key)        softmax of masked, rows sum to 1
+ *   Ll.attn.head_out            (head, token, feature)    weights . v
+ *   Ll.attn.merged              (token, feature)          the heads side by side
+ *   Ll.attn.out                 (token, feature)          merged . Wo
+ *   Ll.cross.*                  as attn, keys from the encoder (encoder-decoder decoders)
+ *   Ll.resid.mid                (token, feature)          after the attention sub-layer(s)
+ *   Ll.ffn.up                   (token, ffn)              before the activation
+ *   Ll.ffn.gate                 (token, ffn)              SwiGLU's gate, before silu
+ *   Ll.ffn.hidden               (token, ffn)              after the activation (and gate)
+ *   Ll.ffn.out                  (token, feature)
+ *   Ll.resid.post               (token, feature)          the residual stream leaving layer l
+ *   lnf.in/.out/.mean/.var|.rms                           the final norm
+ *   logits, probs               (token, vocab)            (an encoder-decoder: the decoder's)
+ * Tensors may alias each other's data (e.g. pre-norm's L1.ln1.in is embed.sum). */
+#ifndef GLASSBOX_TRACE_H
+#define GLASSBOX_TRACE_H
+
+#include <stddef.h>
+
+#include "model/err.h"
+
+enum gb_axis { GB_AX_TOKEN, GB_AX_POSITION, GB_AX_HEAD, GB_AX_KV_HEAD, GB_AX_QUERY, GB_AX_KEY,
+               GB_AX_FEATURE, GB_AX_FFN, GB_AX_VOCAB, GB_AX_N };
+
+#define GB_TRACE_MAXDIM 3
+
+typedef struct gb_ttensor {
+	char name[48];
+	int ndim;
+	int shape[GB_TRACE_MAXDIM];
+	unsigned char axes[GB_TRACE_MAXDIM]; /* enum gb_axis */
+	size_t n;                            /* element count */
+	float *data;
+} gb_ttensor;
+
+typedef struct gb_trace {
+	gb_ttensor *t;
+	int n, cap;
+	/* The tensors' memory: one block reused run after run, grown when a run needs more. */
+	float *block;
+	size_t used, size;     /* floats */
+	size_t want;           /* what the last run asked for, to size the next block */
+	float **spill;         /* allocations that did not fit in block during this run */
+	int n_spill, cap_spill;
+	/* The inputs of the run. */
+	int *ids, n_ids;       /* decoder-only: the text; encoder-decoder: the source */
+	int *tgt, n_tgt;       /* encoder-decoder: the decoder's input ids */
+	int encdec;
+	int truncated;         /* tokens dropped from the front to fit the context (0 if none) */
+} gb_trace;
+
+const char *gb_axis_name(int axis);
+
+/* Forgets the tensors of the previous run (their memory is reused). */
+void gb_trace_reset(gb_trace *tr);
+void gb_trace_free(gb_trace *tr);
+
+/* A new tensor of the given shape (ndim 1..3, axes as enum gb_axis), uninitialized; NULL when
+ * memory runs out. The name is formatted like printf. */
+float *gb_trace_add(gb_trace *tr, int ndim, const int *shape, const unsigned char *axes,
+                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* A new name for data that already is in the trace (no copy). */
+int gb_trace_alias(gb_trace *tr, const gb_ttensor *src, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Looks a tensor up by name; NULL when absent. */
+const gb_ttensor *gb_trace_get(const gb_trace *tr, const char *name);
+
+/* Scratch memory for the duration of a run (not a named tensor). */
+float *gb_trace_scratch(gb_trace *tr, size_t n);
+
+/* Writes one tensor as .npy (NumPy format 1.0, little-endian float32, C order) or .csv (2-D:
+ * one row per line; 3-D: rows of the last two axes, blocks separated by a blank line and a
+ * "# head N" comment), chosen by the file's extension; atomic. */
+int gb_trace_dump(const gb_ttensor *t, const char *path, gb_err *err);
+
+#endif

@@ -1,0 +1,69 @@
+#!/bin/sh
+# t_cli.sh — the real binary driven through scripts: the -c contract (load, run, dump, trace,
+# compare), script files and stdin, and one-line errors with exit status 1.
+cd "$(dirname "$0")/.." || exit 1
+T=tests/tmp/cli
+rm -rf "$T" && mkdir -p "$T"
+G=./glassbox
+n=0
+fails=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
+check() { desc=$1; shift; if "$@" >/dev/null 2>&1; then ok 0 "$desc"; else ok 1 "$desc"; fi; }
+# have FILE TEXT: FILE contains TEXT
+have() { grep -qF -- "$2" "$1"; }
+lines() { wc -l <"$1" | tr -d ' '; }
+
+echo "1..28"
+
+$G -c "init $T/gpt2 --seed 3; init $T/llama --preset llama; init $T/encdec --preset encdec" >"$T/out" 2>"$T/err"
+ok $? "init writes three random model folders"
+check "the folder has config.json, model.safetensors and tokenizer.json" \
+	test -s "$T/gpt2/config.json" -a -s "$T/gpt2/model.safetensors" -a -s "$T/gpt2/tokenizer.json"
+
+$G -c "load $T/gpt2; run hello world; trace" >"$T/trace" 2>"$T/err"
+ok $? "load, run and trace succeed"
+check "trace lists embed.tok with its axes" have "$T/trace" "embed.tok                  (token 11, feature 64)"
+check "trace lists the attention weights as (head, query, key)" have "$T/trace" "L2.attn.weights            (head 4, query 11, key 11)"
+check "trace lists logits over the vocabulary" have "$T/trace" "logits                     (token 11, vocab 257)"
+check "scripts print no banner" test "$(head -c 5 "$T/trace")" = "token"
+
+$G -c "load $T/gpt2; run 'hello; world'; dump L1.attn.weights $T/w.npy; dump logits $T/l.csv" 2>"$T/err"
+ok $? "dump writes .npy and .csv (a quoted ';' stays in the text)"
+check ".npy starts with NumPy's magic" sh -c "head -c 6 $T/w.npy | od -c | grep -q 'N   U   M   P   Y'"
+check ".npy header records the shape (4, 12, 12)" sh -c "head -c 128 $T/w.npy | grep -aq \"'shape': (4, 12, 12)\""
+check ".npy has 4*12*12 float32 after a 128-byte header" test "$(wc -c <"$T/w.npy")" -eq $((128 + 4 * 12 * 12 * 4))
+check ".csv has a header line and one line per token" test "$(lines "$T/l.csv")" -eq 13
+check ".csv rows have one value per vocabulary entry" test "$(sed -n 2p "$T/l.csv" | tr ',' '\n' | wc -l)" -eq 257
+check "no temporary files are left behind" test -z "$(ls "$T" | grep tmp)"
+
+$G -c "load $T/llama; run the cat sat; compare" >"$T/cmp" 2>"$T/err"
+ok $? "compare runs on a llama-family model"
+rel=$(sed -n 's/^largest relative difference //p' "$T/cmp")
+check "compare: fast against ref within 1e-4 (got $rel)" awk "BEGIN { exit !($rel <= 1e-4) }"
+check "compare lists every trace tensor" test "$(grep -c '^L' "$T/cmp")" -ge 40
+
+$G -c "load $T/encdec; run --ids 5 6 7 --target-ids 256 9; dump logits $T/ed.npy; dump enc.L1.attn.weights $T/ew.csv" 2>"$T/err"
+ok $? "an encoder-decoder runs with --ids and --target-ids"
+check "its logits are the decoder's (2, 257)" sh -c "head -c 128 $T/ed.npy | grep -aq \"'shape': (2, 257)\""
+
+printf 'load %s\n# a comment\nrun abc\ndump probs %s\n' "$T/gpt2" "$T/p.npy" >"$T/script.gb"
+$G "$T/script.gb" 2>"$T/err"
+ok $? "a script file runs"
+printf 'load %s\nrun abc\ntrace\n' "$T/gpt2" | $G >"$T/out" 2>"$T/err"
+ok $? "commands on stdin run without a prompt"
+
+$G -c "load $T/gpt2; frobnicate; init $T/never" >"$T/out" 2>"$T/err"
+ok $(( $? == 1 ? 0 : 1 )) "an unknown command stops the script with status 1"
+check "the error is one line naming the line and the command" sh -c "test \$(wc -l <$T/err) -eq 1 && grep -q \"^glassbox: -c line 2: unknown command 'frobnicate'\" $T/err"
+check "nothing after the error ran" test ! -e "$T/never"
+
+$G -c "load $T/missing" 2>"$T/err"; rc=$?
+check "a missing model folder: status 1 and a message naming it" sh -c "test $rc = 1 && grep -q 'missing: no such model folder' $T/err"
+$G -c "load $T/gpt2; run" 2>"$T/err"; rc=$?
+check "run without text says what to type" sh -c "test $rc = 1 && grep -q 'run needs a text' $T/err"
+long=$(awk 'BEGIN { for (i = 0; i < 200; i++) printf "ab" }')
+$G -c "load $T/gpt2; run $long; dump tokens $T/t.csv" 2>"$T/err"
+ok $? "a text longer than the context runs, truncated"
+check "the truncation is reported" have "$T/err" "kept the last 128"
+
+exit $((fails > 0))

@@ -1,0 +1,319 @@
+/* t_model.c — model folders: config.json and safetensors round trips, F16/BF16 conversion,
+ * and every kind of broken folder getting a one-line error that names the problem. */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "model/forward.h"
+#include "model/rng.h"
+#include "model/tokenizer.h"
+#include "tests/tap.h"
+
+#define DIR "tests/tmp/model"
+
+static gb_config small(int family)
+{
+	gb_config c;
+	gb_config_defaults(&c, family);
+	c.d_model = 8, c.n_layer = 2, c.n_enc_layer = family == GB_FAM_ENCDEC ? 1 : 0;
+	c.n_head = 2, c.n_kv_head = family == GB_FAM_LLAMA ? 1 : 2, c.d_head = 4, c.d_ffn = 12;
+	c.vocab = 11, c.n_ctx = 16, c.bos_id = c.dec_start_id = 1;
+	return c;
+}
+
+/* How write_st lays out one tensor. */
+enum { AS_F32, AS_F16, AS_BF16 };
+
+static uint16_t to_half(float f)
+{
+	/* Round-to-nearest-even conversion for normal values (the test values are normal). */
+	uint32_t b;
+	memcpy(&b, &f, 4);
+	uint32_t sign = (b >> 16) & 0x8000, exp = (b >> 23) & 255, man = b & 0x7fffff;
+	if (exp == 0)
+		return (uint16_t)sign;
+	int e = (int)exp - 127 + 15;
+	uint32_t h = sign | (uint32_t)e << 10 | man >> 13, rest = man & 0x1fff;
+	if (rest > 0x1000 || (rest == 0x1000 && (h & 1)))
+		h++;
+	return (uint16_t)h;
+}
+
+/* Writes m's parameters as a safetensors file with the given per-file dtype; `edit` may
+ * change the header before it is written. */
+static void write_st(const gb_model *m, const char *path, int as, void (*edit)(json_t *h))
+{
+	json_t *h = json_object();
+	size_t off = 0, esz = as == AS_F32 ? 4 : 2;
+	for (int i = 0; i < m->n_params; i++) {
+		const gb_param *p = &m->params[i];
+		json_t *shape = json_array();
+		for (int d = 0; d < p->ndim; d++)
+			json_array_append_new(shape, json_integer(p->shape[d]));
+		json_t *e = json_pack("{s:s, s:o, s:[I, I]}", "dtype", as == AS_F32 ? "F32" : as == AS_F16 ? "F16" : "BF16",
+		                      "shape", shape, "data_offsets", (json_int_t)off, (json_int_t)(off + p->n * esz));
+		off += p->n * esz;
+		json_object_set_new(h, p->name, e);
+	}
+	if (edit)
+		edit(h);
+	char *text = json_dumps(h, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(h);
+	uint64_t len = strlen(text);
+	FILE *f = fopen(path, "wb");
+	fwrite(&len, 8, 1, f);
+	fputs(text, f);
+	free(text);
+	for (int i = 0; i < m->n_params; i++) {
+		const gb_param *p = &m->params[i];
+		for (size_t k = 0; k < p->n; k++) {
+			if (as == AS_F32) {
+				fwrite(&p->data[k], 4, 1, f);
+			} else {
+				uint32_t b;
+				memcpy(&b, &p->data[k], 4);
+				/* BF16: round to nearest even. */
+				uint16_t v = as == AS_F16 ? to_half(p->data[k]) : (uint16_t)((b + 0x7fff + ((b >> 16) & 1)) >> 16);
+				fwrite(&v, 2, 1, f);
+			}
+		}
+	}
+	fclose(f);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "wb");
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Loads DIR and expects failure with `want` in the message. */
+static void expect_fail(const char *what, const char *want)
+{
+	gb_model m;
+	gb_err err = { "" };
+	int rc = gb_model_load(&m, DIR, &err);
+	if (!tap_ok(rc == -1 && strstr(err.msg, want) != NULL, "%s: refused (%s)", what, err.msg))
+		tap_diag("  wanted a message containing \"%s\"", want);
+	if (rc == 0)
+		gb_model_free(&m);
+}
+
+static gb_model good; /* the model every broken folder starts from */
+
+static void reset_folder(void)
+{
+	gb_err err;
+	gb_model_save(&good, DIR, &err);
+}
+
+static void e_offsets(json_t *h) { json_array_set_new(json_object_get(json_object_get(h, "wte.weight"), "data_offsets"), 1, json_integer(1 << 30)); }
+static void e_overlap(json_t *h)
+{
+	json_t *a = json_object_get(json_object_get(h, "h.0.ln_1.weight"), "data_offsets");
+	json_t *b = json_object_get(json_object_get(h, "h.0.ln_1.bias"), "data_offsets");
+	/* Same size (8 floats), starting inside the previous tensor. */
+	json_int_t s = json_integer_value(json_array_get(a, 0)) + 4;
+	json_array_set_new(b, 0, json_integer(s));
+	json_array_set_new(b, 1, json_integer(s + 32));
+}
+static void e_dtype(json_t *h) { json_object_set_new(json_object_get(h, "wte.weight"), "dtype", json_string("I64")); }
+static void e_shape(json_t *h)
+{
+	/* 11 x 8 relabelled as 8 x 11: same size, wrong shape. */
+	json_object_set_new(json_object_get(h, "wte.weight"), "shape", json_pack("[i, i]", 8, 11));
+}
+static void e_missing(json_t *h) { json_object_del(h, "ln_f.bias"); }
+static void e_extra(json_t *h)
+{
+	json_object_set_new(h, "h.9.attn.bias", json_pack("{s:s, s:[i], s:[i, i]}", "dtype", "F32", "shape", 0, "data_offsets", 0, 0));
+}
+
+static void round_trips(void)
+{
+	gb_err err;
+	const int fams[] = { GB_FAM_GPT2, GB_FAM_LLAMA, GB_FAM_ENCDEC };
+	for (int f = 0; f < 3; f++) {
+		gb_config c = small(fams[f]);
+		gb_model m, back;
+		gb_model_init(&m, &c, 9 + f, 0.3f, &err);
+		int rc = gb_model_save(&m, DIR, &err);
+		if (!tap_ok(rc == 0, "%s: save", gb_family_name(c.family)))
+			tap_diag("%s", err.msg);
+		rc = gb_model_load(&back, DIR, &err);
+		if (!tap_ok(rc == 0, "%s: load what was saved", gb_family_name(c.family))) {
+			tap_diag("%s", err.msg);
+			gb_model_free(&m);
+			continue;
+		}
+		int same = back.n_params == m.n_params && !memcmp(&back.cfg, &m.cfg, sizeof m.cfg);
+		for (int i = 0; same && i < m.n_params; i++)
+			same = !strcmp(m.params[i].name, back.params[i].name) &&
+			       !memcmp(m.params[i].data, back.params[i].data, m.params[i].n * 4);
+		tap_ok(same, "%s: config and every tensor identical after the round trip (%d tensors)",
+		       gb_family_name(c.family), m.n_params);
+		tap_ok(back.map.data != NULL && (const unsigned char *)back.params[0].data >= back.map.data &&
+		       (const unsigned char *)back.params[0].data < back.map.data + back.map.len,
+		       "%s: F32 tensors are used in place from the memory map", gb_family_name(c.family));
+		gb_model_free(&back);
+		gb_model_free(&m);
+	}
+
+	/* F16 and BF16 files convert on load: F16 keeps 11 bits of mantissa, BF16 8. */
+	gb_config c = small(GB_FAM_GPT2);
+	gb_model m;
+	gb_model_init(&m, &c, 4, 0.3f, &err);
+	/* Keep values away from F16's subnormal range (below 2^-14), where precision is absolute. */
+	for (int p = 0; p < m.n_params; p++)
+		for (size_t k = 0; k < m.params[p].n; k++)
+			if (fabsf(m.params[p].data[k]) < 0.01f)
+				m.params[p].data[k] = m.params[p].data[k] < 0 ? -0.01f : 0.01f;
+	gb_model_save(&m, DIR, &err);
+	const int as[] = { AS_F16, AS_BF16 };
+	const double tol[] = { 1.0 / 2048, 1.0 / 256 };
+	for (int i = 0; i < 2; i++) {
+		write_st(&m, DIR "/model.safetensors", as[i], NULL);
+		gb_model back;
+		if (!tap_ok(gb_model_load(&back, DIR, &err) == 0, "%s file loads", i ? "BF16" : "F16")) {
+			tap_diag("%s", err.msg);
+			continue;
+		}
+		double worst = 0;
+		for (int p = 0; p < m.n_params; p++)
+			for (size_t k = 0; k < m.params[p].n; k++) {
+				double a = m.params[p].data[k], b = back.params[p].data[k];
+				worst = fmax(worst, fabs(a - b) / fabs(a));
+			}
+		tap_ok(worst <= tol[i], "%s converted to F32 within its precision (worst relative %.2g <= %.2g)",
+		       i ? "BF16" : "F16", worst, tol[i]);
+		gb_model_free(&back);
+	}
+	gb_model_free(&m);
+}
+
+static void broken(void)
+{
+	gb_err err;
+	gb_config c = small(GB_FAM_GPT2);
+	gb_model_init(&good, &c, 21, 0.3f, &err);
+	good.tok = NULL;
+
+	gb_model m;
+	tap_ok(gb_model_load(&m, "tests/tmp/no-such-model", &err) == -1 && strstr(err.msg, "no such model folder"),
+	       "missing folder: refused (%s)", err.msg);
+
+	reset_folder();
+	write_text(DIR "/config.json", "{\"model_type\": \"gpt2\", \"n_embd\": 8,");
+	expect_fail("broken config.json", "broken JSON");
+	write_text(DIR "/config.json", "{\"model_type\": \"bert\"}");
+	expect_fail("unknown model_type", "unknown model_type \"bert\"");
+	reset_folder();
+	write_text(DIR "/config.json", "{\"model_type\": \"gpt2\", \"n_embd\": 8, \"n_layer\": 2, \"n_head\": 2, "
+	                               "\"vocab_size\": 11, \"n_positions\": 16, \"glassbox\": {\"position\": \"spiral\"}}");
+	expect_fail("unknown position value", "\"spiral\"");
+	write_text(DIR "/config.json", "{\"model_type\": \"gpt2\", \"n_embd\": 8, \"n_layer\": 2, \"n_head\": 3, "
+	                               "\"vocab_size\": 11, \"n_positions\": 16, \"glassbox\": {\"n_kv_head\": 2}}");
+	expect_fail("heads that do not divide", "must divide");
+	write_text(DIR "/config.json", "{\"model_type\": \"gpt2\", \"n_embd\": 8, \"n_layer\": 0, \"n_head\": 2, "
+	                               "\"vocab_size\": 11, \"n_positions\": 16}");
+	expect_fail("zero layers", "number of layers");
+	write_text(DIR "/config.json", "{\"model_type\": \"gpt2\", \"n_embd\": \"eight\"}");
+	expect_fail("a size that is not a number", "n_embd");
+
+	reset_folder();
+	write_text(DIR "/model.safetensors", "abc");
+	expect_fail("truncated safetensors (3 bytes)", "truncated");
+	FILE *f = fopen(DIR "/model.safetensors", "wb");
+	uint64_t big = 1u << 20;
+	fwrite(&big, 8, 1, f);
+	fputs("{}", f);
+	fclose(f);
+	expect_fail("header length past the end", "runs past the end");
+	f = fopen(DIR "/model.safetensors", "wb");
+	uint64_t two = 5;
+	fwrite(&two, 8, 1, f);
+	fputs("{\"a\":", f);
+	fclose(f);
+	expect_fail("broken header JSON", "broken JSON header");
+	write_st(&good, DIR "/model.safetensors", AS_F32, e_offsets);
+	expect_fail("offsets out of range", "outside the data");
+	write_st(&good, DIR "/model.safetensors", AS_F32, e_overlap);
+	expect_fail("overlapping tensors", "overlap");
+	write_st(&good, DIR "/model.safetensors", AS_F32, e_dtype);
+	expect_fail("unsupported dtype", "dtype I64");
+	write_st(&good, DIR "/model.safetensors", AS_F32, e_shape);
+	expect_fail("shape that does not fit the config", "has shape (8, 11); the config needs (11, 8)");
+	write_st(&good, DIR "/model.safetensors", AS_F32, e_missing);
+	expect_fail("missing tensor", "\"ln_f.bias\" is missing");
+	write_st(&good, DIR "/model.safetensors", AS_F32, e_extra);
+	expect_fail("tensor the architecture lacks", "not part of this architecture");
+
+	/* Cut the data short: the last tensor's offsets now run past the end. */
+	write_st(&good, DIR "/model.safetensors", AS_F32, NULL);
+	struct stat st;
+	stat(DIR "/model.safetensors", &st);
+	truncate(DIR "/model.safetensors", st.st_size - 10);
+	expect_fail("file cut short", "outside the data");
+
+	good.params[3].data[2] = NAN;
+	write_st(&good, DIR "/model.safetensors", AS_F32, NULL);
+	expect_fail("NaN weight", "NaN");
+	good.params[3].data[2] = INFINITY;
+	write_st(&good, DIR "/model.safetensors", AS_F32, NULL);
+	expect_fail("infinite weight", "infinite");
+	good.params[3].data[2] = 0.5f;
+
+	/* A failed load leaves nothing behind and a good one still works afterwards. */
+	reset_folder();
+	gb_model ok;
+	tap_ok(gb_model_load(&ok, DIR, &err) == 0, "the repaired folder loads again");
+	gb_model_free(&ok);
+	gb_model_free(&good);
+}
+
+static void config_json(void)
+{
+	/* A real GPT-2 config.json (the small model's fields) parses to GPT-2's architecture. */
+	const char *gpt2 = "{\"activation_function\": \"gelu_new\", \"architectures\": [\"GPT2LMHeadModel\"], "
+	                   "\"attn_pdrop\": 0.1, \"bos_token_id\": 50256, \"embd_pdrop\": 0.1, \"eos_token_id\": 50256, "
+	                   "\"initializer_range\": 0.02, \"layer_norm_epsilon\": 1e-05, \"model_type\": \"gpt2\", "
+	                   "\"n_ctx\": 1024, \"n_embd\": 768, \"n_head\": 12, \"n_layer\": 12, \"n_positions\": 1024, "
+	                   "\"resid_pdrop\": 0.1, \"vocab_size\": 50257}";
+	gb_config c;
+	gb_err err;
+	int rc = gb_config_parse(&c, gpt2, "gpt2/config.json", &err);
+	tap_ok(rc == 0 && c.d_model == 768 && c.n_layer == 12 && c.n_head == 12 && c.d_head == 64 && c.d_ffn == 3072 &&
+	       c.n_ctx == 1024 && c.vocab == 50257 && c.act == GB_ACT_GELU_TANH && c.pos == GB_POS_LEARNED &&
+	       c.prenorm && c.final_norm && c.tied && c.bias && c.norm == GB_NORM_LAYER,
+	       "GPT-2's config.json: 12 layers x 12 heads of 64, FFN 3072, tanh GELU, learned, tied");
+	const char *llama = "{\"model_type\": \"llama\", \"hidden_size\": 2048, \"intermediate_size\": 5632, "
+	                    "\"num_attention_heads\": 32, \"num_hidden_layers\": 22, \"num_key_value_heads\": 4, "
+	                    "\"max_position_embeddings\": 2048, \"rms_norm_eps\": 1e-05, \"rope_theta\": 10000.0, "
+	                    "\"hidden_act\": \"silu\", \"tie_word_embeddings\": false, \"vocab_size\": 32000}";
+	rc = gb_config_parse(&c, llama, "llama/config.json", &err);
+	tap_ok(rc == 0 && c.n_kv_head == 4 && c.d_head == 64 && c.ffn == GB_FFN_GATED && c.pos == GB_POS_ROPE &&
+	       c.norm == GB_NORM_RMS && !c.tied && !c.bias,
+	       "a TinyLlama-shaped config.json: RMSNorm, RoPE, SwiGLU, 4 kv heads, untied");
+	/* Writing and reading back keeps every field. */
+	gb_config a = small(GB_FAM_ENCDEC), b;
+	a.window = 3, a.textbook_ln = 1, a.norm = GB_NORM_RMS, a.pad_id = 0;
+	char *text = gb_config_to_json(&a);
+	rc = gb_config_parse(&b, text, "x", &err);
+	free(text);
+	tap_ok(rc == 0 && !memcmp(&a, &b, sizeof a), "encdec config survives write and read with every field");
+}
+
+int main(void)
+{
+	mkdir("tests/tmp", 0777);
+	mkdir(DIR, 0777);
+	config_json();
+	round_trips();
+	broken();
+	return tap_done();
+}

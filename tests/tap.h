@@ -1,0 +1,44 @@
+/* tap.h — the Test Anything Protocol for glassbox's C tests: prove reads what these print.
+ * Header-only; each test program includes it once. */
+#ifndef GLASSBOX_TAP_H
+#define GLASSBOX_TAP_H
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int tap_n, tap_failed, tap_planned;
+
+__attribute__((unused)) static void tap_plan(int n) { tap_planned = n; printf("1..%d\n", n); fflush(stdout); }
+
+static int tap_ok(int cond, const char *fmt, ...) {
+	va_list ap;
+	tap_n++;
+	if (!cond) tap_failed++;
+	printf("%sok %d - ", cond ? "" : "not ", tap_n);
+	va_start(ap, fmt); vprintf(fmt, ap); va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	return cond;
+}
+
+__attribute__((unused)) static void tap_diag(const char *fmt, ...) {
+	va_list ap;
+	printf("# ");
+	va_start(ap, fmt); vprintf(fmt, ap); va_end(ap);
+	printf("\n");
+}
+
+/* |got - want| <= tol, reported with both values. */
+#define tap_near(got, want, tol, ...) do { \
+	double tap_g_ = (got), tap_w_ = (want); \
+	if (!tap_ok(fabs(tap_g_ - tap_w_) <= (tol), __VA_ARGS__)) \
+		tap_diag("  got %.9g, want %.9g (tol %g)", tap_g_, tap_w_, (double)(tol)); \
+} while (0)
+
+/* Plan at the end when the count is only known after running. */
+__attribute__((unused)) static int tap_done(void) {
+	if (!tap_planned) printf("1..%d\n", tap_n);
+	return tap_failed ? 1 : 0;
+}
+#endif
