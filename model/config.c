@@ -21,7 +21,7 @@ const char *gb_pos_name(int p) { return p >= 0 && p <= GB_POS_ALIBI ? pos_names[
 const char *gb_act_name(int act, int ffn)
 {
 	if (ffn == GB_FFN_GATED)
-		return "swiglu";
+		return "swiglu"; /* glassbox's only gated FFN: silu(x Wg) * (x Wu) */
 	switch (act) {
 	case GB_ACT_RELU: return "relu";
 	case GB_ACT_GELU: return "gelu";
@@ -44,7 +44,7 @@ void gb_config_defaults(gb_config *c, int family)
 	c->act = family == GB_FAM_GPT2 ? GB_ACT_GELU_TANH : family == GB_FAM_LLAMA ? GB_ACT_SILU
 	                                                                        : GB_ACT_RELU;
 	c->ffn = family == GB_FAM_LLAMA ? GB_FFN_GATED : GB_FFN_PLAIN;
-	c->bias = family != GB_FAM_LLAMA;
+	c->bias = c->ffn_bias = family != GB_FAM_LLAMA;
 	c->norm_bias = 1;
 	c->tied = family != GB_FAM_LLAMA;
 	c->scale_embed = family == GB_FAM_ENCDEC;
@@ -62,7 +62,7 @@ static int parse_act(gb_config *c, const char *s)
 		{ "gelu_new", GB_ACT_GELU_TANH, GB_FFN_PLAIN },
 		{ "gelu_tanh", GB_ACT_GELU_TANH, GB_FFN_PLAIN },
 		{ "gelu_pytorch_tanh", GB_ACT_GELU_TANH, GB_FFN_PLAIN },
-		{ "silu", GB_ACT_SILU, GB_FFN_GATED },
+		{ "silu", GB_ACT_SILU, GB_FFN_PLAIN },
 		{ "swiglu", GB_ACT_SILU, GB_FFN_GATED },
 	};
 	for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++)
@@ -158,7 +158,7 @@ static void get_act(rd *r, json_t *o, const char *key, gb_config *c)
 		return;
 	if (!json_is_string(v) || parse_act(c, json_string_value(v))) {
 		gb_fail(r->err, "%s: field \"%s\" is not a known activation; expected relu, gelu, gelu_new, "
-		        "gelu_tanh, silu or swiglu", r->path, key);
+		        "gelu_tanh, silu or swiglu (gated)", r->path, key);
 		r->bad = 1;
 	}
 }
@@ -213,6 +213,7 @@ int gb_config_parse(gb_config *c, const char *text, const char *path, gb_err *er
 		get_float(&r, root, "rms_norm_eps", &c->norm_eps);
 		get_float(&r, root, "rope_theta", &c->rope_theta);
 		get_bool(&r, root, "attention_bias", &c->bias);
+		get_bool(&r, root, "mlp_bias", &c->ffn_bias);
 		json_t *ha = json_object_get(root, "hidden_act");
 		/* Llama's MLP is always gated: hidden_act names the gate's activation. Only silu is
 		 * supported gated; glassbox.activation can make it a plain MLP instead. */
@@ -248,7 +249,11 @@ int gb_config_parse(gb_config *c, const char *text, const char *path, gb_err *er
 	get_enum(&r, gb, "position", pos_names, 5, &c->pos,
 	         "\"none\", \"sinusoidal\", \"learned\", \"rope\", \"alibi\"");
 	get_act(&r, gb, "activation", c);
-	get_bool(&r, gb, "bias", &c->bias);
+	int both = -1;
+	get_bool(&r, gb, "bias", &both);
+	if (both >= 0)
+		c->bias = c->ffn_bias = both;
+	get_bool(&r, gb, "ffn_bias", &c->ffn_bias);
 	get_bool(&r, gb, "norm_bias", &c->norm_bias);
 	get_int(&r, gb, "window", &c->window);
 	get_bool(&r, gb, "textbook_layernorm", &c->textbook_ln);
@@ -350,7 +355,7 @@ char *gb_config_to_json(const gb_config *c)
 		json_object_set_new(o, "rms_norm_eps", json_real(c->norm_eps));
 		json_object_set_new(o, "rope_theta", json_real(c->rope_theta));
 		json_object_set_new(o, "attention_bias", json_boolean(c->bias));
-		json_object_set_new(o, "mlp_bias", json_boolean(c->bias));
+		json_object_set_new(o, "mlp_bias", json_boolean(c->ffn_bias));
 		json_object_set_new(o, "hidden_act", json_string("silu"));
 		if (c->ffn != GB_FFN_GATED)
 			json_object_set_new(g, "activation", json_string(act));
@@ -375,7 +380,10 @@ char *gb_config_to_json(const gb_config *c)
 	json_object_set_new(g, "final_norm", json_boolean(c->final_norm));
 	json_object_set_new(g, "position", json_string(gb_pos_name(c->pos)));
 	json_object_set_new(g, "activation", json_string(gb_act_name(c->act, c->ffn)));
-	json_object_set_new(g, "bias", json_boolean(c->bias));
+	if (c->family != GB_FAM_LLAMA) {
+		json_object_set_new(g, "bias", json_boolean(c->bias));
+		json_object_set_new(g, "ffn_bias", json_boolean(c->ffn_bias));
+	}
 	json_object_set_new(g, "norm_bias", json_boolean(c->norm_bias));
 	json_object_set_new(g, "window", json_integer(c->window));
 	json_object_set_new(g, "textbook_layernorm", json_boolean(c->textbook_ln));

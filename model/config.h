@@ -37,7 +37,8 @@ typedef struct gb_config {
 	int pos;           /* enum gb_pos */
 	int act;           /* enum gb_act of the FFN (GB_ACT_SILU with ffn == GB_FFN_GATED: SwiGLU) */
 	int ffn;           /* enum gb_ffn */
-	int bias;          /* linear layers have biases */
+	int bias;          /* attention's linear layers have biases */
+	int ffn_bias;      /* the FFN's linear layers have biases */
 	int norm_bias;     /* LayerNorm has a bias (RMSNorm never has) */
 	int tied;          /* output projection is the token embedding (transposed) */
 	int scale_embed;   /* token embeddings are multiplied by sqrt(d_model) (the textbook) */

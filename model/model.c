@@ -57,7 +57,7 @@ static void add(walker *w, const float **slot, int init, int ndim, int d0, int d
 	p->init = init;
 }
 
-static void linear(walker *w, gb_linear *l, int in, int out, int trans, const char *name)
+static void linear(walker *w, gb_linear *l, int in, int out, int trans, int bias, const char *name)
 {
 	l->in = in;
 	l->out = out;
@@ -67,7 +67,7 @@ static void linear(walker *w, gb_linear *l, int in, int out, int trans, const ch
 		add(w, &l->w, 0, 2, out, in, "%s.weight", name);
 	else
 		add(w, &l->w, 0, 2, in, out, "%s.weight", name);
-	if (w->m->cfg.bias)
+	if (bias)
 		add(w, &l->b, 2, 1, out, 0, "%s.bias", name);
 }
 
@@ -87,13 +87,13 @@ static void ffn(walker *w, gb_ffn_w *f, const char *p, const char *up, const cha
 	int gated = c->ffn == GB_FFN_GATED;
 	f->fused_gate = gated && !gate;
 	snprintf(name, sizeof name, "%s%s", p, up);
-	linear(w, &f->up, c->d_model, f->fused_gate ? 2 * c->d_ffn : c->d_ffn, trans, name);
+	linear(w, &f->up, c->d_model, f->fused_gate ? 2 * c->d_ffn : c->d_ffn, trans, c->ffn_bias, name);
 	if (gated && gate) {
 		snprintf(name, sizeof name, "%s%s", p, gate);
-		linear(w, &f->gate, c->d_model, c->d_ffn, trans, name);
+		linear(w, &f->gate, c->d_model, c->d_ffn, trans, c->ffn_bias, name);
 	}
 	snprintf(name, sizeof name, "%s%s", p, down);
-	linear(w, &f->down, c->d_ffn, c->d_model, trans, name);
+	linear(w, &f->down, c->d_ffn, c->d_model, trans, c->ffn_bias, name);
 }
 
 /* Separate q, k, v and output projections in nn.Linear layout, named prefix + {q,k,v}_proj and
@@ -105,13 +105,13 @@ static void attn_separate(walker *w, gb_attn_w *a, const char *prefix, const cha
 	int qw = c->n_head * c->d_head, kw = c->n_kv_head * c->d_head;
 	a->fused = 0;
 	snprintf(name, sizeof name, "%sq_proj", prefix);
-	linear(w, &a->q, c->d_model, qw, 1, name);
+	linear(w, &a->q, c->d_model, qw, 1, c->bias, name);
 	snprintf(name, sizeof name, "%sk_proj", prefix);
-	linear(w, &a->k, c->d_model, kw, 1, name);
+	linear(w, &a->k, c->d_model, kw, 1, c->bias, name);
 	snprintf(name, sizeof name, "%sv_proj", prefix);
-	linear(w, &a->v, c->d_model, kw, 1, name);
+	linear(w, &a->v, c->d_model, kw, 1, c->bias, name);
 	snprintf(name, sizeof name, "%s%s", prefix, oname);
-	linear(w, &a->o, qw, c->d_model, 1, name);
+	linear(w, &a->o, qw, c->d_model, 1, c->bias, name);
 }
 
 static int alloc_layers(walker *w, gb_stack_w *s, int n)
@@ -142,9 +142,9 @@ static void enumerate(walker *w)
 			norm(w, &L->ln1, p);
 			snprintf(p, sizeof p, "h.%d.attn.c_attn", l);
 			L->attn.fused = 1;
-			linear(w, &L->attn.qkv, c->d_model, (c->n_head + 2 * c->n_kv_head) * c->d_head, 0, p);
+			linear(w, &L->attn.qkv, c->d_model, (c->n_head + 2 * c->n_kv_head) * c->d_head, 0, c->bias, p);
 			snprintf(p, sizeof p, "h.%d.attn.c_proj", l);
-			linear(w, &L->attn.o, c->n_head * c->d_head, c->d_model, 0, p);
+			linear(w, &L->attn.o, c->n_head * c->d_head, c->d_model, 0, c->bias, p);
 			snprintf(p, sizeof p, "h.%d.ln_2", l);
 			norm(w, &L->ln2, p);
 			snprintf(p, sizeof p, "h.%d.mlp.", l);

@@ -314,8 +314,9 @@ static void v_gqa(gb_config *c) { c->n_kv_head = 2; }
 static void v_mqa(gb_config *c) { c->n_kv_head = 1; }
 static void v_window(gb_config *c) { c->window = 4; }
 static void v_untied(gb_config *c) { c->tied = 0; }
-static void v_nobias(gb_config *c) { c->bias = 0; c->norm_bias = 0; }
-static void v_bias(gb_config *c) { c->bias = 1; }
+static void v_nobias(gb_config *c) { c->bias = 0; c->ffn_bias = 0; c->norm_bias = 0; }
+static void v_bias(gb_config *c) { c->bias = 1; c->ffn_bias = 1; }
+static void v_attnbias(gb_config *c) { c->bias = 1; }
 static void v_textbook(gb_config *c) { c->textbook_ln = 1; c->norm_eps = 0.1f; }
 static void v_learned(gb_config *c) { c->pos = GB_POS_LEARNED; c->norm = GB_NORM_LAYER; }
 static void v_pad(gb_config *c) { c->pad_id = 2; }
@@ -345,6 +346,7 @@ static const variant variants[] = {
 	{ "llama grouped-query", GB_FAM_LLAMA, v_gqa },
 	{ "llama multi-query", GB_FAM_LLAMA, v_mqa },
 	{ "llama biases", GB_FAM_LLAMA, v_bias },
+	{ "llama attention biases only", GB_FAM_LLAMA, v_attnbias },
 	{ "llama learned + LayerNorm", GB_FAM_LLAMA, v_learned },
 	{ "llama plain GELU FFN", GB_FAM_LLAMA, v_gelu },
 	{ "llama ALiBi + window", GB_FAM_LLAMA, v_alibi },
