@@ -616,8 +616,10 @@ int command_script(session *s, const char *text, const char *where)
 	/* Commands end at a newline or at a ';' outside quotes. */
 	size_t len = strlen(text);
 	char *buf = malloc(len + 1);
-	int lineno = 1;
+	int lineno = 1, index = 0;
 	const char *p = text;
+	/* A -c string is usually one line: there, commands are named by their position. */
+	int by_index = !strcmp(where, "-c");
 	while (*p) {
 		char *o = buf, q = 0;
 		int start = lineno;
@@ -633,7 +635,11 @@ int command_script(session *s, const char *text, const char *where)
 			lineno++;
 		if (*p)
 			p++;
-		snprintf(err_where, sizeof err_where, "%s line %d", where, start);
+		index++;
+		if (by_index)
+			snprintf(err_where, sizeof err_where, "%s command %d", where, index);
+		else
+			snprintf(err_where, sizeof err_where, "%s line %d", where, start);
 		int rc = command_line(s, buf);
 		err_where[0] = 0;
 		if (rc < 0) {

@@ -54,7 +54,7 @@ ok $? "commands on stdin run without a prompt"
 
 $G -c "load $T/gpt2; frobnicate; init $T/never" >"$T/out" 2>"$T/err"
 ok $(( $? == 1 ? 0 : 1 )) "an unknown command stops the script with status 1"
-check "the error is one line naming the line and the command" sh -c "test \$(wc -l <$T/err) -eq 1 && grep -q \"^glassbox: -c line 2: unknown command 'frobnicate'\" $T/err"
+check "the error is one line naming the line and the command" sh -c "test \$(wc -l <$T/err) -eq 1 && grep -q \"^glassbox: -c command 2: unknown command 'frobnicate'\" $T/err"
 check "nothing after the error ran" test ! -e "$T/never"
 
 $G -c "load $T/missing" 2>"$T/err"; rc=$?
