@@ -192,13 +192,22 @@ static int attention(fctx *f, const gb_attn_w *a, const char *name, const attn_i
 		float *s = sc + (size_t)h * Tq * Tk, *mm = mk + (size_t)h * Tq * Tk;
 		f->k->matmul(s, q + (size_t)h * Tq * E, kh, NULL, Tq, E, Tk, 1);
 		float slope = in->self && c->pos == GB_POS_ALIBI ? (float)gb_alibi_slope(h, H) : 0.0f;
-		for (int i = 0; i < Tq; i++)
-			for (int j = 0; j < Tk; j++) {
-				int off = (in->causal && j > i) || (window && abs(i - j) >= window) ||
-				          (in->key_ids && pad >= 0 && in->key_ids[j] == pad);
-				size_t ij = (size_t)i * Tk + j;
-				mm[ij] = off ? -INFINITY : s[ij] * inv + slope * (float)(j - i);
-			}
+		for (int i = 0; i < Tq; i++) {
+			/* Causal and window masks leave one contiguous range of keys [lo, hi). */
+			int lo = window ? i - window + 1 : 0, hi = in->causal ? i + 1 : Tk;
+			if (window && i + window < hi)
+				hi = i + window;
+			lo = lo < 0 ? 0 : lo;
+			hi = hi > Tk ? Tk : hi;
+			const float *srow = s + (size_t)i * Tk;
+			float *mrow = mm + (size_t)i * Tk;
+			for (int j = 0; j < Tk; j++)
+				mrow[j] = j >= lo && j < hi ? srow[j] * inv + slope * (float)(j - i) : -INFINITY;
+			if (in->key_ids && pad >= 0)
+				for (int j = lo; j < hi; j++)
+					if (in->key_ids[j] == pad)
+						mrow[j] = -INFINITY;
+		}
 	}
 	memcpy(wt, mk, (size_t)H * Tq * Tk * sizeof(float));
 	f->k->softmax(wt, H * Tq, Tk);

@@ -1,0 +1,12 @@
+/* bench.h — `glassbox bench`: timings of the kernel tables (and, later, of a forward pass). */
+#ifndef GLASSBOX_BENCH_H
+#define GLASSBOX_BENCH_H
+
+#include <stdio.h>
+
+/* Prints, for every kernel table this CPU has (ref, scalar, avx2, avx512), the matmul
+ * GFLOP/s on the benchmark shapes with 1 thread and with all threads, side by side.
+ * Takes about 10-20 s. Returns 0, or -1 when memory runs out. */
+int bench_kernels(FILE *out);
+
+#endif

@@ -1,0 +1,684 @@
+/* kernels_fast.c — the fast kernel tables ("scalar", "avx2", "avx512"): CPU dispatch, the
+ * GLASSBOX_KERNELS override, the blocked and threaded matmul driver, and the portable scalar
+ * path. The SIMD inner loops live in kernels_avx2.c and kernels_avx512.c (kernels_isa.h).
+ *
+ * Contract:
+ *  - every fast-table call runs with flush-to-zero and denormals-are-zero on (pool.h says
+ *    why) and restores the caller's mode before returning, so the reference table called on
+ *    the same thread still sees denormals;
+ *  - results do not depend on the thread count: the blocking (K blocks) depends only on the
+ *    shape, and each output element is computed by the same sequence of operations whichever
+ *    thread computes it;
+ *  - a matmul too small to repay a hand-off runs on the calling thread alone. */
+#include "model/kernels.h"
+#include "model/kernels_isa.h"
+#include "model/config.h"
+#include "model/pool.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	NC = 256,                /* columns per packed B block (a multiple of every nr): B block in L2 */
+	MT_MIN_MACS = 1 << 18,   /* below ~256K multiply-adds (~2 us on AVX-512) a matmul stays on one
+	                          * thread: measured break-even of a hand-off is ~150K */
+	GEMV_MT_MIN = 1 << 17,   /* the same for the memory-bound matrix-vector products */
+	TASKS_PER_THREAD = 4,
+	EW_MT_MIN = 1 << 15,     /* element-wise operations: elements above which they split */
+};
+
+/* ---- the scalar path: plain C, float accumulation ---- */
+
+static void pack_generic(float *dst, int nr, const float *b, int b_trans, int K, int N, int k0,
+                         int kc, int j0, int nc)
+{
+	for (int p = 0; p * nr < nc; p++) {
+		float *d = dst + (size_t)p * kc * nr;
+		int jb = j0 + p * nr, jn = nc - p * nr < nr ? nc - p * nr : nr;
+		for (int k = 0; k < kc; k++) {
+			float *dk = d + (size_t)k * nr;
+			if (!b_trans)
+				memcpy(dk, b + (size_t)(k0 + k) * N + jb, (size_t)jn * sizeof *dk);
+			else
+				for (int j = 0; j < jn; j++)
+					dk[j] = b[(size_t)(jb + j) * K + k0 + k];
+			for (int j = jn; j < nr; j++)
+				dk[j] = 0;
+		}
+	}
+}
+
+enum { S_MR = 4, S_NR = 8 };
+
+static void scalar_pack(float *dst, const float *b, int b_trans, int K, int N, int k0, int kc,
+                        int j0, int nc)
+{
+	pack_generic(dst, S_NR, b, b_trans, K, N, k0, kc, j0, nc);
+}
+
+/* One S_MR × S_NR tile; B panels are zero-padded, so only the stores look at m and n. */
+static void scalar_block(float *c, long ldc, const float *a, long lda, const float *b, long ldb,
+                         long pstride, int m, int n, int kc, const float *bias, int accum)
+{
+	for (int i0 = 0; i0 < m; i0 += S_MR)
+		for (int j0 = 0; j0 < n; j0 += S_NR) {
+			const float *bp = b + (j0 / S_NR) * pstride;
+			int mm = m - i0 < S_MR ? m - i0 : S_MR, nn = n - j0 < S_NR ? n - j0 : S_NR;
+			float acc[S_MR][S_NR] = {{0}};
+			const float *ar[S_MR];
+			for (int i = 0; i < S_MR; i++)
+				ar[i] = a + (i0 + (i < mm ? i : 0)) * lda; /* clamp: rows past m are never stored */
+			for (int k = 0; k < kc; k++)
+				for (int i = 0; i < S_MR; i++)
+					for (int j = 0; j < S_NR; j++)
+						acc[i][j] += ar[i][k] * bp[k * ldb + j];
+			for (int i = 0; i < mm; i++)
+				for (int j = 0; j < nn; j++) {
+					float *cp = c + (i0 + i) * ldc + j0 + j;
+					*cp = acc[i][j] + (accum ? *cp : bias ? bias[j0 + j] : 0.0f);
+				}
+		}
+}
+
+static void scalar_dots(float *out, long ldo, const float *a, int m, const float *b,
+                        const float *bias, int K, int j0, int j1)
+{
+	for (int i = 0; i < m; i++)
+		for (int j = j0; j < j1; j++) {
+			const float *ai = a + (size_t)i * K, *bj = b + (size_t)j * K;
+			float s = 0;
+			for (int k = 0; k < K; k++)
+				s += ai[k] * bj[k];
+			out[i * ldo + j - j0] = s + (bias ? bias[j] : 0.0f);
+		}
+}
+
+/* Column chunks of 64 accumulators keep b_trans == 0 reading rows of b in order. */
+static void scalar_gemv(float *out, const float *a, const float *b, const float *bias, int K,
+                        int N, int j0, int j1, int b_trans)
+{
+	if (b_trans) {
+		scalar_dots(out, 0, a, 1, b, bias, K, j0, j1);
+		return;
+	}
+	for (int jc = j0; jc < j1; jc += 64) {
+		int nc = j1 - jc < 64 ? j1 - jc : 64;
+		float acc[64] = {0};
+		for (int k = 0; k < K; k++) {
+			const float *bk = b + (size_t)k * N + jc;
+			for (int j = 0; j < nc; j++)
+				acc[j] += a[k] * bk[j];
+		}
+		for (int j = 0; j < nc; j++)
+			out[jc - j0 + j] = acc[j] + (bias ? bias[jc + j] : 0.0f);
+	}
+}
+
+static void scalar_softmax(float *x, int rows, int n)
+{
+	for (int r = 0; r < rows; r++) {
+		float *row = x + (size_t)r * n, max = -INFINITY, sum = 0, inv;
+		for (int j = 0; j < n; j++)
+			max = row[j] > max ? row[j] : max;
+		if (max == -INFINITY) {
+			memset(row, 0, (size_t)n * sizeof *row);
+			continue;
+		}
+		for (int j = 0; j < n; j++)
+			sum += row[j] = expf(row[j] - max);
+		inv = 1.0f / sum;
+		for (int j = 0; j < n; j++)
+			row[j] *= inv;
+	}
+}
+
+static void scalar_layernorm(float *out, float *mean, float *var, const float *x, const float *g,
+                             const float *b, int rows, int d, float eps, int textbook)
+{
+	for (int r = 0; r < rows; r++) {
+		const float *xr = x + (size_t)r * d;
+		float *yr = out + (size_t)r * d;
+		float mu = 0, v = 0, inv;
+		for (int j = 0; j < d; j++)
+			mu += xr[j];
+		mu /= d;
+		for (int j = 0; j < d; j++)
+			v += (xr[j] - mu) * (xr[j] - mu);
+		v /= d;
+		inv = 1.0f / (textbook ? sqrtf(v) + eps : sqrtf(v + eps));
+		if (mean)
+			mean[r] = mu;
+		if (var)
+			var[r] = v;
+		for (int j = 0; j < d; j++)
+			yr[j] = (xr[j] - mu) * inv * (g ? g[j] : 1.0f) + (b ? b[j] : 0.0f);
+	}
+}
+
+static void scalar_rmsnorm(float *out, float *rms, const float *x, const float *g, int rows,
+                           int d, float eps)
+{
+	for (int r = 0; r < rows; r++) {
+		const float *xr = x + (size_t)r * d;
+		float *yr = out + (size_t)r * d;
+		float ss = 0, q, inv;
+		for (int j = 0; j < d; j++)
+			ss += xr[j] * xr[j];
+		q = sqrtf(ss / d + eps);
+		inv = 1.0f / q;
+		if (rms)
+			rms[r] = q;
+		for (int j = 0; j < d; j++)
+			yr[j] = xr[j] * inv * (g ? g[j] : 1.0f);
+	}
+}
+
+static void scalar_activate(float *out, const float *x, size_t n, int act)
+{
+	for (size_t i = 0; i < n; i++) {
+		float v = x[i];
+		switch (act) {
+		case GB_ACT_RELU: out[i] = v > 0 ? v : 0; break;
+		case GB_ACT_GELU: out[i] = v * 0.5f * erfcf(-v * (float)M_SQRT1_2); break;
+		case GB_ACT_GELU_TANH: {
+			/* 0.5 x (1 + tanh u) == x / (1 + exp(-2u)), without tanh's cancellation near -1 */
+			float u = 0.7978845608f * (v + 0.044715f * v * v * v);
+			out[i] = v / (1.0f + expf(-2.0f * u));
+			break;
+		}
+		case GB_ACT_SILU: out[i] = v / (1.0f + expf(-v)); break;
+		default: out[i] = NAN;
+		}
+	}
+}
+
+static void scalar_mul(float *out, const float *a, const float *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		out[i] = a[i] * b[i];
+}
+
+static void scalar_add(float *y, const float *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		y[i] += x[i];
+}
+
+static const gb_isa isa_scalar = {
+	.name = "scalar", .mr = S_MR, .nr = S_NR, .kc = 256, .direct_m = 0, .dots_m = 4,
+	.pack = scalar_pack, .block = scalar_block, .gemv = scalar_gemv, .dots = scalar_dots,
+	.softmax = scalar_softmax, .layernorm = scalar_layernorm, .rmsnorm = scalar_rmsnorm,
+	.activate = scalar_activate, .mul = scalar_mul, .add = scalar_add,
+};
+
+/* ---- per-thread packing buffer ---- */
+
+static pthread_key_t buf_key;
+static pthread_once_t buf_once = PTHREAD_ONCE_INIT;
+
+struct pack_buf {
+	size_t cap; /* floats */
+	float *p;
+};
+
+static void buf_free(void *v)
+{
+	struct pack_buf *pb = v;
+	free(pb->p);
+	free(pb);
+}
+
+static void buf_init(void)
+{
+	pthread_key_create(&buf_key, buf_free);
+}
+
+/* A 64-byte aligned buffer of n floats for this thread, or NULL when memory is short. */
+static float *pack_buffer(size_t n)
+{
+	struct pack_buf *pb;
+	pthread_once(&buf_once, buf_init);
+	pb = pthread_getspecific(buf_key);
+	if (!pb) {
+		pb = calloc(1, sizeof *pb);
+		if (!pb || pthread_setspecific(buf_key, pb) != 0) {
+			free(pb);
+			return NULL;
+		}
+	}
+	if (pb->cap < n) {
+		free(pb->p);
+		pb->cap = 0;
+		pb->p = aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64);
+		if (!pb->p)
+			return NULL;
+		pb->cap = n;
+	}
+	return pb->p;
+}
+
+/* ---- the matmul driver ---- */
+
+struct mm_job {
+	const gb_isa *isa;
+	float *out;              /* (M,N) */
+	const float *a;          /* (M,K) */
+	const float *b;          /* (K,N), or (N,K) when bt */
+	const float *bias;       /* (N) or NULL */
+	int M, K, N, bt;
+	int kc;                  /* K block, from K alone */
+	int split_m;             /* tasks split rows (else columns) */
+	int n_tasks;
+};
+
+/* The K block: K cut into equal pieces no longer than the ISA's kc. */
+static int k_block(const gb_isa *isa, int K)
+{
+	int nk = (K + isa->kc - 1) / isa->kc;
+	return (K + nk - 1) / nk;
+}
+
+/* Rows [i0,i1) × columns [j0,j1) of out. With no memory for a packed copy, B is read in
+ * place when the ISA can (the same arithmetic), else the reference fills the range. */
+static void mm_range(const struct mm_job *J, int i0, int i1, int j0, int j1)
+{
+	const gb_isa *isa = J->isa;
+	int M = i1 - i0, K = J->K, N = J->N, kc = J->kc, nr = isa->nr;
+	int direct = !J->bt && M <= isa->direct_m;
+	float *buf = NULL;
+	if (!direct) {
+		int ncmax = j1 - j0 < NC ? j1 - j0 : NC;
+		buf = pack_buffer((size_t)kc * ((ncmax + nr - 1) / nr * nr));
+		if (!buf) {
+			if (!J->bt && isa->direct_m > 0) {
+				direct = 1;
+			} else {
+				for (int i = i0; i < i1; i++)
+					for (int j = j0; j < j1; j++) {
+						double s = J->bias ? J->bias[j] : 0;
+						for (int k = 0; k < K; k++)
+							s += (double)J->a[(size_t)i * K + k] *
+							     (J->bt ? J->b[(size_t)j * K + k] : J->b[(size_t)k * N + j]);
+						J->out[(size_t)i * N + j] = (float)s;
+					}
+				return;
+			}
+		}
+	}
+	for (int jc = j0; jc < j1; jc += NC) {
+		int nc = j1 - jc < NC ? j1 - jc : NC;
+		for (int pc = 0; pc < K; pc += kc) {
+			int kcur = K - pc < kc ? K - pc : kc;
+			const float *bp;
+			long ldb, pstride;
+			if (direct) {
+				bp = J->b + (size_t)pc * N + jc;
+				ldb = N;
+				pstride = nr;
+			} else {
+				isa->pack(buf, J->b, J->bt, K, N, pc, kcur, jc, nc);
+				bp = buf;
+				ldb = nr;
+				pstride = (long)kcur * nr;
+			}
+			isa->block(J->out + (size_t)i0 * N + jc, N, J->a + (size_t)i0 * K + pc, K, bp, ldb,
+			           pstride, M, nc, kcur, pc == 0 && J->bias ? J->bias + jc : NULL, pc > 0);
+		}
+	}
+}
+
+static void mm_task(void *arg, int t, int worker)
+{
+	const struct mm_job *J = arg;
+	const gb_isa *isa = J->isa;
+	if (J->split_m) {
+		int blocks = (J->M + isa->mr - 1) / isa->mr;
+		int b0 = (int)((long)blocks * t / J->n_tasks), b1 = (int)((long)blocks * (t + 1) / J->n_tasks);
+		int i1 = b1 * isa->mr < J->M ? b1 * isa->mr : J->M;
+		if (b0 * isa->mr < i1)
+			mm_range(J, b0 * isa->mr, i1, 0, J->N);
+	} else {
+		int panels = (J->N + isa->nr - 1) / isa->nr;
+		int p0 = (int)((long)panels * t / J->n_tasks), p1 = (int)((long)panels * (t + 1) / J->n_tasks);
+		int j1 = p1 * isa->nr < J->N ? p1 * isa->nr : J->N;
+		if (p0 * isa->nr < j1)
+			mm_range(J, 0, J->M, p0 * isa->nr, j1);
+	}
+}
+
+/* The memory-bound products: M == 1 (gemv) and b_trans == 1 with M <= dots_m (dots). */
+struct gemv_job {
+	const gb_isa *isa;
+	float *out;              /* (M,N) */
+	const float *a;          /* (M,K) */
+	const float *b;          /* (K,N), or (N,K) when bt */
+	const float *bias;       /* (N) or NULL */
+	int M, K, N, bt, n_tasks;
+};
+
+enum { DOTS_JB = 64 }; /* rows of b per pass of dots: 64 K-long rows stay in L2 for every 4 rows of a */
+
+static void gemv_range(const struct gemv_job *G, int j0, int j1)
+{
+	const gb_isa *isa = G->isa;
+	if (!G->bt) {
+		isa->gemv(G->out + j0, G->a, G->b, G->bias, G->K, G->N, j0, j1, 0);
+		return;
+	}
+	for (int jb = j0; jb < j1; jb += DOTS_JB) {
+		int je = j1 - jb < DOTS_JB ? j1 : jb + DOTS_JB;
+		for (int i = 0; i < G->M; i += 4)
+			isa->dots(G->out + (size_t)i * G->N + jb, G->N, G->a + (size_t)i * G->K,
+			          G->M - i < 4 ? G->M - i : 4, G->b, G->bias, G->K, jb, je);
+	}
+}
+
+/* Column granules: b_trans == 0 walks down b in stripes of 128 columns (each row of the stripe
+ * a few whole cache lines), so tasks take whole stripes; b_trans == 1 reads whole rows of b
+ * and can split anywhere. */
+static int gemv_granule(int bt)
+{
+	return bt ? 16 : 128;
+}
+
+static void gemv_task(void *arg, int t, int worker)
+{
+	const struct gemv_job *G = arg;
+	int w = gemv_granule(G->bt), gr = (G->N + w - 1) / w;
+	int j0 = (int)((long)gr * t / G->n_tasks) * w, j1 = (int)((long)gr * (t + 1) / G->n_tasks) * w;
+	if (j1 > G->N)
+		j1 = G->N;
+	if (j0 < j1)
+		gemv_range(G, j0, j1);
+}
+
+/* Tasks for a parallel loop of `work` multiply-adds over `units` indivisible pieces: several
+ * per thread (a thread that shares its CPU with another program then simply takes fewer),
+ * each worth at least min_work, and a multiple of the thread count when possible. */
+static int task_count(double work, double min_work, int units, int threads)
+{
+	int want = TASKS_PER_THREAD * threads;
+	if (work / min_work < want)
+		want = (int)(work / min_work);
+	if (want > units)
+		want = units;
+	if (want > threads)
+		want -= want % threads;
+	return want < 1 ? 1 : want;
+}
+
+static void mm_run(const gb_isa *isa, float *out, const float *a, const float *b,
+                   const float *bias, int M, int K, int N, int bt)
+{
+	int threads = gb_pool_threads();
+	unsigned csr;
+	if (M <= 0 || N <= 0)
+		return;
+	if (K <= 0) {
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++)
+				out[(size_t)i * N + j] = bias ? bias[j] : 0;
+		return;
+	}
+	csr = gb_fp_fast_enter();
+	if (M == 1 || (bt && M <= isa->dots_m)) {
+		struct gemv_job G = { isa, out, a, b, bias, M, K, N, bt, 1 };
+		int w = gemv_granule(bt);
+		double macs = (double)M * K * N;
+		if (macs >= GEMV_MT_MIN && threads > 1)
+			G.n_tasks = task_count(macs, GEMV_MT_MIN / 2, (N + w - 1) / w, threads);
+		if (G.n_tasks > 1)
+			gb_pool_run(G.n_tasks, gemv_task, &G);
+		else
+			gemv_range(&G, 0, N);
+	} else {
+		struct mm_job J = { isa, out, a, b, bias, M, K, N, bt, k_block(isa, K), 0, 1 };
+		int panels = (N + isa->nr - 1) / isa->nr, mblocks = (M + isa->mr - 1) / isa->mr;
+		double macs = (double)M * K * N;
+		if (macs >= MT_MIN_MACS && threads > 1) {
+			if (panels >= threads) {
+				J.n_tasks = task_count(macs, MT_MIN_MACS / 2, panels, threads);
+			} else if (mblocks >= threads) {
+				J.split_m = 1;
+				J.n_tasks = task_count(macs, MT_MIN_MACS / 2, mblocks, threads);
+			}
+		}
+		if (J.n_tasks > 1)
+			gb_pool_run(J.n_tasks, mm_task, &J);
+		else
+			mm_range(&J, 0, M, 0, N);
+	}
+	gb_fp_fast_leave(csr);
+}
+
+/* ---- element-wise operations: split across threads when large ---- */
+
+enum ew_op { EW_SOFTMAX, EW_LAYERNORM, EW_RMSNORM, EW_ACT, EW_MUL, EW_ADD };
+
+struct ew_job {
+	const gb_isa *isa;
+	enum ew_op op;
+	float *out;              /* (rows, d) or (n) */
+	float *s1, *s2;          /* (rows): mean and var, or rms; may be NULL */
+	const float *x, *y;      /* like out */
+	const float *g, *b;      /* (d) or NULL */
+	size_t units;            /* rows for the row-wise operations, else elements */
+	int d;                   /* row length */
+	float eps;
+	int flag;                /* textbook, or the activation */
+	int grain;               /* units per indivisible piece */
+	int n_tasks;
+};
+
+static void ew_range(const struct ew_job *E, size_t u0, size_t u1)
+{
+	const gb_isa *isa = E->isa;
+	size_t off = u0 * (size_t)E->d;
+	int rows = (int)(u1 - u0);
+	switch (E->op) {
+	case EW_SOFTMAX:
+		isa->softmax(E->out + off, rows, E->d);
+		break;
+	case EW_LAYERNORM:
+		isa->layernorm(E->out + off, E->s1 ? E->s1 + u0 : NULL, E->s2 ? E->s2 + u0 : NULL,
+		               E->x + off, E->g, E->b, rows, E->d, E->eps, E->flag);
+		break;
+	case EW_RMSNORM:
+		isa->rmsnorm(E->out + off, E->s1 ? E->s1 + u0 : NULL, E->x + off, E->g, rows, E->d, E->eps);
+		break;
+	case EW_ACT:
+		isa->activate(E->out + u0, E->x + u0, u1 - u0, E->flag);
+		break;
+	case EW_MUL:
+		isa->mul(E->out + u0, E->x + u0, E->y + u0, u1 - u0);
+		break;
+	case EW_ADD:
+		isa->add(E->out + u0, E->x + u0, u1 - u0);
+		break;
+	}
+}
+
+static void ew_task(void *arg, int t, int worker)
+{
+	const struct ew_job *E = arg;
+	size_t pieces = (E->units + E->grain - 1) / E->grain;
+	size_t u0 = pieces * t / E->n_tasks * E->grain, u1 = pieces * (t + 1) / E->n_tasks * E->grain;
+	if (u1 > E->units)
+		u1 = E->units;
+	if (u0 < u1)
+		ew_range(E, u0, u1);
+}
+
+/* Every element (or row) takes the same arithmetic whichever range it falls in, so the split
+ * does not change results. */
+static void ew_run(struct ew_job *E)
+{
+	size_t elems = E->op <= EW_RMSNORM ? E->units * (size_t)E->d : E->units;
+	int threads = gb_pool_threads();
+	unsigned csr = gb_fp_fast_enter();
+	if (E->op > EW_RMSNORM) {
+		E->grain = 64; /* whole vectors and cache lines */
+		E->d = 1;
+	} else {
+		E->grain = 1;
+	}
+	E->n_tasks = 1;
+	if (elems >= EW_MT_MIN && threads > 1)
+		E->n_tasks = task_count((double)elems, EW_MT_MIN / 2,
+		                        (int)((E->units + E->grain - 1) / E->grain), threads);
+	if (E->n_tasks > 1)
+		gb_pool_run(E->n_tasks, ew_task, E);
+	else if (E->units > 0)
+		ew_range(E, 0, E->units);
+	gb_fp_fast_leave(csr);
+}
+
+/* ---- the tables ---- */
+
+#define FAST_TABLE(tag, ISA)                                                                    \
+	static void t_##tag##_matmul(float *out, const float *a, const float *b, const float *bias, \
+	                             int M, int K, int N, int bt)                                   \
+	{                                                                                           \
+		mm_run(&ISA, out, a, b, bias, M, K, N, bt);                                             \
+	}                                                                                           \
+	static void t_##tag##_softmax(float *x, int rows, int n)                                    \
+	{                                                                                           \
+		struct ew_job E = { .isa = &ISA, .op = EW_SOFTMAX, .out = x, .units = rows > 0 ? rows : 0, .d = n }; \
+		ew_run(&E);                                                                             \
+	}                                                                                           \
+	static void t_##tag##_layernorm(float *out, float *mean, float *var, const float *x,        \
+	                                const float *g, const float *b, int rows, int d, float eps, \
+	                                int textbook)                                               \
+	{                                                                                           \
+		struct ew_job E = { .isa = &ISA, .op = EW_LAYERNORM, .out = out, .s1 = mean, .s2 = var, \
+		                    .x = x, .g = g, .b = b, .units = rows > 0 ? rows : 0, .d = d,       \
+		                    .eps = eps, .flag = textbook };                                     \
+		ew_run(&E);                                                                             \
+	}                                                                                           \
+	static void t_##tag##_rmsnorm(float *out, float *rms, const float *x, const float *g,       \
+	                              int rows, int d, float eps)                                   \
+	{                                                                                           \
+		struct ew_job E = { .isa = &ISA, .op = EW_RMSNORM, .out = out, .s1 = rms, .x = x,       \
+		                    .g = g, .units = rows > 0 ? rows : 0, .d = d, .eps = eps };         \
+		ew_run(&E);                                                                             \
+	}                                                                                           \
+	static void t_##tag##_activate(float *out, const float *x, size_t n, int act)               \
+	{                                                                                           \
+		struct ew_job E = { .isa = &ISA, .op = EW_ACT, .out = out, .x = x, .units = n, .flag = act }; \
+		ew_run(&E);                                                                             \
+	}                                                                                           \
+	static void t_##tag##_mul(float *out, const float *a, const float *b, size_t n)             \
+	{                                                                                           \
+		struct ew_job E = { .isa = &ISA, .op = EW_MUL, .out = out, .x = a, .y = b, .units = n }; \
+		ew_run(&E);                                                                             \
+	}                                                                                           \
+	static void t_##tag##_add(float *y, const float *x, size_t n)                               \
+	{                                                                                           \
+		struct ew_job E = { .isa = &ISA, .op = EW_ADD, .out = y, .x = x, .units = n };          \
+		ew_run(&E);                                                                             \
+	}                                                                                           \
+	static const gb_kernels t_##tag##_table = {                                                 \
+		.name = #tag, .matmul = t_##tag##_matmul, .softmax = t_##tag##_softmax,                 \
+		.layernorm = t_##tag##_layernorm, .rmsnorm = t_##tag##_rmsnorm,                         \
+		.activate = t_##tag##_activate, .mul = t_##tag##_mul, .add = t_##tag##_add,             \
+	};
+
+FAST_TABLE(scalar, isa_scalar)
+#if defined(__x86_64__)
+FAST_TABLE(avx2, gb_isa_avx2)
+FAST_TABLE(avx512, gb_isa_avx512)
+#endif
+
+/* ---- dispatch ---- */
+
+#if defined(__x86_64__)
+static int have_avx2(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+
+static int have_avx512(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx512f") && have_avx2();
+}
+#endif
+
+static const gb_kernels *best(void)
+{
+#if defined(__x86_64__)
+	if (have_avx512())
+		return &t_avx512_table;
+	if (have_avx2())
+		return &t_avx2_table;
+#endif
+	return &t_scalar_table;
+}
+
+const gb_kernels *gb_kernels_by_name(const char *name)
+{
+	if (!name)
+		return NULL;
+	if (!strcmp(name, "ref"))
+		return gb_kernels_ref();
+	if (!strcmp(name, "fast"))
+		return best();
+	if (!strcmp(name, "scalar"))
+		return &t_scalar_table;
+#if defined(__x86_64__)
+	if (!strcmp(name, "avx2"))
+		return have_avx2() ? &t_avx2_table : NULL;
+	if (!strcmp(name, "avx512"))
+		return have_avx512() ? &t_avx512_table : NULL;
+#endif
+	return NULL;
+}
+
+static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+static const gb_kernels *env_table;
+static char env_problem[160];
+
+static void env_read(void)
+{
+	const char *v = getenv("GLASSBOX_KERNELS");
+	env_table = best();
+	if (!v || !*v)
+		return;
+	if (gb_kernels_by_name(v)) {
+		env_table = gb_kernels_by_name(v);
+	} else if (!strcmp(v, "avx2") || !strcmp(v, "avx512")) {
+		snprintf(env_problem, sizeof env_problem,
+		         "GLASSBOX_KERNELS=%s: this CPU lacks %s; using %s", v,
+		         !strcmp(v, "avx2") ? "AVX2+FMA" : "AVX-512F", env_table->name);
+	} else {
+		snprintf(env_problem, sizeof env_problem,
+		         "GLASSBOX_KERNELS=%.40s: unknown kernel table (use ref, scalar, avx2 or avx512); "
+		         "using %s", v, env_table->name);
+	}
+}
+
+const gb_kernels *gb_kernels_fast(void)
+{
+	pthread_once(&env_once, env_read);
+	return env_table;
+}
+
+const char *gb_kernels_env_problem(void)
+{
+	pthread_once(&env_once, env_read);
+	return env_problem[0] ? env_problem : NULL;
+}
+
+void gb_kernels_set_threads(int n)
+{
+	gb_pool_set_threads(n);
+}
+
+int gb_kernels_threads(void)
+{
+	return gb_pool_threads();
+}

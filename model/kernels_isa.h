@@ -1,0 +1,62 @@
+/* kernels_isa.h — internal to the fast kernel table (kernels_fast.c, kernels_avx2.c,
+ * kernels_avx512.c): what one instruction-set path provides. kernels_fast.c owns blocking,
+ * threading, dispatch and the floating-point mode; an ISA file owns only the inner loops.
+ * Nothing outside those three files includes this. */
+#ifndef GLASSBOX_KERNELS_ISA_H
+#define GLASSBOX_KERNELS_ISA_H
+
+#include <stddef.h>
+
+typedef struct gb_isa {
+	const char *name;
+	int mr, nr;     /* micro-tile: rows of a, columns of B */
+	int kc;         /* longest K block (B block of kc × nc stays in L2, an a block in L1) */
+	int direct_m;   /* when b_trans == 0 and M <= direct_m, block() reads b in place
+	                 * (ldb = N) instead of a packed copy: packing would cost more than the
+	                 * few rows that reuse it. 0: always pack. */
+	int dots_m;     /* when b_trans == 1 and M <= dots_m, dots() instead of packing */
+
+	/* Packs B rows [k0, k0+kc) and columns [j0, j0+nc) into panels of nr columns:
+	 * dst (ceil(nc/nr), kc, nr), zero-padded past column nc. B (K,N) is b when
+	 * b_trans == 0, the transpose of b (N,K) when b_trans == 1. dst is 64-byte aligned. */
+	void (*pack)(float *dst, const float *b, int b_trans, int K, int N, int k0, int kc,
+	             int j0, int nc);
+
+	/* c (m,n), row stride ldc: c = a·B + (accum ? c : bias ? bias : 0), where a is (m,kc)
+	 * with row stride lda and B (kc,n) is read as B[k][j] = b[(j/nr)*pstride + k*ldb + j%nr]
+	 * (packed panels: ldb = nr, pstride = kc*nr; in place: ldb = N, pstride = nr).
+	 * bias (n) may be NULL. The sum over k runs in increasing k, one FMA per term, into one
+	 * accumulator per output element, so results do not depend on how callers split m or n. */
+	void (*block)(float *c, long ldc, const float *a, long lda, const float *b, long ldb,
+	              long pstride, int m, int n, int kc, const float *bias, int accum);
+
+	/* out (j1-j0) = a (K) · B[:, j0:j1] + bias[j0:j1] (bias may be NULL); out points at
+	 * column j0 of the output row. Per-column arithmetic does not depend on j0, j1. */
+	void (*gemv)(float *out, const float *a, const float *b, const float *bias, int K, int N,
+	             int j0, int j1, int b_trans);
+
+	/* b_trans == 1 with few rows of a: out (m, j1-j0), row stride ldo, pointing at column
+	 * j0, = a (m,K) · (rows j0..j1-1 of b (N,K))^T + bias[j0:j1], for m <= 4, as dot products
+	 * (b is read in place, no packing). Each element is one vector accumulator over k, the
+	 * tail masked, then a fixed horizontal sum: the same arithmetic whatever m, j0 and j1, and
+	 * the same as gemv's b_trans == 1. */
+	void (*dots)(float *out, long ldo, const float *a, int m, const float *b, const float *bias,
+	             int K, int j0, int j1);
+
+	/* As in gb_kernels (model/kernels.h). */
+	void (*softmax)(float *x, int rows, int n);
+	void (*layernorm)(float *out, float *mean, float *var, const float *x, const float *g,
+	                  const float *b, int rows, int d, float eps, int textbook);
+	void (*rmsnorm)(float *out, float *rms, const float *x, const float *g, int rows, int d,
+	                float eps);
+	void (*activate)(float *out, const float *x, size_t n, int act);
+	void (*mul)(float *out, const float *a, const float *b, size_t n);
+	void (*add)(float *y, const float *x, size_t n);
+} gb_isa;
+
+#if defined(__x86_64__)
+extern const gb_isa gb_isa_avx2;
+extern const gb_isa gb_isa_avx512;
+#endif
+
+#endif

@@ -1,0 +1,641 @@
+/* t_kernels.c — the kernel tables: the reference against hand-computed values, every fast
+ * table (scalar, avx2, avx512; skipped when the CPU lacks one) against the reference on
+ * random inputs with the tolerances stated below, thread-count independence, the FTZ/DAZ
+ * contract, dispatch and GLASSBOX_KERNELS, and the thread pool.
+ *
+ * Run with --env-probe, the program prints what gb_kernels_fast() picked under the current
+ * environment (the dispatch test runs itself that way with GLASSBOX_KERNELS set). */
+#include "tests/tap.h"
+#include "model/config.h"
+#include "model/kernels.h"
+#include "model/pool.h"
+
+#include <float.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#define U 0x1p-24 /* float unit roundoff */
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+
+static double rnd(void) /* uniform in [-1, 1) */
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (double)(rng_state >> 11) * 0x1p-52 - 1.0;
+}
+
+static void fill(float *p, size_t n, double scale)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (float)(rnd() * scale);
+}
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p) {
+		printf("Bail out! out of memory\n");
+		exit(1);
+	}
+	return p;
+}
+
+/* ---------------------------------------------------------------- reference by hand */
+
+static void test_ref_hand(void)
+{
+	const gb_kernels *R = gb_kernels_ref();
+	/* a (2,3) = [1 2 3; 4 5 6], B (3,2) = [7 8; 9 10; 11 12]:
+	 *   row 0: 1*7 + 2*9 + 3*11 = 58,   1*8 + 2*10 + 3*12 = 64
+	 *   row 1: 4*7 + 5*9 + 6*11 = 139,  4*8 + 5*10 + 6*12 = 154
+	 * with bias [1 -1]: [59 63; 140 153]. b_trans = 1 takes b = B^T (2,3) = [7 9 11; 8 10 12]. */
+	float a[6] = { 1, 2, 3, 4, 5, 6 }, b[6] = { 7, 8, 9, 10, 11, 12 }, bt[6] = { 7, 9, 11, 8, 10, 12 };
+	float bias[2] = { 1, -1 }, out[4];
+	R->matmul(out, a, b, NULL, 2, 3, 2, 0);
+	tap_ok(out[0] == 58 && out[1] == 64 && out[2] == 139 && out[3] == 154,
+	       "ref matmul 2x3 . 3x2 = [58 64; 139 154] (got [%g %g; %g %g])", out[0], out[1], out[2], out[3]);
+	R->matmul(out, a, bt, bias, 2, 3, 2, 1);
+	tap_ok(out[0] == 59 && out[1] == 63 && out[2] == 140 && out[3] == 153,
+	       "ref matmul b_trans + bias = [59 63; 140 153] (got [%g %g; %g %g])", out[0], out[1], out[2], out[3]);
+
+	/* softmax [0, ln 2, -inf]: e^0 : e^ln2 : 0 = 1 : 2 : 0 -> [1/3, 2/3, 0] */
+	float s[6] = { 0, (float)M_LN2, -INFINITY, -INFINITY, -INFINITY, -INFINITY };
+	R->softmax(s, 2, 3);
+	tap_near(s[0], 1.0 / 3, 1e-7, "ref softmax [0, ln2, -inf][0] = 1/3");
+	tap_near(s[1], 2.0 / 3, 1e-7, "ref softmax [0, ln2, -inf][1] = 2/3");
+	tap_ok(s[2] == 0.0f, "ref softmax: -inf entry is exactly 0 (got %g)", s[2]);
+	tap_ok(s[3] == 0 && s[4] == 0 && s[5] == 0, "ref softmax: an all -inf row becomes all 0");
+
+	/* layernorm [1 2 3]: mean 2, population variance ((-1)^2 + 0 + 1^2)/3 = 2/3;
+	 * eps 1e-5: -1/sqrt(2/3 + 1e-5) = -1.2247356859; textbook eps 0.5: -1/(sqrt(2/3) + 0.5)
+	 * = -0.7595917942; with g = [1 1 2], b = [0 0.5 1] the third is 2*1.2247356859 + 1. */
+	float x[3] = { 1, 2, 3 }, y[3], mean, var, g[3] = { 1, 1, 2 }, bb[3] = { 0, 0.5f, 1 };
+	R->layernorm(y, &mean, &var, x, NULL, NULL, 1, 3, 1e-5f, 0);
+	tap_ok(mean == 2.0f && fabs(var - 2.0 / 3) < 1e-7, "ref layernorm [1 2 3]: mean 2, var 2/3 (got %g, %.9g)", mean, var);
+	tap_near(y[0], -1.2247356859083902, 2e-7, "ref layernorm [1 2 3][0] = -1/sqrt(2/3 + 1e-5)");
+	tap_ok(y[1] == 0.0f, "ref layernorm [1 2 3][1] = 0 (got %g)", y[1]);
+	R->layernorm(y, NULL, NULL, x, g, bb, 1, 3, 1e-5f, 0);
+	tap_near(y[2], 2 * 1.2247356859083902 + 1, 4e-7, "ref layernorm with gain and bias [2] = 2*1.22473569 + 1");
+	tap_near(y[1], 0.5, 0, "ref layernorm with gain and bias [1] = bias 0.5");
+	R->layernorm(y, NULL, NULL, x, NULL, NULL, 1, 3, 0.5f, 1);
+	tap_near(y[0], -0.7595917942265424, 1e-7, "ref layernorm textbook [0] = -1/(sqrt(2/3) + 0.5)");
+
+	/* rmsnorm [3 4]: rms = sqrt((9 + 16)/2) = sqrt(12.5) */
+	float r2[2] = { 3, 4 }, o2[2], rms;
+	R->rmsnorm(o2, &rms, r2, NULL, 1, 2, 0.0f);
+	tap_near(rms, 3.5355339059327378, 3e-7, "ref rmsnorm [3 4]: rms = sqrt(12.5)");
+	tap_near(o2[0], 0.848528137423857, 1e-7, "ref rmsnorm [3 4][0] = 3/sqrt(12.5)");
+	tap_near(o2[1], 1.131370849898476, 1e-7, "ref rmsnorm [3 4][1] = 4/sqrt(12.5)");
+
+	/* Known constants: Phi(1) = 0.841344746068543 (normal table), sigmoid(1) = 0.731058578630005. */
+	tap_near(gb_act_ref(1, GB_ACT_GELU), 0.841344746068543, 1e-14, "gelu(1) = Phi(1)");
+	tap_near(gb_act_ref(-1, GB_ACT_GELU), -0.158655253931457, 1e-14, "gelu(-1) = -Phi(-1)");
+	tap_near(gb_act_ref(1, GB_ACT_GELU_TANH), 0.841191990608277, 1e-14, "gelu_tanh(1) = 0.5(1 + tanh(sqrt(2/pi) 1.044715))");
+	tap_near(gb_act_ref(-2, GB_ACT_GELU_TANH), -0.0454023059122249, 1e-14, "gelu_tanh(-2)");
+	tap_near(gb_act_ref(1, GB_ACT_SILU), 0.731058578630005, 1e-14, "silu(1) = sigmoid(1)");
+	tap_near(gb_act_ref(-3, GB_ACT_SILU), -0.142277619532700, 1e-14, "silu(-3) = -3/(1 + e^3)");
+	tap_ok(gb_act_ref(-2, GB_ACT_RELU) == 0 && gb_act_ref(3, GB_ACT_RELU) == 3, "relu(-2) = 0, relu(3) = 3");
+	tap_ok(gb_act_ref(-30, GB_ACT_GELU) < 0 && gb_act_ref(-30, GB_ACT_GELU) > -1e-190,
+	       "gelu(-30) keeps its tiny negative value (erfc form, no cancellation): %g", gb_act_ref(-30, GB_ACT_GELU));
+	float xa[3] = { -1, 0, 2 }, ya[3];
+	R->activate(ya, xa, 3, GB_ACT_GELU);
+	tap_near(ya[2], 2 * 0.977249868051821, 1e-7, "ref activate gelu(2) = 2 Phi(2)");
+
+	float m1[3] = { 1.5f, -2, 3 }, m2[3] = { 2, 0.25f, -1 };
+	R->mul(m1, m1, m2, 3); /* out aliases a */
+	tap_ok(m1[0] == 3 && m1[1] == -0.5f && m1[2] == -3, "ref mul [1.5 -2 3]*[2 .25 -1] = [3 -0.5 -3]");
+	R->add(m1, m2, 3);
+	tap_ok(m1[0] == 5 && m1[1] == -0.25f && m1[2] == -4, "ref add gives [5 -0.25 -4]");
+}
+
+/* ---------------------------------------------------------------- matmul vs reference */
+
+/* Per element, the fast result may differ from the exact sum by the classic bound for any
+ * summation order of K+1 terms (K products and the bias; Higham's gamma_{K+1} ~ (K+1) u,
+ * with u = 2^-24): (K+1) u (sum_k |a_ik B_kj| + |bias_j|). The reference's own rounding to
+ * float adds u |ref| <= u sum|terms|, and one more u covers the second-order terms, so we allow
+ *   (K+3) u (sum_k |a_ik B_kj| + |bias_j|)   (+ 1e-30 for exact zeros).
+ * A wrong index or a dropped term gives an error of the order of one term, far above this:
+ * for K = 513 and entries in [-1,1] the bound is ~3e-5 times sum|terms| (~130), i.e. ~4e-3,
+ * while one term averages 0.25 and the realized error is ~1e-5 at most. */
+static float *guarded(size_t n) /* n floats with 16 canary floats on each side */
+{
+	float *p = xmalloc((n + 32) * sizeof *p);
+	for (size_t i = 0; i < n + 32; i++)
+		p[i] = 1234.5f;
+	return p + 16;
+}
+
+static int canaries_ok(const float *p, size_t n)
+{
+	for (int i = 1; i <= 16; i++)
+		if (p[-i] != 1234.5f || p[n - 1 + i] != 1234.5f)
+			return 0;
+	return 1;
+}
+
+/* a (M,K), b (K,N) or (N,K): fills absum (M,N). */
+static void abs_sums(float *absum, const float *a, const float *b, const float *bias, int M,
+                     int K, int N, int bt)
+{
+	double *row = xmalloc((size_t)N * sizeof *row);
+	for (int i = 0; i < M; i++) {
+		for (int j = 0; j < N; j++)
+			row[j] = bias ? fabs(bias[j]) : 0;
+		for (int k = 0; k < K; k++) {
+			double ak = fabs(a[(size_t)i * K + k]);
+			for (int j = 0; j < N; j++)
+				row[j] += ak * fabs(bt ? b[(size_t)j * K + k] : b[(size_t)k * N + j]);
+		}
+		for (int j = 0; j < N; j++)
+			absum[(size_t)i * N + j] = (float)row[j];
+	}
+	free(row);
+}
+
+struct err_stat {
+	double max_abs, max_ratio; /* max |fast-ref|, max |fast-ref| / tolerance */
+};
+
+/* Runs table T on one case; returns 1 when every element is within tolerance and the
+ * canaries around out are intact. */
+static int mm_check(const gb_kernels *T, int M, int K, int N, int bt, int with_bias, int offset,
+                    struct err_stat *st)
+{
+	size_t na = (size_t)M * K, nb = (size_t)K * N, no = (size_t)M * N;
+	/* offset 1 makes every array start 4 bytes past a 64-byte boundary: unaligned paths */
+	float *abuf = xmalloc((na + 1) * sizeof *abuf), *bbuf = xmalloc((nb + 1) * sizeof *bbuf);
+	float *bias = xmalloc((size_t)(N + 1) * sizeof *bias), *a = abuf + offset, *b = bbuf + offset;
+	float *ref = xmalloc(no * sizeof *ref), *out = guarded(no + offset) + offset;
+	float *absum = xmalloc(no * sizeof *absum);
+	int ok;
+	fill(a, na, 1);
+	fill(b, nb, 1);
+	fill(bias, (size_t)N, 1);
+	gb_kernels_ref()->matmul(ref, a, b, with_bias ? bias : NULL, M, K, N, bt);
+	abs_sums(absum, a, b, with_bias ? bias : NULL, M, K, N, bt);
+	T->matmul(out, a, b, with_bias ? bias : NULL, M, K, N, bt);
+	ok = canaries_ok(out - offset, no + offset);
+	for (size_t i = 0; i < no; i++) {
+		double e = fabs((double)out[i] - ref[i]), tol = (K + 3) * U * absum[i] + 1e-30;
+		if (!(e <= tol))
+			ok = 0;
+		if (e > st->max_abs || e != e)
+			st->max_abs = e;
+		if (e / tol > st->max_ratio || e != e)
+			st->max_ratio = e / tol;
+	}
+	free(abuf);
+	free(bbuf);
+	free(bias);
+	free(ref);
+	free(out - offset - 16);
+	free(absum);
+	return ok;
+}
+
+static const int sizes[] = { 1, 3, 17, 65, 127, 513 };
+#define NSIZES (int)(sizeof sizes / sizeof *sizes)
+
+static void test_matmul(const gb_kernels *T)
+{
+	static const int model[][4] = { /* M, K, N, b_trans: the engine's 64-token forward pass */
+		{ 64, 128, 384, 0 }, { 64, 128, 128, 0 }, { 64, 128, 512, 0 }, { 64, 512, 128, 0 },
+		{ 64, 32, 64, 1 }, { 64, 64, 32, 0 }, { 64, 128, 384, 1 }, { 64, 512, 128, 1 },
+		{ 128, 512, 128, 0 }, { 64, 192, 64, 0 }, { 64, 768, 768, 1 }, { 1, 768, 768, 0 },
+		{ 1, 768, 768, 1 }, { 2, 768, 1000, 0 }, { 9, 100, 1000, 1 }, { 1, 5, 3, 1 },
+	};
+	int variant = 0;
+	for (int mi = 0; mi < NSIZES; mi++)
+		for (int ki = 0; ki < NSIZES; ki++)
+			for (int ni = 0; ni < NSIZES; ni++) {
+				int M = sizes[mi], K = sizes[ki], N = sizes[ni], ok = 1;
+				struct err_stat st = { 0, 0 };
+				/* all four (b_trans, bias) variants; the alignment offset alternates */
+				for (int bt = 0; bt < 2; bt++)
+					for (int bias = 0; bias < 2; bias++)
+						ok &= mm_check(T, M, K, N, bt, bias, variant++ & 1, &st);
+				if (!tap_ok(ok, "%s matmul %dx%dx%d, b_trans 0/1, bias none/some: max err %.3g = %.3g of tolerance",
+				            T->name, M, K, N, st.max_abs, st.max_ratio))
+					tap_diag("  canaries or tolerance (K+3) u sum|a||b| violated");
+			}
+	for (size_t s = 0; s < sizeof model / sizeof *model; s++) {
+		struct err_stat st = { 0, 0 };
+		int ok = mm_check(T, model[s][0], model[s][1], model[s][2], model[s][3], 1, 0, &st);
+		ok &= mm_check(T, model[s][0], model[s][1], model[s][2], model[s][3], 0, 1, &st);
+		tap_ok(ok, "%s matmul model shape %dx%dx%d b_trans %d: max err %.3g = %.3g of tolerance",
+		       T->name, model[s][0], model[s][1], model[s][2], model[s][3], st.max_abs, st.max_ratio);
+	}
+}
+
+/* ---------------------------------------------------------------- the other kernels */
+
+/* Softmax: every output is e^(x_j - max) / sum. The fast exp is good to ~2e-7 relative, the
+ * float sum of n positive terms to (n-1) u relative, the division to u: we allow
+ * (4e-7 + (n+2) u) relative to the reference value. Masked (-inf) entries must be exactly 0. */
+static void test_softmax(const gb_kernels *T)
+{
+	static const int ns[] = { 1, 3, 8, 15, 16, 17, 64, 65, 127, 1000 };
+	int ok = 1, zeros_ok = 1, rows = 5;
+	double worst = 0;
+	for (size_t t = 0; t < sizeof ns / sizeof *ns; t++) {
+		int n = ns[t];
+		size_t len = (size_t)rows * n;
+		float *x = xmalloc(len * sizeof *x), *r = xmalloc(len * sizeof *r), *f = guarded(len);
+		fill(x, len, 8);
+		for (int j = 0; j < n; j++) /* row 1: a causal-style mask; row 4: all masked */
+			if (j > n / 2)
+				x[n + j] = -INFINITY;
+		for (int j = 0; j < n; j++)
+			x[4 * (size_t)n + j] = -INFINITY;
+		if (n > 2)
+			x[2 * (size_t)n + 1] = -INFINITY;
+		memcpy(r, x, len * sizeof *r);
+		memcpy(f, x, len * sizeof *f);
+		gb_kernels_ref()->softmax(r, rows, n);
+		T->softmax(f, rows, n);
+		ok &= canaries_ok(f, len);
+		for (size_t i = 0; i < len; i++) {
+			double e = fabs((double)f[i] - r[i]), tol = (4e-7 + (n + 2) * U) * r[i];
+			if (x[i] == -INFINITY && f[i] != 0.0f)
+				zeros_ok = 0;
+			if (!(e <= tol))
+				ok = 0;
+			if (r[i] > 0 && e / r[i] > worst)
+				worst = e / r[i];
+		}
+		free(x);
+		free(r);
+		free(f - 16);
+	}
+	tap_ok(ok, "%s softmax within (4e-7 + (n+2)u) relative of ref, n in 1..1000: max rel err %.3g", T->name, worst);
+	tap_ok(zeros_ok, "%s softmax: -inf entries and all-masked rows give exactly 0", T->name);
+}
+
+/* Layer norm and RMS norm, y = g (x - mean) / sigma + b. In float, the mean and the sum of
+ * squares carry up to ~d u relative error (d terms), and x - mean then loses that error
+ * amplified by 1/sigma (cancellation when |mean| >> sigma). Per element we allow
+ *   4 d u (|g| (|x| + |mean|) / sigma + |ref| + |b|)
+ * with sigma the reference's denominator, and 4 d u relative on mean, var and rms. A wrong
+ * index or a missing term is off by ~|g| |x - mean| / sigma, orders of magnitude more. */
+static void test_norms(const gb_kernels *T)
+{
+	static const int ds[] = { 1, 3, 16, 17, 64, 127, 768, 1000 };
+	static const char *what[] = { "layernorm", "layernorm textbook", "rmsnorm", "layernorm in place" };
+	enum { ROWS = 3 };
+	for (int mode = 0; mode < 4; mode++) { /* 0/1: layernorm standard/textbook; 2: rmsnorm; 3: out aliases x */
+		int ok = 1;
+		double worst = 0; /* max err / tol */
+		for (size_t t = 0; t < sizeof ds / sizeof *ds; t++) {
+			int d = ds[t];
+			size_t len = (size_t)ROWS * d;
+			float *x = xmalloc(len * sizeof *x), *g = xmalloc((size_t)d * sizeof *g), *b = xmalloc((size_t)d * sizeof *b);
+			float *r = xmalloc(len * sizeof *r), *f = guarded(len);
+			float rm[ROWS], rv[ROWS], fm[ROWS], fv[ROWS];
+			double du = 4.0 * d * U;
+			fill(x, len, 3);
+			for (size_t i = 0; i < len; i++)
+				x[i] += 1.5f; /* a nonzero mean */
+			fill(g, (size_t)d, 2);
+			fill(b, (size_t)d, 1);
+			if (mode == 2) {
+				gb_kernels_ref()->rmsnorm(r, rm, x, g, ROWS, d, 1e-6f);
+				T->rmsnorm(f, fm, x, g, ROWS, d, 1e-6f);
+			} else if (mode == 3) {
+				memcpy(f, x, len * sizeof *f);
+				gb_kernels_ref()->layernorm(r, rm, rv, x, NULL, NULL, ROWS, d, 1e-5f, 0);
+				T->layernorm(f, fm, fv, f, NULL, NULL, ROWS, d, 1e-5f, 0);
+			} else {
+				gb_kernels_ref()->layernorm(r, rm, rv, x, g, b, ROWS, d, 1e-5f, mode);
+				T->layernorm(f, fm, fv, x, g, b, ROWS, d, 1e-5f, mode);
+			}
+			ok &= canaries_ok(f, len);
+			for (int row = 0; row < ROWS; row++) {
+				double sigma, mu = mode == 2 ? 0 : rm[row];
+				if (!(fabs(fm[row] - rm[row]) <= du * fabs(rm[row]) + 1e-30))
+					ok = 0;
+				if (mode == 2) {
+					sigma = rm[row];
+				} else {
+					if (!(fabs(fv[row] - rv[row]) <= du * rv[row] + 1e-30))
+						ok = 0;
+					sigma = mode == 1 ? sqrt(rv[row]) + 1e-5 : sqrt(rv[row] + 1e-5);
+				}
+				for (int j = 0; j < d; j++) {
+					size_t i = (size_t)row * d + j;
+					double gj = mode == 3 ? 1 : g[j], bj = mode == 0 || mode == 1 ? b[j] : 0;
+					double tol = du * (fabs(gj) * (fabs(x[i]) + fabs(mu)) / sigma + fabs(r[i]) + fabs(bj));
+					double e = fabs((double)f[i] - r[i]);
+					if (!(e <= tol))
+						ok = 0;
+					if (e / tol > worst)
+						worst = e / tol;
+				}
+			}
+			free(x);
+			free(g);
+			free(b);
+			free(r);
+			free(f - 16);
+		}
+		tap_ok(ok, "%s %s within 4 d u (|g|(|x|+|mean|)/sigma + |ref| + |b|), d in 1..1000: worst %.3g of tolerance",
+		       T->name, what[mode], worst);
+	}
+}
+
+/* Activations. Relu is exact. The others go through a polynomial exp (relative error ~1e-7)
+ * and, for gelu, an erfc approximation good to 1.2e-7 relative, composed in float. No float
+ * evaluation can beat the function's condition number kappa(x) = |x f'(x) / f(x)| (the
+ * rounding of x's own arithmetic, e.g. x^2/2 inside gelu's exp, is amplified by it), and
+ * kappa grows like x^2 in gelu's negative tail. We allow
+ *   (40 + 4 kappa(x)) u |ref| + 1e-35,
+ * i.e. 2.4e-6 relative where the function is tame; the floor covers results within a few
+ * hundred FLT_MIN of 0, whose intermediates flush to 0 under FTZ. */
+static double kappa(double x, int act)
+{
+	double h = 1e-6 * fabs(x), f = gb_act_ref(x, act);
+	if (x == 0 || f == 0)
+		return 0;
+	return fabs(x * (gb_act_ref(x + h, act) - gb_act_ref(x - h, act)) / (2 * h) / f);
+}
+
+static void test_activations(const gb_kernels *T)
+{
+	static const char *names[] = { "relu", "gelu", "gelu_tanh", "silu" };
+	size_t n = 20000 + 13; /* not a multiple of any vector width */
+	float *x = xmalloc(n * sizeof *x), *f = guarded(n);
+	for (size_t i = 0; i < n; i++)
+		x[i] = (float)(-20.0 + 40.0 * i / (n - 1)); /* an even sweep of [-20, 20] */
+	x[0] = 0.0f;
+	x[1] = -0.0f;
+	x[2] = 1e-30f;
+	x[3] = -1e-30f;
+	x[4] = 90.0f;
+	x[5] = -90.0f;
+	x[6] = 1.0f;
+	for (int act = 0; act < 4; act++) {
+		double worst = 0, kmax = 0;
+		int ok = 1;
+		T->activate(f, x, n, act);
+		ok &= canaries_ok(f, n);
+		for (size_t i = 0; i < n; i++) {
+			double r = (float)gb_act_ref(x[i], act), e = fabs(f[i] - r), k = kappa(x[i], act);
+			double tol = (40 + 4 * k) * U * fabs(r) + 1e-35;
+			if (!(e <= tol))
+				ok = 0;
+			if (e / tol > worst)
+				worst = e / tol, kmax = k;
+		}
+		tap_ok(ok, "%s activate %s within (40 + 4 kappa) u |ref| on [-20, 20] and specials: worst %.3g of tolerance (kappa %.3g)",
+		       T->name, names[act], worst, kmax);
+	}
+	/* in place */
+	memcpy(f, x, n * sizeof *f);
+	T->activate(f, f, n, GB_ACT_SILU);
+	tap_near(f[6], 0.731058578630005, 2e-6, "%s activate in place: silu(1)", T->name);
+	free(x);
+	free(f - 16);
+}
+
+static void test_mul_add(const gb_kernels *T)
+{
+	size_t n = 1000 + 7;
+	float *a = xmalloc(n * sizeof *a), *b = xmalloc(n * sizeof *b), *f = guarded(n);
+	int ok_mul = 1, ok_add = 1;
+	fill(a, n, 10);
+	fill(b, n, 10);
+	for (size_t len = 0; len <= n; len += len < 40 ? 1 : 97) {
+		for (size_t i = 0; i < n; i++)
+			f[i] = 7.0f;
+		T->mul(f, a, b, len);
+		for (size_t i = 0; i < n; i++) /* one rounding of an exact product: equal to ref */
+			if (f[i] != (i < len ? a[i] * b[i] : 7.0f))
+				ok_mul = 0;
+		T->add(f, a, len);
+		for (size_t i = 0; i < n; i++)
+			if (f[i] != (i < len ? a[i] * b[i] + a[i] : 7.0f))
+				ok_add = 0;
+	}
+	ok_mul &= canaries_ok(f, n);
+	tap_ok(ok_mul, "%s mul equals a*b exactly for every length 0..1007 and leaves the rest", T->name);
+	tap_ok(ok_add, "%s add equals y+x exactly for every length 0..1007 and leaves the rest", T->name);
+	memcpy(f, a, n * sizeof *f);
+	T->mul(f, f, f, n); /* out aliases both inputs */
+	tap_ok(f[n - 1] == a[n - 1] * a[n - 1] && f[0] == a[0] * a[0], "%s mul in place squares", T->name);
+	free(a);
+	free(b);
+	free(f - 16);
+}
+
+/* ---------------------------------------------------------------- threads, FTZ, dispatch, pool */
+
+/* Each output element is computed by the same operations whichever thread takes it, so the
+ * results with 1 and 2 threads must be identical bit for bit. */
+static void test_threads(const gb_kernels *T)
+{
+	static const int shapes[][4] = {
+		{ 128, 512, 128, 0 }, { 64, 768, 768, 1 }, { 1, 768, 768, 0 }, { 1, 768, 768, 1 },
+		{ 512, 256, 24, 0 }, { 300, 300, 300, 1 }, { 7, 1000, 999, 0 },
+	};
+	for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+		int M = shapes[s][0], K = shapes[s][1], N = shapes[s][2], bt = shapes[s][3];
+		float *a = xmalloc((size_t)M * K * sizeof *a), *b = xmalloc((size_t)K * N * sizeof *b);
+		float *bias = xmalloc((size_t)N * sizeof *bias);
+		float *o1 = xmalloc((size_t)M * N * sizeof *o1), *o2 = xmalloc((size_t)M * N * sizeof *o2);
+		double maxd = 0;
+		size_t differ = 0;
+		fill(a, (size_t)M * K, 1);
+		fill(b, (size_t)K * N, 1);
+		fill(bias, (size_t)N, 1);
+		gb_kernels_set_threads(1);
+		T->matmul(o1, a, b, bias, M, K, N, bt);
+		gb_kernels_set_threads(2);
+		for (int rep = 0; rep < 3; rep++) { /* workers both spinning and asleep */
+			T->matmul(o2, a, b, bias, M, K, N, bt);
+			for (size_t i = 0; i < (size_t)M * N; i++)
+				if (memcmp(&o1[i], &o2[i], sizeof *o1) != 0) {
+					differ++;
+					if (fabs(o1[i] - o2[i]) > maxd)
+						maxd = fabs(o1[i] - o2[i]);
+				}
+		}
+		tap_ok(differ == 0, "%s matmul %dx%dx%d b_trans %d: 1 and 2 threads agree bit for bit (%zu differ, max diff %g)",
+		       T->name, M, K, N, bt, differ, maxd);
+		free(a);
+		free(b);
+		free(bias);
+		free(o1);
+		free(o2);
+	}
+	/* The element-wise operations split large inputs too (rows, or runs of 64 elements). */
+	{
+		size_t n = 200003; /* holds the layernorm and the softmax outputs side by side */
+		int rows = 400, d = 250;
+		float *x = xmalloc(n * sizeof *x), *o1 = xmalloc(n * sizeof *o1), *o2 = xmalloc(n * sizeof *o2);
+		float *s1 = xmalloc(2 * (size_t)rows * sizeof *s1), *s2 = xmalloc(2 * (size_t)rows * sizeof *s2);
+		int same = 1;
+		fill(x, n, 4);
+		for (int th = 1; th <= 2; th++) {
+			float *o = th == 1 ? o1 : o2, *s = th == 1 ? s1 : s2;
+			gb_kernels_set_threads(th);
+			T->activate(o, x, n, GB_ACT_GELU);
+			T->layernorm(o + 1, s, s + rows, x + 1, x + 2, x + 3, rows, d, 1e-5f, 0);
+			memcpy(o + 1 + (size_t)rows * d, x, (size_t)rows * d * sizeof *o);
+			T->softmax(o + 1 + (size_t)rows * d, rows, d);
+		}
+		same = memcmp(o1, o2, n * sizeof *o1) == 0 && memcmp(s1, s2, 2 * (size_t)rows * sizeof *s1) == 0;
+		tap_ok(same, "%s activate, layernorm, softmax on 100K-200K elements: 1 and 2 threads agree bit for bit", T->name);
+		free(x);
+		free(o1);
+		free(o2);
+		free(s1);
+		free(s2);
+	}
+	gb_kernels_set_threads(0);
+}
+
+static void test_ftz(const gb_kernels *T)
+{
+	/* 1e-20 * 1e-20 = 1e-40 is a float denormal: the reference keeps it, the fast table
+	 * flushes it, and the caller's mode is restored afterwards. */
+	float a[1] = { 1e-20f }, b[1] = { 1e-20f }, r[1], f[1];
+#if !defined(__x86_64__)
+	tap_ok(1, "# SKIP %s: flush-to-zero is only switched on for x86 (MXCSR)", T->name);
+	return;
+#endif
+	T->mul(f, a, b, 1);
+	gb_kernels_ref()->mul(r, a, b, 1);
+	tap_ok(f[0] == 0.0f && r[0] > 0.0f && r[0] < FLT_MIN,
+	       "%s flushes the denormal 1e-40 to 0 (got %g); ref after it still gives %g", T->name, f[0], r[0]);
+	volatile float va = 1e-20f, vb = 1e-20f;
+	tap_ok(va * vb > 0.0f, "%s restores the caller's floating-point mode (plain code still sees denormals)", T->name);
+}
+
+static atomic_int hits[1000];
+static atomic_int nested_runs;
+
+static void count_task(void *arg, int t, int worker)
+{
+	atomic_fetch_add(&hits[t], 1);
+	if (worker < 0 || worker >= gb_pool_threads())
+		atomic_fetch_add(&hits[t], 1000);
+}
+
+static void nested_task(void *arg, int t, int worker)
+{
+	gb_pool_run(10, count_task, NULL); /* runs serially inside a run */
+	atomic_fetch_add(&nested_runs, 1);
+}
+
+static void test_pool(void)
+{
+	int ok = 1;
+	gb_pool_set_threads(2);
+	for (int rep = 0; rep < 50; rep++) {
+		for (int i = 0; i < 1000; i++)
+			atomic_store(&hits[i], 0);
+		gb_pool_run(1000, count_task, NULL);
+		for (int i = 0; i < 1000; i++)
+			if (atomic_load(&hits[i]) != 1)
+				ok = 0;
+	}
+	tap_ok(ok, "pool: 50 runs of 1000 tasks each run every task exactly once, worker ids in range");
+	for (int i = 0; i < 10; i++)
+		atomic_store(&hits[i], 0);
+	gb_pool_run(4, nested_task, NULL);
+	ok = atomic_load(&nested_runs) == 4;
+	for (int i = 0; i < 10; i++)
+		ok &= atomic_load(&hits[i]) == 4;
+	tap_ok(ok, "pool: a run from inside a task completes (serially)");
+	gb_pool_shutdown();
+	for (int i = 0; i < 3; i++)
+		atomic_store(&hits[i], 0);
+	gb_pool_run(3, count_task, NULL);
+	tap_ok(hits[0] == 1 && hits[1] == 1 && hits[2] == 1, "pool: runs again after shutdown");
+	gb_pool_set_threads(0);
+	tap_ok(gb_pool_threads() >= 1 && gb_pool_threads() <= 8 && gb_kernels_threads() == gb_pool_threads(),
+	       "default thread count %d is in 1..8", gb_pool_threads());
+}
+
+static char self_exe[1024];
+
+/* Runs this program with GLASSBOX_KERNELS=value and returns its --env-probe line. */
+static void probe(const char *value, char *line, size_t cap)
+{
+	char cmd[1400];
+	FILE *p;
+	snprintf(cmd, sizeof cmd, "GLASSBOX_KERNELS='%s' '%s' --env-probe", value, self_exe);
+	line[0] = 0;
+	p = popen(cmd, "r");
+	if (!p)
+		return;
+	if (!fgets(line, (int)cap, p))
+		line[0] = 0;
+	line[strcspn(line, "\n")] = 0;
+	pclose(p);
+}
+
+static void test_dispatch(void)
+{
+	const gb_kernels *best = gb_kernels_by_name("fast");
+	char line[256], want[64];
+	tap_ok(gb_kernels_by_name("ref") == gb_kernels_ref() && !strcmp(gb_kernels_ref()->name, "ref"),
+	       "by_name(\"ref\") is the reference table");
+	tap_ok(best && gb_kernels_by_name(best->name) == best && strcmp(best->name, "ref") != 0,
+	       "by_name(\"fast\") is the best SIMD path for this CPU: %s", best ? best->name : "NULL");
+	tap_ok(gb_kernels_by_name("bogus") == NULL && gb_kernels_by_name(NULL) == NULL, "unknown names give NULL");
+	probe("scalar", line, sizeof line);
+	tap_ok(!strcmp(line, "scalar|"), "GLASSBOX_KERNELS=scalar forces scalar (probe: '%s')", line);
+	probe("ref", line, sizeof line);
+	tap_ok(!strcmp(line, "ref|"), "GLASSBOX_KERNELS=ref gives the reference (probe: '%s')", line);
+	probe("bogus", line, sizeof line);
+	snprintf(want, sizeof want, "%s|GLASSBOX_KERNELS=bogus: unknown", best->name);
+	tap_ok(!strncmp(line, want, strlen(want)), "GLASSBOX_KERNELS=bogus falls back to %s and says why: '%s'",
+	       best->name, line);
+	if (!gb_kernels_by_name("avx512")) {
+		probe("avx512", line, sizeof line);
+		tap_ok(strstr(line, "lacks AVX-512F") != NULL, "GLASSBOX_KERNELS=avx512 on a CPU without it: '%s'", line);
+	} else {
+		probe("avx512", line, sizeof line);
+		tap_ok(!strcmp(line, "avx512|"), "GLASSBOX_KERNELS=avx512 forces avx512 (probe: '%s')", line);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const char *fast[] = { "scalar", "avx2", "avx512" };
+	if (argc > 1 && !strcmp(argv[1], "--env-probe")) {
+		const char *why = gb_kernels_env_problem();
+		printf("%s|%s\n", gb_kernels_fast()->name, why ? why : "");
+		return 0;
+	}
+	ssize_t len = readlink("/proc/self/exe", self_exe, sizeof self_exe - 1);
+	if (len > 0)
+		self_exe[len] = 0;
+	else
+		snprintf(self_exe, sizeof self_exe, "%s", argv[0]);
+	test_ref_hand();
+	for (int t = 0; t < 3; t++) {
+		const gb_kernels *T = gb_kernels_by_name(fast[t]);
+		if (!T) {
+			tap_ok(1, "# SKIP %s: this CPU lacks the instructions", fast[t]);
+			continue;
+		}
+		tap_ok(!strcmp(T->name, fast[t]), "table %s is named %s", fast[t], T->name);
+		test_matmul(T);
+		test_softmax(T);
+		test_norms(T);
+		test_activations(T);
+		test_mul_add(T);
+		test_threads(T);
+		test_ftz(T);
+	}
+	test_pool();
+	test_dispatch();
+	gb_pool_shutdown();
+	return tap_done();
+}
