@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 
 #include "app/bench_forward.h"
+#include "model/decode.h"
 #include "model/tokenizer.h"
 
 /* Where the command being run came from ("-c line 2"), for error lines; "" at the prompt. */
@@ -258,6 +260,47 @@ out:
 	return rc;
 }
 
+/* Length of the valid UTF-8 sequence at b (n bytes left), or 0. */
+static int utf8_len(const unsigned char *b, size_t n)
+{
+	int len = b[0] < 0x80 ? 1 : (b[0] & 0xe0) == 0xc0 ? 2 : (b[0] & 0xf0) == 0xe0 ? 3 : (b[0] & 0xf8) == 0xf0 ? 4 : 0;
+	if (!len || (size_t)len > n || (len == 2 && b[0] < 0xc2))
+		return 0;
+	for (int i = 1; i < len; i++)
+		if ((b[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
+/* A token's bytes for the terminal: spaces as a middle dot, newlines as a return symbol,
+ * other control bytes and bytes that are not whole UTF-8 characters as \xNN. */
+static void piece_str(session *s, int id, char *out, size_t cap)
+{
+	size_t len = 0, o = 0;
+	const unsigned char *b = s->model.tok ? gb_tok_piece_bytes(s->model.tok, id, &len) : NULL;
+	if (!b) {
+		snprintf(out, cap, "#%d", id);
+		return;
+	}
+	for (size_t j = 0; j < len && o + 8 < cap;) {
+		int u = utf8_len(b + j, len - j);
+		if (b[j] == ' ')
+			o += (size_t)snprintf(out + o, cap - o, "\xc2\xb7");
+		else if (b[j] == '\n')
+			o += (size_t)snprintf(out + o, cap - o, "\xe2\x8f\x8e");
+		else if (b[j] < 32 || b[j] == 127 || !u)
+			o += (size_t)snprintf(out + o, cap - o, "\\x%02x", b[j]);
+		else {
+			memcpy(out + o, b + j, (size_t)u);
+			o += (size_t)u;
+			j += (size_t)u;
+			continue;
+		}
+		j++;
+	}
+	out[o] = 0;
+}
+
 static int cmd_tokenize(session *s, int argc, char **argv, const char *rest)
 {
 	if (need_model(s))
@@ -266,19 +309,9 @@ static int cmd_tokenize(session *s, int argc, char **argv, const char *rest)
 	if (encode(s, rest, &ids, &n))
 		return -1;
 	for (int i = 0; i < n; i++) {
-		size_t len;
-		const unsigned char *b = gb_tok_piece_bytes(s->model.tok, ids[i], &len);
-		printf("%5d  ", ids[i]);
-		for (size_t j = 0; j < len; j++) {
-			unsigned char ch = (unsigned char)b[j];
-			if (ch == ' ')
-				fputs("\xc2\xb7", stdout); /* a middle dot makes spaces visible */
-			else if (ch < 32 || ch == 127)
-				printf("\\x%02x", ch);
-			else
-				putchar(ch);
-		}
-		putchar('\n');
+		char piece[128];
+		piece_str(s, ids[i], piece, sizeof piece);
+		printf("%5d  %s\n", ids[i], piece);
 	}
 	free(ids);
 	return 0;
@@ -485,6 +518,105 @@ static int cmd_init(session *s, int argc, char **argv, const char *rest)
 	return rc;
 }
 
+
+/* Set by SIGINT (main.c installs the handler): long commands stop at the next step. */
+volatile sig_atomic_t interrupted;
+
+/* Options shared by generate: --temp T --top-k K --top-p P --seed S. */
+static int parse_sampling(int argc, char **argv, int from, gb_sampling *sm, int *seed)
+{
+	for (int i = from; i < argc; i++) {
+		char *end;
+		if (i + 1 >= argc) {
+			errorf("%s needs a value", argv[i]);
+			return -1;
+		}
+		const char *v = argv[++i];
+		if (!strcmp(argv[i - 1], "--temp")) {
+			sm->temp = strtod(v, &end);
+			if (*end || !(sm->temp >= 0) || sm->temp > 100) {
+				errorf("--temp must be a number from 0 (greedy) to 100 (got '%s')", v);
+				return -1;
+			}
+		} else if (!strcmp(argv[i - 1], "--top-k")) {
+			if (parse_int(v, 0, 1 << 24, &sm->top_k, "--top-k"))
+				return -1;
+		} else if (!strcmp(argv[i - 1], "--top-p")) {
+			sm->top_p = strtod(v, &end);
+			if (*end || !(sm->top_p > 0 && sm->top_p <= 1)) {
+				errorf("--top-p must be a number above 0 and at most 1 (got '%s')", v);
+				return -1;
+			}
+		} else if (!strcmp(argv[i - 1], "--seed")) {
+			if (parse_int(v, 0, 2000000000, seed, "--seed"))
+				return -1;
+		} else {
+			errorf("unknown option '%s': --temp, --top-k, --top-p or --seed", argv[i - 1]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int cmd_generate(session *s, int argc, char **argv, const char *rest)
+{
+	if (argc < 2)
+		return usage(argv[0]);
+	if (need_run(s))
+		return -1;
+	const gb_config *c = &s->model.cfg;
+	int steps, seed = 1;
+	gb_sampling sm = { 1, 0, 1 };
+	if (parse_int(argv[1], 1, 100000, &steps, "the number of tokens") || parse_sampling(argc, argv, 2, &sm, &seed))
+		return -1;
+	gb_rng rng;
+	gb_rng_seed(&rng, (uint64_t)seed);
+	/* The sequence the decoder sees grows by one token a step. */
+	int cap = c->n_ctx + 1, n, *seq = malloc(sizeof(int) * (size_t)cap);
+	const gb_trace *tr = &s->trace;
+	if (c->encdec) {
+		n = tr->n_tgt;
+		memcpy(seq, tr->tgt, sizeof(int) * (size_t)n);
+	} else {
+		n = tr->n_ids;
+		memcpy(seq, tr->ids, sizeof(int) * (size_t)n);
+	}
+	int *src = NULL, n_src = tr->n_ids;
+	if (c->encdec) {
+		src = malloc(sizeof(int) * (size_t)n_src);
+		memcpy(src, tr->ids, sizeof(int) * (size_t)n_src);
+	}
+	interrupted = 0;
+	int rc = 0;
+	for (int step = 0; step < steps; step++) {
+		if (interrupted) {
+			printf("(stopped after %d tokens)\n", step);
+			break;
+		}
+		if (n >= c->n_ctx) {
+			printf("(the context is full: %d tokens)\n", c->n_ctx);
+			break;
+		}
+		const gb_ttensor *lg = gb_trace_get(&s->trace, "logits");
+		int V = lg->shape[1];
+		double p;
+		int id = gb_sample(lg->data + (size_t)(lg->shape[0] - 1) * V, V, &sm, &rng, &p);
+		seq[n++] = id;
+		char piece[128];
+		piece_str(s, id, piece, sizeof piece);
+		printf("%3d  %-16s  id %-6d p = %.4f\n", step + 1, piece, id, p);
+		fflush(stdout);
+		rc = c->encdec ? forward(s, src, n_src, seq, n) : forward(s, seq, n, NULL, 0);
+		if (rc)
+			break;
+		if (id == c->eos_id && c->eos_id >= 0)
+			break;
+	}
+	free(seq);
+	free(src);
+	return rc;
+}
+
 static int cmd_bench(session *s, int argc, char **argv, const char *rest)
 {
 	return bench_all(stdout);
@@ -515,6 +647,11 @@ const command commands[] = {
 	  "For every trace tensor: the largest absolute difference and the largest relative\n"
 	  "difference, max|fast - ref| / max|ref|.", cmd_compare },
 	{ "set", "engine ref|fast|scalar|avx2|avx512 | threads N", "change a setting", "", cmd_set },
+	{ "generate", "N [--temp T] [--top-k K] [--top-p P] [--seed S]", "extend the current text by N tokens, one step at a time",
+	  "Each step samples the next token from the model's distribution at the last position:\n"
+	  "softmax(logits / T), keeping the K most probable and then the smallest set reaching P.\n"
+	  "--temp 0 is greedy. The text grows, so every view afterwards shows the longer text.\n"
+	  "Ctrl-C stops it and keeps what was generated.", cmd_generate },
 	{ "bench", "", "measure the kernels and the forward pass", "", cmd_bench },
 	{ "quit", "", "leave glassbox", "", cmd_quit },
 	{ NULL, NULL, NULL, NULL, NULL },

@@ -27,6 +27,10 @@ int command_line(session *s, const char *line);
  * failure and returns -1; `where` names the source in the error ("-c", a file name). */
 int command_script(session *s, const char *text, const char *where);
 
+/* Set by Ctrl-C at the prompt; long commands check it between steps. */
+#include <signal.h>
+extern volatile sig_atomic_t interrupted;
+
 void session_init(session *s);
 void session_free(session *s);
 

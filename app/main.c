@@ -5,6 +5,7 @@
  *   glassbox bench           the benchmarks
  * Scripts print no prompt or banner and stop at the first error with exit status 1. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,12 @@
 #include "app/bench_forward.h"
 #include "app/commands.h"
 #include "model/fileio.h"
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
 
 static void usage(FILE *f)
 {
@@ -83,6 +90,14 @@ int main(int argc, char **argv)
 	session s;
 	session_init(&s);
 	int rc = 0;
+	/* Ctrl-C stops a long command (generate, lesson export) and keeps the session; in scripts
+	 * it still ends the program the usual way. */
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	if (argc == 1 && isatty(0) && isatty(1))
+		sigaction(SIGINT, &sa, NULL);
 	if (gb_kernels_env_problem())
 		fprintf(stderr, "glassbox: %s\n", gb_kernels_env_problem());
 	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
