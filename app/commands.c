@@ -617,6 +617,109 @@ static int cmd_generate(session *s, int argc, char **argv, const char *rest)
 	return rc;
 }
 
+typedef struct beam_print {
+	session *s;
+} beam_print;
+
+static void print_beams(void *arg, int step, const gb_beam *beams, int n)
+{
+	session *s = ((beam_print *)arg)->s;
+	printf("step %d\n", step);
+	for (int b = 0; b < n; b++) {
+		printf("  %d  score %8.4f  ", b + 1, beams[b].score);
+		for (int i = 0; i < beams[b].n; i++) {
+			char piece[128];
+			piece_str(s, beams[b].ids[i], piece, sizeof piece);
+			printf("%s%s", i ? " " : "", piece);
+		}
+		printf("%s\n", beams[b].done ? "  (ended)" : "");
+	}
+	fflush(stdout);
+}
+
+static int cmd_beam(session *s, int argc, char **argv, const char *rest)
+{
+	if (argc != 3)
+		return usage(argv[0]);
+	if (need_run(s))
+		return -1;
+	int k, steps;
+	if (parse_int(argv[1], 1, 64, &k, "the beam width") || parse_int(argv[2], 1, 10000, &steps, "the number of steps"))
+		return -1;
+	const gb_trace *tr = &s->trace;
+	int n = tr->n_ids, *ids = malloc(sizeof(int) * (size_t)n);
+	memcpy(ids, tr->ids, sizeof(int) * (size_t)n);
+	gb_beam out[64];
+	int n_out = 0;
+	gb_err err;
+	beam_print bp = { s };
+	int rc = gb_beam_search(&s->model, s->k, ids, n, k, steps, s->model.cfg.eos_id, print_beams, &bp, out, &n_out, &err);
+	free(ids);
+	if (rc) {
+		errorf("%s", err.msg);
+		return -1;
+	}
+	printf("best: score %.4f (sum of log-probabilities)\n", out[0].score);
+	gb_beams_free(out, n_out);
+	return 0;
+}
+
+static int cmd_translate(session *s, int argc, char **argv, const char *rest)
+{
+	if (need_model(s))
+		return -1;
+	const gb_config *c = &s->model.cfg;
+	if (!c->encdec) {
+		errorf("translate needs an encoder-decoder model (this one is decoder-only): try 'generate'");
+		return -1;
+	}
+	if (!*rest) {
+		errorf("translate needs a text: translate TEXT");
+		return -1;
+	}
+	int *src, n;
+	if (encode(s, rest, &src, &n))
+		return -1;
+	if (n == 0 || n > c->n_ctx) {
+		errorf(n ? "the text is %d tokens; the model's context holds %d" : "the text gave no tokens", n, c->n_ctx);
+		free(src);
+		return -1;
+	}
+	int *tgt = malloc(sizeof(int) * (size_t)(c->n_ctx + 1)), m = 0, rc = 0;
+	tgt[m++] = c->dec_start_id;
+	gb_sampling greedy = { 0, 0, 1 };
+	interrupted = 0;
+	while (m < c->n_ctx && !interrupted) {
+		if ((rc = forward(s, src, n, tgt, m)))
+			break;
+		const gb_ttensor *lg = gb_trace_get(&s->trace, "logits");
+		int id = gb_sample(lg->data + (size_t)(m - 1) * lg->shape[1], lg->shape[1], &greedy, NULL, NULL);
+		if (id == c->eos_id)
+			break;
+		tgt[m++] = id;
+	}
+	if (!rc)
+		rc = forward(s, src, n, tgt, m); /* the trace shows the whole translation */
+	if (!rc) {
+		char *out = NULL;
+		size_t len = 0;
+		gb_err err;
+		if (gb_tok_decode(s->model.tok, tgt + 1, m - 1, &out, &len, &err)) {
+			errorf("%s", err.msg);
+			rc = -1;
+		} else {
+			fwrite(out, 1, len, stdout);
+			putchar('\n');
+			free(out);
+			free(s->text);
+			s->text = strdup(rest);
+		}
+	}
+	free(src);
+	free(tgt);
+	return rc;
+}
+
 static int cmd_bench(session *s, int argc, char **argv, const char *rest)
 {
 	return bench_all(stdout);
@@ -652,6 +755,12 @@ const command commands[] = {
 	  "softmax(logits / T), keeping the K most probable and then the smallest set reaching P.\n"
 	  "--temp 0 is greedy. The text grows, so every view afterwards shows the longer text.\n"
 	  "Ctrl-C stops it and keeps what was generated.", cmd_generate },
+	{ "beam", "K N", "beam search of width K for N tokens after the current text, step by step",
+	  "At every step each kept sequence is extended by its K most probable next tokens, and the\n"
+	  "K best of all the extensions (by the sum of their log-probabilities) are kept.", cmd_beam },
+	{ "translate", "TEXT", "translate TEXT with an encoder-decoder model (greedy decoding)",
+	  "The encoder reads TEXT; the decoder writes one token at a time until the end token.\n"
+	  "Afterwards the trace holds the whole translation: 'cross L H' shows the alignment.", cmd_translate },
 	{ "bench", "", "measure the kernels and the forward pass", "", cmd_bench },
 	{ "quit", "", "leave glassbox", "", cmd_quit },
 	{ NULL, NULL, NULL, NULL, NULL },
