@@ -158,6 +158,72 @@ static int cmd_load(session *s, int argc, char **argv, const char *rest)
 	return 0;
 }
 
+static void info_row(const char *what, long per, long count, const char *cost)
+{
+	char p[24];
+	if (per > 0)
+		snprintf(p, sizeof p, "%ld", per);
+	else
+		snprintf(p, sizeof p, "-");
+	printf("  %-36s %10s %6ld %11ld   %s\n", what, p, count, per > 0 ? per * count : 0, cost);
+}
+
+/* The textbook's table of sub-layers with the loaded model's numbers: parameters from the
+ * sizes (their total is checked against the weights), costs as multiply-adds for the current
+ * text (m tokens; an encoder-decoder's decoder has n), projections included. */
+static void info_table(session *s)
+{
+	const gb_config *c = &s->model.cfg;
+	long d = c->d_model, f = c->d_ffn, H = c->n_head, K = c->n_kv_head, E = c->d_head, V = c->vocab;
+	long m = s->have_run ? s->trace.n_ids : c->n_ctx;
+	long n = c->encdec ? (s->have_run ? s->trace.n_tgt : c->n_ctx) : m;
+	long proj = d * H * E + 2 * d * K * E + H * E * d;
+	long attn = proj + (c->bias ? H * E + 2 * K * E + d : 0);
+	int gated = c->ffn == GB_FFN_GATED;
+	long ffn_w = (gated ? 3 : 2) * d * f, ffn = ffn_w + (c->ffn_bias ? (gated ? 2 * f : f) + d : 0);
+	long norm = c->norm == GB_NORM_LAYER && c->norm_bias ? 2 * d : d;
+	long L = c->n_layer, Le = c->n_enc_layer;
+	long norms = (c->encdec ? 2 * Le + 3 * L : 2 * L) + (c->final_norm ? (c->encdec ? 2 : 1) : 0);
+	long total = 0;
+	char cost[160];
+	printf("%-38s %10s %6s %11s   %s\n", "  module", "parameters", "count", "total",
+	       c->encdec ? "multiply-adds (m source, n target tokens)" : "multiply-adds for the current text");
+	info_row("token embedding (V x d)", V * d, 1, "a row look-up per token");
+	total += V * d;
+	if (c->pos == GB_POS_LEARNED) {
+		info_row("learned positions (C x d)", c->n_ctx * d, c->encdec ? 2 : 1, "a row look-up per token");
+		total += c->n_ctx * d * (c->encdec ? 2 : 1);
+	}
+	const char *an = K == H ? "self-attention (4 d^2 + biases)" : "self-attention (grouped k, v)";
+	if (c->encdec) {
+		snprintf(cost, sizeof cost, "%ld (m d^2) + %ld (m^2 d)", m * proj, 2 * m * m * H * E);
+		info_row("encoder self-attention", attn, Le, cost);
+		snprintf(cost, sizeof cost, "%ld (n d^2) + %ld (n^2 d)", n * proj, 2 * n * n * H * E);
+		info_row("decoder self-attention (masked)", attn, L, cost);
+		snprintf(cost, sizeof cost, "%ld (projections) + %ld (m n d)", n * 2 * d * H * E + m * 2 * d * K * E,
+		         2 * m * n * H * E);
+		info_row("cross-attention (4 d^2 + biases)", attn, L, cost);
+		total += attn * (Le + 2 * L);
+		snprintf(cost, sizeof cost, "%ld (m d d_ffn) / %ld (n d d_ffn)", m * ffn_w, n * ffn_w);
+		info_row(gated ? "feed-forward (3 d d_ffn, gated)" : "feed-forward (2 d d_ffn + d + d_ffn)", ffn, Le + L, cost);
+		total += ffn * (Le + L);
+	} else {
+		snprintf(cost, sizeof cost, "%ld (m d^2) + %ld (m^2 d)", m * proj, 2 * m * m * H * E);
+		info_row(an, attn, L, cost);
+		snprintf(cost, sizeof cost, "%ld (m d d_ffn)", m * ffn_w);
+		info_row(gated ? "feed-forward (3 d d_ffn, gated)" : "feed-forward (2 d d_ffn + d + d_ffn)", ffn, L, cost);
+		total += (attn + ffn) * L;
+	}
+	info_row(c->norm == GB_NORM_RMS ? "RMS norm (d)" : "layer norm (2d)", norm, norms,
+	         c->encdec ? "2 per encoder layer, 3 per decoder layer" : "2 per layer, and the final one");
+	total += norm * norms;
+	snprintf(cost, sizeof cost, "%ld (%s d V)", (c->encdec ? n : m) * d * V, c->encdec ? "n" : "m");
+	info_row(c->tied ? "output projection (tied: shares E)" : "output projection (V x d)", c->tied ? 0 : V * d, 1, cost);
+	total += c->tied ? 0 : V * d;
+	printf("  %-36s %10s %6s %11ld%s\n", "total", "", "", total,
+	       total == (long)s->model.n_weights ? "" : "   (does not match the weights: please report)");
+}
+
 static int cmd_info(session *s, int argc, char **argv, const char *rest)
 {
 	if (need_model(s))
@@ -180,7 +246,9 @@ static int cmd_info(session *s, int argc, char **argv, const char *rest)
 	printf("ffn         %s, biases %s, output %s\n", gb_act_name(c->act, c->ffn), c->bias ? "yes" : "no",
 	       c->tied ? "tied to the embedding" : "separate");
 	printf("parameters  %zu\n", s->model.n_weights);
-	printf("engine      %s\n", s->k->name);
+	printf("engine      %s\n\n", s->k->name);
+
+	info_table(s);
 	return 0;
 }
 

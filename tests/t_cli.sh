@@ -13,7 +13,7 @@ check() { desc=$1; shift; if "$@" >/dev/null 2>&1; then ok 0 "$desc"; else ok 1 
 have() { grep -qF -- "$2" "$1"; }
 lines() { wc -l <"$1" | tr -d ' '; }
 
-echo "1..28"
+echo "1..33"
 
 $G -c "init $T/gpt2 --seed 3; init $T/llama --preset llama; init $T/encdec --preset encdec" >"$T/out" 2>"$T/err"
 ok $? "init writes three random model folders"
@@ -65,5 +65,18 @@ long=$(awk 'BEGIN { for (i = 0; i < 200; i++) printf "ab" }')
 $G -c "load $T/gpt2; run $long; dump tokens $T/t.csv" 2>"$T/err"
 ok $? "a text longer than the context runs, truncated"
 check "the truncation is reported" have "$T/err" "kept the last 128"
+
+for m in gpt2 llama encdec; do
+	$G -c "load $T/$m; run a b c; info" >"$T/info" 2>&1
+	params=$(sed -n 's/^parameters  //p' "$T/info")
+	total=$(awk '$1 == "total" { print $2 }' "$T/info")
+	check "info: the $m table's total ($total) equals the weights ($params)" test -n "$params" -a "$total" = "$params"
+done
+
+printf 'load %s\nrun abc\n\nbogus 1\n' "$T/gpt2" >"$T/bad.gb"
+$G "$T/bad.gb" 2>"$T/err"; rc=$?
+check "a script file's error names the file and line" sh -c "test $rc = 1 && grep -q \"^glassbox: $T/bad.gb line 4: unknown command 'bogus'\" $T/err"
+$G -c "load $T/gpt2; run hello; generate 4 --seed 2 --top-k 5" >"$T/gen" 2>"$T/err"
+check "generate prints one line per new token" test "$(grep -c ' p = ' "$T/gen")" -eq 4
 
 exit $((fails > 0))
