@@ -17,6 +17,7 @@
 
 #include "app/bench_forward.h"
 #include "app/commands.h"
+#include "app/complete.h"
 #include "model/fileio.h"
 
 static void on_sigint(int sig)
@@ -64,6 +65,7 @@ static int repl(session *s)
 	int have_hist = history_path(hist, sizeof hist) == 0;
 	if (have_hist)
 		read_history(hist);
+	complete_install(s);
 	printf("glassbox %s — a Transformer you can see through. Type 'help' for the commands.\n", GLASSBOX_VERSION);
 	if (!s->loaded)
 		printf("No model loaded yet. Try:  init /tmp/demo   then   load /tmp/demo   then   run hello world\n");

@@ -1,0 +1,43 @@
+#!/bin/sh
+# t_repl.sh — the prompt as a person meets it, driven in tmux: the banner, Tab completion
+# generated from the command table, history in $XDG_STATE_HOME, and Ctrl-D leaving cleanly.
+cd "$(dirname "$0")/.." || exit 1
+if ! command -v tmux >/dev/null 2>&1; then
+	echo "1..0 # SKIP tmux not installed"
+	exit 0
+fi
+T=$PWD/tests/tmp/repl
+rm -rf "$T" && mkdir -p "$T/state"
+./glassbox -c "init $T/m" || exit 1
+S=glassbox-test-$$
+n=0
+fails=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
+screen() { tmux capture-pane -p -t "$S"; }
+# waitfor TEXT: up to 5 s for TEXT to appear on the screen
+waitfor() { i=0; while [ $i -lt 50 ]; do screen | grep -qF -- "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
+# (tmux drops trailing spaces: a completed word shows without the space readline added)
+lastline() { screen | grep -v "^$" | tail -n 1; }
+
+echo "1..8"
+tmux kill-session -t "$S" 2>/dev/null
+tmux new-session -d -s "$S" -x 100 -y 30 "env XDG_STATE_HOME=$T/state TERM=xterm-256color ./glassbox; echo EXIT=\$?; sleep 5"
+waitfor "glassbox>"; ok $? "the prompt appears"
+screen | grep -q "Type 'help'"; ok $? "a welcome line says how to start"
+
+tmux send-keys -t "$S" "load $T/m" Enter
+waitfor "loaded $T/m"; ok $? "load at the prompt says what it loaded"
+tmux send-keys -t "$S" "run hello there" Enter "gen" Tab
+sleep 0.5
+lastline | grep -q "glassbox> generate$"; ok $? "Tab completes a command name (gen -> generate)"
+tmux send-keys -t "$S" "3 --te" Tab
+sleep 0.3
+lastline | grep -q "glassbox> generate 3 --temp$"; ok $? "Tab completes an option from the command's usage (--te -> --temp)"
+tmux send-keys -t "$S" C-u "set en" Tab
+sleep 0.3
+lastline | grep -q "glassbox> set engine$"; ok $? "Tab completes a setting (set en -> set engine)"
+tmux send-keys -t "$S" C-u C-d
+waitfor "EXIT=0"; ok $? "Ctrl-D leaves with status 0"
+grep -q "run hello there" "$T/state/glassbox/history" 2>/dev/null; ok $? "history is kept in \$XDG_STATE_HOME/glassbox/history"
+tmux kill-session -t "$S" 2>/dev/null
+exit $((fails > 0))
