@@ -19,6 +19,9 @@ waitfor() { i=0; while [ $i -lt 50 ]; do screen | grep -qF -- "$1" && return 0; 
 # (tmux drops trailing spaces: a completed word shows without the space readline added)
 lastline() { screen | grep -v "^$" | tail -n 1; }
 
+# waitline REGEX: up to 5 s for the last screen line to match
+waitline() { i=0; while [ $i -lt 50 ]; do lastline | grep -q -- "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
+
 echo "1..8"
 tmux kill-session -t "$S" 2>/dev/null
 tmux new-session -d -s "$S" -x 100 -y 30 "env XDG_STATE_HOME=$T/state TERM=xterm-256color ./glassbox; echo EXIT=\$?; sleep 5"
@@ -28,14 +31,11 @@ screen | grep -q "Type 'help'"; ok $? "a welcome line says how to start"
 tmux send-keys -t "$S" "load $T/m" Enter
 waitfor "loaded $T/m"; ok $? "load at the prompt says what it loaded"
 tmux send-keys -t "$S" "run hello there" Enter "gen" Tab
-sleep 0.5
-lastline | grep -q "glassbox> generate$"; ok $? "Tab completes a command name (gen -> generate)"
+waitline "glassbox> generate$"; ok $? "Tab completes a command name (gen -> generate)"
 tmux send-keys -t "$S" "3 --te" Tab
-sleep 0.3
-lastline | grep -q "glassbox> generate 3 --temp$"; ok $? "Tab completes an option from the command's usage (--te -> --temp)"
+waitline "glassbox> generate 3 --temp$"; ok $? "Tab completes an option from the command's usage (--te -> --temp)"
 tmux send-keys -t "$S" C-u "set en" Tab
-sleep 0.3
-lastline | grep -q "glassbox> set engine$"; ok $? "Tab completes a setting (set en -> set engine)"
+waitline "glassbox> set engine$"; ok $? "Tab completes a setting (set en -> set engine)"
 tmux send-keys -t "$S" C-u C-d
 waitfor "EXIT=0"; ok $? "Ctrl-D leaves with status 0"
 grep -q "run hello there" "$T/state/glassbox/history" 2>/dev/null; ok $? "history is kept in \$XDG_STATE_HOME/glassbox/history"
