@@ -15,6 +15,7 @@
 
 #include "app/bench_forward.h"
 #include "model/decode.h"
+#include "model/heads.h"
 #include "model/tokenizer.h"
 
 /* Where the command being run came from ("-c line 2"), for error lines; "" at the prompt. */
@@ -788,6 +789,61 @@ static int cmd_translate(session *s, int argc, char **argv, const char *rest)
 	return rc;
 }
 
+/* The head detector over the current text (and random repeated runs for induction). */
+static int cmd_heads(session *s, int argc, char **argv, const char *rest)
+{
+	if (need_run(s))
+		return -1;
+	const gb_config *c = &s->model.cfg;
+	int L = c->n_layer, H = c->n_head;
+	gb_err err;
+	if (c->encdec) {
+		float *mono = malloc(sizeof(float) * (size_t)L * H);
+		const int *src[1] = { s->trace.ids }, *tgt[1] = { s->trace.tgt };
+		int sl[1] = { s->trace.n_ids }, tl[1] = { s->trace.n_tgt };
+		int rc = gb_cross_monotone(&s->model, s->k, src, sl, tgt, tl, 1, mono, &err);
+		if (rc)
+			errorf("%s", err.msg);
+		else {
+			printf("cross-attention heads on the current source and target: how monotone the alignment is\n");
+			printf("(the share of target steps whose most-attended source position does not move back)\n");
+			printf("layer head  monotone\n");
+			for (int i = 0; i < L * H; i++)
+				printf("%5d %4d  %8.3f\n", i / H + 1, i % H + 1, (double)mono[i]);
+		}
+		free(mono);
+		return rc;
+	}
+	gb_head_score *sc = malloc(sizeof *sc * (size_t)L * H);
+	const int *texts[1] = { s->trace.ids };
+	int lens[1] = { s->trace.n_ids };
+	/* Induction runs draw ordinary tokens: merged pieces when the vocabulary has them, never
+	 * the special tokens at the end. */
+	int hi = c->vocab, lo = 0;
+	if (s->model.tok) {
+		hi = gb_tok_vocab_size(s->model.tok);
+		while (hi > 0 && gb_tok_is_special(s->model.tok, hi - 1))
+			hi--;
+		if (hi - 256 >= 64)
+			lo = 256;
+	}
+	int run = (c->n_ctx - 1) / 2 < 24 ? (c->n_ctx - 1) / 2 : 24;
+	int rc = gb_head_scores(&s->model, s->k, texts, lens, 1, run, 20, lo, hi, 1, sc, &err);
+	if (rc)
+		errorf("%s", err.msg);
+	else {
+		printf("self-attention heads: mean attention weight on the current text (%d tokens)\n", s->trace.n_ids);
+		printf("to the previous token, the first token and itself; induction: on %d random runs of %d tokens\n", 20, run);
+		printf("seen twice, from each token of the second copy to the token that followed it the first time\n");
+		printf("layer head  previous    first     self  induction\n");
+		for (int i = 0; i < L * H; i++)
+			printf("%5d %4d  %8.3f %8.3f %8.3f %10.3f\n", i / H + 1, i % H + 1, (double)sc[i].prev,
+			       (double)sc[i].first, (double)sc[i].self, (double)sc[i].induction);
+	}
+	free(sc);
+	return rc;
+}
+
 static int cmd_bench(session *s, int argc, char **argv, const char *rest)
 {
 	return bench_all(stdout);
@@ -829,6 +885,11 @@ const command commands[] = {
 	{ "translate", "TEXT", "translate TEXT with an encoder-decoder model (greedy decoding)",
 	  "The encoder reads TEXT; the decoder writes one token at a time until the end token.\n"
 	  "Afterwards the trace holds the whole translation: 'cross L H' shows the alignment.", cmd_translate },
+	{ "heads", "", "what each attention head does: previous-token, first-token, self and induction scores",
+	  "Scores are mean attention weights read from the trace: on the current text for the\n"
+	  "previous, first and self scores, and on random runs of tokens seen twice for induction\n"
+	  "(a head that looks from a token to what followed it last time). For an encoder-decoder\n"
+	  "it scores how monotone each cross-attention head's alignment is.", cmd_heads },
 	{ "bench", "", "measure the kernels and the forward pass", "", cmd_bench },
 	{ "quit", "", "leave glassbox", "", cmd_quit },
 	{ NULL, NULL, NULL, NULL, NULL },
