@@ -1,0 +1,194 @@
+/* eval.c — see eval.h. Every probe is one forward pass over prompt + continuation; the
+ * continuation's tokens are read off the logits at the positions before them. */
+#include "model/eval.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/decode.h"
+#include "model/tokenizer.h"
+
+/* ids of bos + text; *n_pre gets how many come from bos + prefix (prefix_len bytes of text). */
+static int encode_with_bos(const gb_model *m, const char *text, size_t len, int **ids, int *n, gb_err *err)
+{
+	int *t, nt;
+	if (gb_tok_encode(m->tok, text, len, 0, &t, &nt, NULL, err))
+		return -1;
+	int b = m->cfg.bos_id >= 0;
+	int *all = malloc(sizeof(int) * (size_t)(nt + b + 1));
+	if (!all) {
+		free(t);
+		return gb_fail(err, "out of memory");
+	}
+	if (b)
+		all[0] = m->cfg.bos_id;
+	memcpy(all + b, t, sizeof(int) * (size_t)nt);
+	free(t);
+	*ids = all;
+	*n = nt + b;
+	return 0;
+}
+
+static double log_softmax_at(const float *row, int V, int id)
+{
+	double mx = -INFINITY, z = 0;
+	for (int v = 0; v < V; v++)
+		mx = fmax(mx, row[v]);
+	for (int v = 0; v < V; v++)
+		z += exp(row[v] - mx);
+	return row[id] - mx - log(z);
+}
+
+/* Runs prompt + cont; lp = sum of the continuation's token log-probabilities; *argmax_first
+ * (may be NULL) = 1 when cont's first token is the argmax after the prompt. */
+static int score(const gb_model *m, const gb_kernels *k, gb_trace *tr, const char *prompt, const char *cont,
+                 double *lp, int *argmax_first, gb_err *err)
+{
+	if (!m->tok)
+		return gb_fail(err, "the model has no tokenizer");
+	size_t lp_len = strlen(prompt), lc = strlen(cont);
+	char *text = malloc(lp_len + lc + 1);
+	memcpy(text, prompt, lp_len);
+	memcpy(text + lp_len, cont, lc + 1);
+	int *pre, np, *all, na;
+	if (encode_with_bos(m, prompt, lp_len, &pre, &np, err)) {
+		free(text);
+		return -1;
+	}
+	int rc = encode_with_bos(m, text, lp_len + lc, &all, &na, err);
+	free(text);
+	if (rc) {
+		free(pre);
+		return -1;
+	}
+	/* Byte-level BPE cuts words at the space a continuation starts with, so the prompt's ids
+	 * are a prefix of the whole text's; anything else would make the scores meaningless. */
+	if (na <= np || memcmp(pre, all, sizeof(int) * (size_t)np)) {
+		free(pre);
+		free(all);
+		return gb_fail(err, "the continuation \"%s\" does not tokenize apart from its prompt", cont);
+	}
+	int start = 0;
+	if (na > m->cfg.n_ctx)
+		start = na - m->cfg.n_ctx; /* keep the end: the part that decides */
+	if (start >= np) {
+		free(pre);
+		free(all);
+		return gb_fail(err, "the continuation alone is longer than the context");
+	}
+	gb_fwd_opts o = { 0 };
+	o.k = k;
+	rc = gb_forward(m, all + start, na - start, NULL, 0, tr, &o, err);
+	if (!rc) {
+		const gb_ttensor *lg = gb_trace_get(tr, "logits");
+		int V = lg->shape[1];
+		double sum = 0;
+		for (int i = np; i < na; i++)
+			sum += log_softmax_at(lg->data + (size_t)(i - 1 - start) * V, V, all[i]);
+		*lp = sum;
+		if (argmax_first) {
+			const float *row = lg->data + (size_t)(np - 1 - start) * V;
+			int best = 0;
+			for (int v = 1; v < V; v++)
+				if (row[v] > row[best])
+					best = v;
+			*argmax_first = best == all[np];
+		}
+	}
+	free(pre);
+	free(all);
+	return rc;
+}
+
+int gb_eval_logprob(const gb_model *m, const gb_kernels *k, const char *prompt, const char *cont, double *lp,
+                    gb_err *err)
+{
+	gb_trace tr = { 0 };
+	int rc = score(m, k, &tr, prompt, cont, lp, NULL, err);
+	gb_trace_free(&tr);
+	return rc;
+}
+
+int gb_eval_probes(const gb_model *m, const gb_kernels *k, const gb_probe_set *ps, int top1, gb_eval_result *r,
+                   gb_err *err)
+{
+	memset(r, 0, sizeof *r);
+	gb_trace tr = { 0 };
+	int rc = 0;
+	double margins = 0;
+	for (int i = 0; i < ps->n && !rc; i++) {
+		const gb_probe *p = &ps->p[i];
+		double good, bad, worst = -INFINITY;
+		int first;
+		if ((rc = score(m, k, &tr, p->prompt, p->good, &good, &first, err)))
+			break;
+		for (int b = 0; b < p->n_bad && !rc; b++) {
+			rc = score(m, k, &tr, p->prompt, p->bad[b], &bad, NULL, err);
+			worst = fmax(worst, bad);
+		}
+		if (rc)
+			break;
+		r->n++;
+		r->correct += top1 ? first : good > worst;
+		margins += good - worst;
+	}
+	r->margin = r->n ? margins / r->n : 0;
+	gb_trace_free(&tr);
+	return rc;
+}
+
+int gb_translate(const gb_model *m, const gb_kernels *k, const char *src, char *out, size_t cap, gb_err *err)
+{
+	const gb_config *c = &m->cfg;
+	if (!c->encdec || !m->tok)
+		return gb_fail(err, "translation needs an encoder-decoder model with a tokenizer");
+	int *s, ns;
+	if (gb_tok_encode(m->tok, src, strlen(src), 0, &s, &ns, NULL, err))
+		return -1;
+	if (ns == 0 || ns > c->n_ctx) {
+		free(s);
+		return gb_fail(err, "the source is %d tokens; it must be 1 to %d", ns, c->n_ctx);
+	}
+	int *t = malloc(sizeof(int) * (size_t)c->n_ctx), nt = 0, rc = 0;
+	t[nt++] = c->dec_start_id;
+	gb_trace tr = { 0 };
+	gb_fwd_opts o = { 0 };
+	o.k = k;
+	gb_sampling greedy = { 0, 0, 1 };
+	while (nt < c->n_ctx) {
+		if ((rc = gb_forward(m, s, ns, t, nt, &tr, &o, err)))
+			break;
+		const gb_ttensor *lg = gb_trace_get(&tr, "logits");
+		int id = gb_sample(lg->data + (size_t)(nt - 1) * lg->shape[1], lg->shape[1], &greedy, NULL, NULL);
+		if (id == c->eos_id)
+			break;
+		t[nt++] = id;
+	}
+	if (!rc) {
+		char *text;
+		size_t len;
+		if ((rc = gb_tok_decode(m->tok, t + 1, nt - 1, &text, &len, err)) == 0) {
+			snprintf(out, cap, "%.*s", (int)len, text);
+			free(text);
+		}
+	}
+	gb_trace_free(&tr);
+	free(s);
+	free(t);
+	return rc;
+}
+
+int gb_eval_dates(const gb_model *m, const gb_kernels *k, const gb_date_pair *pairs, int n, gb_eval_result *r,
+                  gb_err *err)
+{
+	memset(r, 0, sizeof *r);
+	char out[64];
+	for (int i = 0; i < n; i++) {
+		if (gb_translate(m, k, pairs[i].src, out, sizeof out, err))
+			return -1;
+		r->n++;
+		r->correct += !strcmp(out, pairs[i].dst);
+	}
+	return 0;
+}
