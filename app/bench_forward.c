@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "app/bench.h"
+#include "app/bench_viz.h"
 #include "model/forward.h"
 #include "model/rng.h"
 
@@ -84,7 +85,7 @@ int bench_forward(FILE *out)
 
 int bench_all(FILE *out)
 {
-	if (bench_kernels(out))
+	if (bench_kernels(out) || bench_forward(out))
 		return -1;
-	return bench_forward(out);
+	return bench_cells(out);
 }

@@ -1,0 +1,117 @@
+/* figure.h — a backend-neutral description of one picture: what kind it is, its numbers, its
+ * labels, title, caption, colormap and value range. Pure data: it knows nothing of the model
+ * (a view in app/ fills it from a trace) and nothing of how it is drawn (the terminal cells,
+ * the raster/PNG/SDL, SVG and CSV/NPY backends each read it).
+ *
+ * Kinds:
+ *   HEATMAP  values (rows, cols), row and column labels (e.g. query and key tokens), optional
+ *            numbers in the cells, a colorbar.
+ *   BARS     values (n) with a label each (e.g. the next-token distribution), horizontal bars.
+ *   LINES    several series over a shared x (e.g. positional-encoding dimensions, loss curves).
+ *   STRIP    tokens coloured by a value: values (n), labels (n).
+ *   GRID     small multiples: panels (n_panels) laid out in grid_cols columns, sharing one
+ *            colormap and value range (all heads of a layer; all layers x heads).
+ * Every string and array is owned by the figure (the setters copy); gb_fig_free frees all. */
+#ifndef GLASSBOX_FIGURE_H
+#define GLASSBOX_FIGURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum gb_fig_kind { GB_FIG_HEATMAP, GB_FIG_BARS, GB_FIG_LINES, GB_FIG_STRIP, GB_FIG_GRID };
+
+/* Colormaps, each from its published 256-entry table (viz/colormap.c names the sources). */
+enum gb_cmap { GB_CMAP_VIRIDIS, GB_CMAP_MAGMA, GB_CMAP_CIVIDIS, GB_CMAP_GRAY, GB_CMAP_COOLWARM,
+               GB_CMAP_N };
+
+/* How the value range is chosen: from the data's min and max, fixed by the view (e.g. 0..1
+ * for attention weights), or symmetric around 0 (max |v|) for signed values. */
+enum gb_range { GB_RANGE_AUTO, GB_RANGE_FIXED, GB_RANGE_SYMMETRIC };
+
+typedef struct gb_series {
+	char *label;
+	float *y;                 /* (n) */
+	int n;
+} gb_series;
+
+typedef struct gb_figure {
+	int kind;                 /* enum gb_fig_kind */
+	char *title;              /* e.g. "Layer 1, head 2: attention weights" */
+	char *caption;            /* e.g. the stage's formula "softmax(q k^T / sqrt(d_head))" */
+	int cmap;                 /* enum gb_cmap */
+	int range;                /* enum gb_range */
+	float vmin, vmax;         /* with GB_RANGE_FIXED */
+	int colorbar;             /* draw a colorbar (heatmap, strip, grid) */
+	int numbers;              /* print each cell's value in it (heatmap) */
+	int precision;            /* digits after the point for printed numbers (default 2) */
+
+	/* HEATMAP (rows, cols); BARS and STRIP (1, cols) */
+	float *values;            /* (rows, cols), row-major; NaN and inf allowed (drawn marked) */
+	int rows, cols;
+	char **row_labels;        /* (rows) or NULL */
+	char **col_labels;        /* (cols) or NULL */
+	char *row_title;          /* axis titles, e.g. "query" and "key"; may be NULL */
+	char *col_title;
+
+	/* LINES */
+	gb_series *series;        /* (n_series) */
+	int n_series;
+	float *xs;                /* (n_xs) shared x values, or NULL for 0 .. n-1 */
+	int n_xs;                 /* points beyond n_xs have no x: backends stop there */
+	char *x_title, *y_title;
+
+	/* GRID */
+	struct gb_figure **panels; /* (n_panels), each a HEATMAP with its own title ("head 3") */
+	int n_panels, grid_cols;
+
+	/* What the figure shows, for PNG tEXt chunks and SVG metadata: (key, value) pairs such as
+	 * ("Model", "tiny-lm"), ("Text", "the cat sat"), ("Tensor", "L1.attn.weights"). */
+	char **meta_keys, **meta_vals;
+	int n_meta;
+} gb_figure;
+
+/* A new empty figure of a kind (viridis, automatic range, colorbar on, precision 2). NULL when
+ * out of memory. */
+gb_figure *gb_fig_new(int kind);
+void gb_fig_free(gb_figure *f);
+
+/* Setters copy their arguments. Each returns 0, or -1 when out of memory. */
+int gb_fig_set_title(gb_figure *f, const char *title);
+int gb_fig_set_caption(gb_figure *f, const char *caption);
+int gb_fig_set_values(gb_figure *f, const float *v, int rows, int cols); /* (rows, cols) */
+int gb_fig_set_row_labels(gb_figure *f, const char *const *labels);       /* (rows) */
+int gb_fig_set_col_labels(gb_figure *f, const char *const *labels);       /* (cols) */
+int gb_fig_set_axes(gb_figure *f, const char *row_title, const char *col_title);
+int gb_fig_add_series(gb_figure *f, const char *label, const float *y, int n);
+int gb_fig_set_xs(gb_figure *f, const float *xs, int n);
+int gb_fig_add_panel(gb_figure *f, gb_figure *panel); /* takes ownership (freed on failure too) */
+int gb_fig_add_meta(gb_figure *f, const char *key, const char *value);
+
+/* The range a backend maps to colours: for AUTO the finite min and max of every value (panels
+ * and LINES series included), for SYMMETRIC [-m, m] with m the largest finite |v|, for FIXED [vmin, vmax]; a
+ * degenerate range (lo == hi) is widened by 1 around it. *n_bad counts NaN and infinite values
+ * (backends draw them in a distinct colour and say how many in the caption). */
+void gb_fig_range(const gb_figure *f, float *lo, float *hi, int *n_bad);
+
+/* A label shortened to at most max_cols terminal columns (UTF-8 aware; an ellipsis "…" marks
+ * a cut), with spaces made visible as "·" and control bytes as "\xNN" or "⏎" for a newline.
+ * Writes a NUL-terminated string into out (cap bytes). Shared by every backend so a token
+ * looks the same in the terminal, in a PNG and in an SVG. */
+void gb_label_display(const char *label, int max_cols, char *out, size_t cap);
+
+/* Terminal columns a UTF-8 string takes: 1 per code point, 0 for combining marks and
+ * invisible format characters, 2 for East Asian wide and fullwidth characters and wide emoji
+ * (a terminal draws those in two columns, so counting them as one overflows a line); a byte
+ * that is not UTF-8 counts 1. */
+int gb_utf8_width(const char *s);
+
+/* One code point from a NUL-terminated UTF-8 string: returns the bytes used (0 at the NUL).
+ * A byte that does not start a valid, complete, shortest-form sequence uses 1 byte and gives
+ * GB_UTF8_BAD. */
+#define GB_UTF8_BAD 0xFFFFFFFFu
+int gb_utf8_decode(const char *s, uint32_t *cp);
+
+/* Terminal columns of one code point (0, 1 or 2), by the rule of gb_utf8_width. */
+int gb_cp_width(uint32_t cp);
+
+#endif
