@@ -11,9 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "app/bench_forward.h"
+#include "app/views.h"
+#include "viz/cells.h"
 #include "model/decode.h"
 #include "model/heads.h"
 #include "model/tokenizer.h"
@@ -35,6 +39,7 @@ void session_init(session *s)
 {
 	memset(s, 0, sizeof *s);
 	s->k = gb_kernels_fast();
+	s->depth = -1;
 }
 
 void session_free(session *s)
@@ -42,6 +47,7 @@ void session_free(session *s)
 	if (s->loaded)
 		gb_model_free(&s->model);
 	gb_trace_free(&s->trace);
+	gb_fig_free(s->fig);
 	free(s->text);
 	free(s->target);
 	memset(s, 0, sizeof *s);
@@ -115,6 +121,178 @@ static int forward(session *s, const int *ids, int n, const int *tgt, int n_tgt)
 	}
 	s->have_run = 1;
 	return 0;
+}
+
+/* ---- figures in the terminal ---- */
+
+static int term_depth(session *s)
+{
+	if (s->depth >= 0)
+		return s->depth;
+	return gb_term_depth(getenv("COLORTERM"), getenv("TERM"), getenv("NO_COLOR"), isatty(1), 0);
+}
+
+/* The space a figure may take: the terminal's size at a prompt; for scripts and pipes,
+ * $COLUMNS x $LINES or 120 x 80, so a whole 64-token map fits. */
+static void term_size(int *w, int *h)
+{
+	struct winsize ws;
+	const char *c = getenv("COLUMNS"), *l = getenv("LINES");
+	*w = 120;
+	*h = 80;
+	if (isatty(1) && !ioctl(1, TIOCGWINSZ, &ws) && ws.ws_col > 0) {
+		*w = ws.ws_col;
+		*h = ws.ws_row > 3 ? ws.ws_row - 2 : ws.ws_row;
+	}
+	if (c && atoi(c) > 0)
+		*w = atoi(c);
+	if (l && atoi(l) > 0)
+		*h = atoi(l);
+}
+
+/* Makes f the current figure and draws it on stdout. NULL (a view's error) fails. */
+static int show(session *s, gb_figure *f)
+{
+	if (!f)
+		return -1;
+	gb_fig_free(s->fig);
+	s->fig = f;
+	int w, h, depth = term_depth(s);
+	term_size(&w, &h);
+	gb_grid g;
+	gb_verr err;
+	gb_cells_opts o;
+	gb_cells_opts_default(&o, depth);
+	char *text = NULL;
+	size_t len = 0;
+	int rc = gb_grid_init(&g, w, h, &err);
+	if (!rc)
+		rc = gb_cells_render(&g, 0, 0, w, h, f, &o, &err);
+	if (!rc)
+		rc = gb_cells_write(&g, depth, &text, &len, &err);
+	if (rc)
+		errorf("%s", err.msg);
+	else
+		fwrite(text, 1, len, stdout);
+	free(text);
+	gb_grid_free(&g);
+	return rc;
+}
+
+/* Reads "L H" (or just "L") as 1-based numbers; the view checks the ranges. */
+static int layer_head(int argc, char **argv, int need, int *l, int *h)
+{
+	if (argc != 1 + need)
+		return usage(argv[0]);
+	if (parse_int(argv[1], -1000000, 1000000, l, "the layer"))
+		return -1;
+	if (need > 1 && parse_int(argv[2], -1000000, 1000000, h, "the head"))
+		return -1;
+	return 0;
+}
+
+static int cmd_attn(session *s, int argc, char **argv, const char *rest)
+{
+	int l, h;
+	if (layer_head(argc, argv, 2, &l, &h))
+		return -1;
+	return show(s, view_attention(s, "weights", l, h));
+}
+
+static int cmd_scores(session *s, int argc, char **argv, const char *rest)
+{
+	int l, h;
+	if (argc == 4 && (!strcmp(argv[3], "raw") || !strcmp(argv[3], "masked"))) {
+		if (parse_int(argv[1], -1000000, 1000000, &l, "the layer") || parse_int(argv[2], -1000000, 1000000, &h, "the head"))
+			return -1;
+		return show(s, view_attention(s, !strcmp(argv[3], "raw") ? "scores" : "masked", l, h));
+	}
+	if (layer_head(argc, argv, 2, &l, &h))
+		return -1;
+	return show(s, view_attention(s, "masked", l, h));
+}
+
+static int cmd_cross(session *s, int argc, char **argv, const char *rest)
+{
+	int l, h;
+	if (layer_head(argc, argv, 2, &l, &h))
+		return -1;
+	return show(s, view_cross(s, l, h));
+}
+
+static int cmd_qkv(session *s, int argc, char **argv, const char *rest)
+{
+	int l, h;
+	if (layer_head(argc, argv, 2, &l, &h))
+		return -1;
+	return show(s, view_qkv(s, l, h));
+}
+
+static int cmd_ln(session *s, int argc, char **argv, const char *rest)
+{
+	int l, which = 1;
+	if (argc == 3) {
+		if (parse_int(argv[2], 1, 3, &which, "the norm (1, 2 or 3)"))
+			return -1;
+		argc = 2;
+	}
+	if (layer_head(argc, argv, 1, &l, NULL))
+		return -1;
+	return show(s, view_ln(s, l, which));
+}
+
+static int cmd_ffn(session *s, int argc, char **argv, const char *rest)
+{
+	int l;
+	if (layer_head(argc, argv, 1, &l, NULL))
+		return -1;
+	return show(s, view_ffn(s, l));
+}
+
+static int cmd_embed(session *s, int argc, char **argv, const char *rest) { return show(s, view_embed(s)); }
+static int cmd_model(session *s, int argc, char **argv, const char *rest) { return show(s, view_model(s)); }
+static int cmd_resid(session *s, int argc, char **argv, const char *rest) { return show(s, view_resid(s)); }
+
+static int cmd_pe(session *s, int argc, char **argv, const char *rest)
+{
+	int dims[16], n = 0;
+	for (int i = 1; i < argc; i++) {
+		if (n == 16) {
+			errorf("at most 16 dimensions at once");
+			return -1;
+		}
+		if (parse_int(argv[i], 0, 1 << 20, &dims[n++], "a dimension"))
+			return -1;
+	}
+	return show(s, view_pe(s, n ? dims : NULL, n));
+}
+
+static int cmd_next(session *s, int argc, char **argv, const char *rest)
+{
+	int k = 10;
+	double temp = 1;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--temp") && i + 1 < argc) {
+			char *end;
+			temp = strtod(argv[++i], &end);
+			if (*end || !(temp > 0) || temp > 100) {
+				errorf("--temp must be a number above 0 and at most 100 (got '%s')", argv[i]);
+				return -1;
+			}
+		} else if (parse_int(argv[i], 1, 1000, &k, "the number of tokens to show"))
+			return -1;
+	}
+	return show(s, view_next(s, k, temp));
+}
+
+static int cmd_show(session *s, int argc, char **argv, const char *rest)
+{
+	int idx = 0;
+	if (argc < 2 || argc > 3)
+		return usage(argv[0]);
+	if (argc == 3 && parse_int(argv[2], 0, 1 << 20, &idx, "the index"))
+		return -1;
+	return show(s, view_tensor(s, argv[1], idx));
 }
 
 /* ---- handlers ---- */
@@ -792,6 +970,14 @@ static int cmd_translate(session *s, int argc, char **argv, const char *rest)
 /* The head detector over the current text (and random repeated runs for induction). */
 static int cmd_heads(session *s, int argc, char **argv, const char *rest)
 {
+	if (argc == 2) {
+		int l;
+		if (parse_int(argv[1], -1000000, 1000000, &l, "the layer"))
+			return -1;
+		return show(s, view_heads(s, l));
+	}
+	if (argc != 1)
+		return usage(argv[0]);
 	if (need_run(s))
 		return -1;
 	const gb_config *c = &s->model.cfg;
@@ -865,6 +1051,22 @@ const command commands[] = {
 	  "Everything the trace holds comes from the last run. A text longer than the context keeps\n"
 	  "its last tokens (and says so). An encoder-decoder runs TEXT through the encoder and the\n"
 	  "decoder start token through the decoder, or --target-ids as the decoder input.", cmd_run },
+	{ "embed", "", "the token embeddings of the current text (token x feature)", "", cmd_embed },
+	{ "pe", "[DIM ...]", "the positional encoding (position x dimension), or a line plot of chosen dimensions",
+	  "Sinusoidal: PE(i, 2k) = sin(i / 10000^(2k/d)), PE(i, 2k+1) = cos(i / 10000^(2k/d)).\n"
+	  "For RoPE it shows the rotation angles, for ALiBi the bias of each head.", cmd_pe },
+	{ "qkv", "L H", "queries, keys and values of head H in layer L", "", cmd_qkv },
+	{ "scores", "L H [raw|masked]", "attention scores of head H in layer L: raw q.k, or scaled and masked",
+	  "masked (the default) is q.k / sqrt(d_head) with -inf where the causal mask hides a key:\n"
+	  "exactly what enters the softmax.", cmd_scores },
+	{ "attn", "L H", "attention weights of head H in layer L (query x key; rows sum to 1)", "", cmd_attn },
+	{ "model", "", "every layer and head's attention weights at once", "", cmd_model },
+	{ "ln", "L [K]", "layer norm K (1, 2 or 3) of layer L: statistics of its input and its output", "", cmd_ln },
+	{ "ffn", "L", "the feed-forward network's hidden units in layer L", "", cmd_ffn },
+	{ "resid", "", "the residual stream's length per token after every sub-layer", "", cmd_resid },
+	{ "next", "[K] [--temp T]", "the K most probable next tokens (default 10)", "", cmd_next },
+	{ "cross", "L H", "cross-attention of head H in decoder layer L (encoder-decoder models)", "", cmd_cross },
+	{ "show", "NAME [I]", "any trace tensor as a figure; I picks one slice of a 3-D tensor", "", cmd_show },
 	{ "trace", "", "list every tensor of the last run with its shape", "", cmd_trace },
 	{ "print", "NAME", "print a trace tensor's numbers", "", cmd_print },
 	{ "dump", "NAME FILE.npy|FILE.csv", "write a trace tensor as NumPy .npy or .csv",
@@ -885,7 +1087,7 @@ const command commands[] = {
 	{ "translate", "TEXT", "translate TEXT with an encoder-decoder model (greedy decoding)",
 	  "The encoder reads TEXT; the decoder writes one token at a time until the end token.\n"
 	  "Afterwards the trace holds the whole translation: 'cross L H' shows the alignment.", cmd_translate },
-	{ "heads", "", "what each attention head does: previous-token, first-token, self and induction scores",
+	{ "heads", "[L]", "all heads of layer L side by side; without L, what each head does (the head detector)",
 	  "Scores are mean attention weights read from the trace: on the current text for the\n"
 	  "previous, first and self scores, and on random runs of tokens seen twice for induction\n"
 	  "(a head that looks from a token to what followed it last time). For an encoder-decoder\n"

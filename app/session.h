@@ -7,6 +7,7 @@
 #include "model/kernels.h"
 #include "model/model.h"
 #include "model/trace.h"
+#include "viz/figure.h"
 
 typedef struct session {
 	gb_model model;
@@ -17,6 +18,8 @@ typedef struct session {
 	char *target;             /* encoder-decoder: the decoder's input text, or NULL */
 	const gb_kernels *k;      /* the engine in use */
 	int interactive;          /* a person at a terminal: prompts, banners, history */
+	gb_figure *fig;           /* the current figure: what export writes and the window shows */
+	int depth;                /* terminal colour depth (enum gb_depth), -1 to detect */
 } session;
 
 #endif

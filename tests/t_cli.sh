@@ -13,7 +13,7 @@ check() { desc=$1; shift; if "$@" >/dev/null 2>&1; then ok 0 "$desc"; else ok 1 
 have() { grep -qF -- "$2" "$1"; }
 lines() { wc -l <"$1" | tr -d ' '; }
 
-echo "1..33"
+echo "1..42"
 
 $G -c "init $T/gpt2 --seed 3; init $T/llama --preset llama; init $T/encdec --preset encdec" >"$T/out" 2>"$T/err"
 ok $? "init writes three random model folders"
@@ -78,5 +78,25 @@ $G "$T/bad.gb" 2>"$T/err"; rc=$?
 check "a script file's error names the file and line" sh -c "test $rc = 1 && grep -q \"^glassbox: $T/bad.gb line 4: unknown command 'bogus'\" $T/err"
 $G -c "load $T/gpt2; run hello; generate 4 --seed 2 --top-k 5" >"$T/gen" 2>"$T/err"
 check "generate prints one line per new token" test "$(grep -c ' p = ' "$T/gen")" -eq 4
+
+# Views: figures drawn as plain text when output is not a terminal.
+$G -c "load $T/gpt2; run the cat sat; attn 1 2" >"$T/attn" 2>"$T/err"
+ok $? "attn L H draws a figure"
+check "the figure has its title" have "$T/attn" "Layer 1, head 2: attention weights"
+check "the tokens label the rows, spaces made visible" have "$T/attn" "t h e · c a t"
+check "the colorbar shows the fixed range 0..1" have "$T/attn" "0.00 [ .:-=+*#%@] 1.00"
+check "the caption gives the formula" have "$T/attn" "softmax_j(q_i . k_j / sqrt(d_head) + mask)"
+$G -c "load $T/gpt2; run the cat; attn 3 1" 2>"$T/err"; rc=$?
+check "a layer out of range says the range" sh -c "test $rc = 1 && grep -q 'layer 3 does not exist: this model has layers 1 to 2' $T/err"
+$G -c "load $T/gpt2; run the cat; attn 1 9" 2>"$T/err"; rc=$?
+check "a head out of range says the range" sh -c "test $rc = 1 && grep -q 'head 9 does not exist: this model has heads 1 to 4' $T/err"
+for v in "embed" "pe" "pe 0 1 2" "qkv 2 3" "scores 1 1 raw" "heads 2" "model" "ln 2" "ffn 1" "resid" "next 5" "show L1.attn.q 2" "show tokens"; do
+	$G -c "load $T/gpt2; run the cat sat on the mat; $v" >"$T/view" 2>"$T/err" || { echo "# $v failed: $(cat "$T/err")"; false; }
+done
+ok $? "every view draws on a decoder-only model"
+for v in "embed" "pe" "cross 1 2" "attn 2 1" "show dec.L1.cross.weights 1"; do
+	$G -c "load $T/encdec; run --ids 5 6 7 8 --target-ids 256 9 10; $v" >"$T/view" 2>"$T/err" || { echo "# $v failed: $(cat "$T/err")"; false; }
+done
+ok $? "the views draw on an encoder-decoder"
 
 exit $((fails > 0))

@@ -1,0 +1,608 @@
+/* views.c — from trace tensors to figures. The formulas in captions follow the conventions
+ * of ../shared/DESIGN.md (scores / sqrt(d_head), causal j <= i, population variance). */
+#include "app/views.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/commands.h"
+#include "model/tokenizer.h"
+#include "viz/colormap.h"
+
+/* The prefix of the stack whose self-attention views refer to: the decoder's (or the only). */
+static const char *main_stack(session *s) { return s->model.cfg.encdec ? "dec." : ""; }
+
+char **token_labels(session *s, const char *stack, int *n)
+{
+	const gb_trace *tr = &s->trace;
+	const int *ids = tr->ids;
+	int count = tr->n_ids;
+	if (!strcmp(stack, "dec.")) {
+		ids = tr->tgt;
+		count = tr->n_tgt;
+	}
+	char **out = calloc((size_t)(count ? count : 1), sizeof *out);
+	for (int i = 0; i < count; i++) {
+		size_t len = 0;
+		const unsigned char *b = s->model.tok ? gb_tok_piece_bytes(s->model.tok, ids[i], &len) : NULL;
+		if (b) {
+			out[i] = malloc(len + 1);
+			memcpy(out[i], b, len);
+			out[i][len] = 0;
+			/* A NUL inside a token would cut the label: show it as the byte it is. */
+			for (size_t j = 0; j < len; j++)
+				if (!out[i][j])
+					out[i][j] = 1;
+		} else {
+			out[i] = malloc(16);
+			snprintf(out[i], 16, "#%d", ids[i]);
+		}
+	}
+	*n = count;
+	return out;
+}
+
+void free_labels(char **labels, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(labels[i]);
+	free(labels);
+}
+
+static const gb_ttensor *tensor(session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static const gb_ttensor *tensor(session *s, const char *fmt, ...)
+{
+	char name[64];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof name, fmt, ap);
+	va_end(ap);
+	const gb_ttensor *t = gb_trace_get(&s->trace, name);
+	if (!t)
+		errorf("this model's trace has no %s ('trace' lists what it has)", name);
+	return t;
+}
+
+static int ready(session *s)
+{
+	if (!s->loaded) {
+		errorf("no model loaded: try 'load DIR'");
+		return -1;
+	}
+	if (!s->have_run) {
+		errorf("nothing has run yet: try 'run TEXT'");
+		return -1;
+	}
+	return 0;
+}
+
+static int check_layer(session *s, int layer, int n)
+{
+	if (layer < 1 || layer > n) {
+		errorf("layer %d does not exist: this model has layers 1 to %d", layer, n);
+		return -1;
+	}
+	return 0;
+}
+
+static int check_head(session *s, int head)
+{
+	int n = s->model.cfg.n_head;
+	if (head < 1 || head > n) {
+		errorf("head %d does not exist: this model has heads 1 to %d", head, n);
+		return -1;
+	}
+	return 0;
+}
+
+/* Common metadata: model, text, tensor. */
+static void meta(session *s, gb_figure *f, const char *tensor_name)
+{
+	gb_fig_add_meta(f, "Model", s->model.dir[0] ? s->model.dir : "(in memory)");
+	if (s->text)
+		gb_fig_add_meta(f, "Text", s->text);
+	if (tensor_name)
+		gb_fig_add_meta(f, "Tensor", tensor_name);
+	gb_fig_add_meta(f, "Engine", s->k->name);
+}
+
+/* A heatmap of a (rows, cols) block with token labels on the rows. */
+static gb_figure *heat(session *s, const float *v, int rows, int cols, const char *stack_rows,
+                       const char *stack_cols, const char *row_title, const char *col_title)
+{
+	gb_figure *f = gb_fig_new(GB_FIG_HEATMAP);
+	if (!f)
+		return NULL;
+	gb_fig_set_values(f, v, rows, cols);
+	int n;
+	if (stack_rows) {
+		char **l = token_labels(s, stack_rows, &n);
+		if (n == rows)
+			gb_fig_set_row_labels(f, (const char *const *)l);
+		free_labels(l, n);
+	}
+	if (stack_cols) {
+		char **l = token_labels(s, stack_cols, &n);
+		if (n == cols)
+			gb_fig_set_col_labels(f, (const char *const *)l);
+		free_labels(l, n);
+	}
+	gb_fig_set_axes(f, row_title, col_title);
+	return f;
+}
+
+static void titlef(gb_figure *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void titlef(gb_figure *f, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	gb_fig_set_title(f, buf);
+}
+
+gb_figure *view_embed(session *s)
+{
+	if (ready(s))
+		return NULL;
+	const char *p = s->model.cfg.encdec ? "enc." : "";
+	const gb_ttensor *t = tensor(s, "%sembed.tok", p);
+	if (!t)
+		return NULL;
+	gb_figure *f = heat(s, t->data, t->shape[0], t->shape[1], p, NULL, "token", "feature");
+	titlef(f, "Token embeddings: one row per token (%d features)", t->shape[1]);
+	gb_fig_set_caption(f, s->model.cfg.scale_embed ? "x_i = E[token_i] * sqrt(d_model)" : "x_i = E[token_i]");
+	f->cmap = GB_CMAP_COOLWARM;
+	f->range = GB_RANGE_SYMMETRIC;
+	meta(s, f, t->name);
+	return f;
+}
+
+gb_figure *view_pe(session *s, const int *dims, int n_dims)
+{
+	if (ready(s))
+		return NULL;
+	const gb_config *c = &s->model.cfg;
+	const char *p = c->encdec ? "enc." : "";
+	if (c->pos == GB_POS_ROPE || c->pos == GB_POS_ALIBI || c->pos == GB_POS_NONE) {
+		/* No added position vectors: show what the model does instead. */
+		int T = s->trace.n_ids, E = c->d_head, H = c->n_head;
+		if (c->pos == GB_POS_NONE) {
+			errorf("this model has no position information at all (position: none)");
+			return NULL;
+		}
+		int cols = c->pos == GB_POS_ROPE ? E / 2 : T;
+		int rows = c->pos == GB_POS_ROPE ? T : H;
+		float *v = malloc(sizeof(float) * (size_t)rows * cols);
+		if (c->pos == GB_POS_ROPE)
+			for (int i = 0; i < T; i++)
+				for (int k = 0; k < E / 2; k++)
+					v[i * cols + k] = (float)fmod(i * pow(c->rope_theta, -2.0 * k / E), 2 * M_PI);
+		else
+			for (int h = 0; h < H; h++)
+				for (int j = 0; j < T; j++)
+					v[h * cols + j] = (float)(gb_alibi_slope(h, H) * (j - (T - 1)));
+		gb_figure *f = gb_fig_new(GB_FIG_HEATMAP);
+		gb_fig_set_values(f, v, rows, cols);
+		free(v);
+		if (c->pos == GB_POS_ROPE) {
+			titlef(f, "RoPE rotation angles (radians, mod 2pi): position x frequency pair");
+			gb_fig_set_caption(f, "angle(i, k) = i * theta^(-2k/d_head): pair (k, k + d_head/2) of q and k is rotated by it");
+			gb_fig_set_axes(f, "position", "pair");
+		} else {
+			titlef(f, "ALiBi bias added to the last query's scores: head x key");
+			gb_fig_set_caption(f, "bias(i, j) = m_h * (j - i), m_h = 2^(-8h/H)");
+			gb_fig_set_axes(f, "head", "key");
+			f->cmap = GB_CMAP_MAGMA;
+		}
+		meta(s, f, NULL);
+		return f;
+	}
+	const gb_ttensor *t = tensor(s, "%sembed.pos", p);
+	if (!t)
+		return NULL;
+	int T = t->shape[0], D = t->shape[1];
+	gb_figure *f;
+	if (n_dims > 0) {
+		f = gb_fig_new(GB_FIG_LINES);
+		float *y = malloc(sizeof(float) * T);
+		for (int d = 0; d < n_dims; d++) {
+			if (dims[d] < 0 || dims[d] >= D) {
+				errorf("dimension %d does not exist: dimensions are 0 to %d", dims[d], D - 1);
+				free(y);
+				gb_fig_free(f);
+				return NULL;
+			}
+			for (int i = 0; i < T; i++)
+				y[i] = t->data[i * D + dims[d]];
+			char label[32];
+			snprintf(label, sizeof label, "dim %d", dims[d]);
+			gb_fig_add_series(f, label, y, T);
+		}
+		free(y);
+		f->x_title = strdup("position");
+		f->y_title = strdup("value");
+		titlef(f, "Positional encoding: chosen dimensions along the positions");
+	} else {
+		f = heat(s, t->data, T, D, NULL, NULL, "position", "dimension");
+		f->cmap = GB_CMAP_COOLWARM;
+		f->range = GB_RANGE_FIXED;
+		f->vmin = -1;
+		f->vmax = 1;
+		titlef(f, "Positional encoding: position x dimension");
+	}
+	gb_fig_set_caption(f, c->pos == GB_POS_SINUSOIDAL
+	                          ? "PE(i, 2k) = sin(i / 10000^(2k/d)),  PE(i, 2k+1) = cos(i / 10000^(2k/d))"
+	                          : "learned: P[i] is a trained vector per position");
+	meta(s, f, t->name);
+	return f;
+}
+
+static const char *attn_caption(const char *kind, const gb_config *c)
+{
+	if (!strcmp(kind, "scores"))
+		return "scores(i, j) = q_i . k_j (raw, before scaling)";
+	if (!strcmp(kind, "masked"))
+		return c->pos == GB_POS_ALIBI ? "q_i . k_j / sqrt(d_head) + m_h (j - i);  -inf where masked (j > i)"
+		                              : "q_i . k_j / sqrt(d_head);  -inf where masked (j > i)";
+	return "weights(i, j) = softmax_j(q_i . k_j / sqrt(d_head) + mask);  each row sums to 1";
+}
+
+static gb_figure *attention_of(session *s, const char *stack, const char *block, const char *kind, int layer,
+                               int head, const char *row_stack, const char *col_stack)
+{
+	const gb_ttensor *t = tensor(s, "%sL%d.%s.%s", stack, layer, block, kind);
+	if (!t)
+		return NULL;
+	int Tq = t->shape[1], Tk = t->shape[2];
+	gb_figure *f = heat(s, t->data + (size_t)(head - 1) * Tq * Tk, Tq, Tk, row_stack, col_stack, "query", "key");
+	if (!strcmp(kind, "weights")) {
+		f->range = GB_RANGE_FIXED;
+		f->vmin = 0;
+		f->vmax = 1;
+	} else {
+		f->cmap = GB_CMAP_COOLWARM;
+		f->range = GB_RANGE_SYMMETRIC;
+	}
+	f->numbers = Tq <= 8 && Tk <= 8;
+	titlef(f, "%sLayer %d, head %d: %s%s", !strcmp(block, "cross") ? "Cross-attention, " : "", layer, head,
+	       !strcmp(kind, "weights") ? "attention weights" : !strcmp(kind, "scores") ? "raw scores" : "scaled and masked scores",
+	       stack[0] == 'e' ? " (encoder)" : "");
+	gb_fig_set_caption(f, attn_caption(kind, &s->model.cfg));
+	meta(s, f, t->name);
+	char buf[16];
+	snprintf(buf, sizeof buf, "%d", layer);
+	gb_fig_add_meta(f, "Layer", buf);
+	snprintf(buf, sizeof buf, "%d", head);
+	gb_fig_add_meta(f, "Head", buf);
+	return f;
+}
+
+gb_figure *view_attention(session *s, const char *kind, int layer, int head)
+{
+	if (ready(s) || check_layer(s, layer, s->model.cfg.n_layer) || check_head(s, head))
+		return NULL;
+	const char *p = main_stack(s);
+	return attention_of(s, p, "attn", kind, layer, head, p, p);
+}
+
+gb_figure *view_cross(session *s, int layer, int head)
+{
+	if (ready(s))
+		return NULL;
+	if (!s->model.cfg.encdec) {
+		errorf("cross-attention exists only in encoder-decoder models (this one is decoder-only)");
+		return NULL;
+	}
+	if (check_layer(s, layer, s->model.cfg.n_layer) || check_head(s, head))
+		return NULL;
+	return attention_of(s, "dec.", "cross", "weights", layer, head, "dec.", "enc.");
+}
+
+gb_figure *view_heads(session *s, int layer)
+{
+	if (ready(s) || check_layer(s, layer, s->model.cfg.n_layer))
+		return NULL;
+	int H = s->model.cfg.n_head;
+	gb_figure *g = gb_fig_new(GB_FIG_GRID);
+	g->grid_cols = H <= 4 ? H : (H + 1) / 2;
+	g->range = GB_RANGE_FIXED;
+	g->vmin = 0;
+	g->vmax = 1;
+	for (int h = 1; h <= H; h++) {
+		gb_figure *f = view_attention(s, "weights", layer, h);
+		if (!f) {
+			gb_fig_free(g);
+			return NULL;
+		}
+		titlef(f, "head %d", h);
+		gb_fig_add_panel(g, f);
+	}
+	titlef(g, "Layer %d: attention weights of every head", layer);
+	gb_fig_set_caption(g, attn_caption("weights", &s->model.cfg));
+	meta(s, g, NULL);
+	return g;
+}
+
+gb_figure *view_model(session *s)
+{
+	if (ready(s))
+		return NULL;
+	int L = s->model.cfg.n_layer, H = s->model.cfg.n_head;
+	gb_figure *g = gb_fig_new(GB_FIG_GRID);
+	g->grid_cols = H;
+	g->range = GB_RANGE_FIXED;
+	g->vmin = 0;
+	g->vmax = 1;
+	for (int l = 1; l <= L; l++)
+		for (int h = 1; h <= H; h++) {
+			gb_figure *f = view_attention(s, "weights", l, h);
+			titlef(f, "L%d H%d", l, h);
+			f->numbers = 0;
+			gb_fig_add_panel(g, f);
+		}
+	titlef(g, "Every layer (rows) and head (columns): attention weights");
+	gb_fig_set_caption(g, "the model view: each panel is query x key, rows sum to 1");
+	meta(s, g, NULL);
+	return g;
+}
+
+gb_figure *view_qkv(session *s, int layer, int head)
+{
+	if (ready(s) || check_layer(s, layer, s->model.cfg.n_layer) || check_head(s, head))
+		return NULL;
+	const gb_config *c = &s->model.cfg;
+	const char *p = main_stack(s), *names[3] = { "q", "k", "v" };
+	gb_figure *g = gb_fig_new(GB_FIG_GRID);
+	g->grid_cols = 3;
+	g->cmap = GB_CMAP_COOLWARM;
+	g->range = GB_RANGE_SYMMETRIC;
+	for (int i = 0; i < 3; i++) {
+		const gb_ttensor *t = tensor(s, "%sL%d.attn.%s", p, layer, names[i]);
+		if (!t) {
+			gb_fig_free(g);
+			return NULL;
+		}
+		int h = i == 0 ? head - 1 : (head - 1) / (c->n_head / c->n_kv_head);
+		int T = t->shape[1], E = t->shape[2];
+		gb_figure *f = heat(s, t->data + (size_t)h * T * E, T, E, p, NULL, "token", "feature");
+		titlef(f, "%s (head %d%s)", names[i], i ? h + 1 : head, i && c->n_kv_head != c->n_head ? ", shared" : "");
+		gb_fig_add_panel(g, f);
+	}
+	titlef(g, "Layer %d, head %d: queries, keys and values", layer, head);
+	gb_fig_set_caption(g, c->pos == GB_POS_ROPE ? "q = x Wq, k = x Wk (then rotated by RoPE), v = x Wv"
+	                                            : "q = x Wq, k = x Wk, v = x Wv, split into heads");
+	meta(s, g, NULL);
+	return g;
+}
+
+gb_figure *view_ln(session *s, int layer, int which)
+{
+	if (ready(s) || check_layer(s, layer, s->model.cfg.n_layer))
+		return NULL;
+	const char *p = main_stack(s);
+	const gb_ttensor *out = tensor(s, "%sL%d.ln%d.out", p, layer, which);
+	if (!out)
+		return NULL;
+	int rms = s->model.cfg.norm == GB_NORM_RMS;
+	const gb_ttensor *a = rms ? tensor(s, "%sL%d.ln%d.rms", p, layer, which) : tensor(s, "%sL%d.ln%d.mean", p, layer, which);
+	const gb_ttensor *b = rms ? NULL : tensor(s, "%sL%d.ln%d.var", p, layer, which);
+	int T = out->shape[0], n;
+	char **tok = token_labels(s, p, &n);
+	char **labels = malloc(sizeof *labels * (size_t)T);
+	for (int i = 0; i < T; i++) {
+		labels[i] = malloc(256);
+		if (rms)
+			snprintf(labels[i], 256, "%s  rms %.3g", i < n ? tok[i] : "?", (double)a->data[i]);
+		else
+			snprintf(labels[i], 256, "%s  mean %.3g var %.3g", i < n ? tok[i] : "?", (double)a->data[i], (double)b->data[i]);
+	}
+	gb_figure *f = heat(s, out->data, T, out->shape[1], NULL, NULL, "token", "feature");
+	gb_fig_set_row_labels(f, (const char *const *)labels);
+	free_labels(labels, T);
+	free_labels(tok, n);
+	f->cmap = GB_CMAP_COOLWARM;
+	f->range = GB_RANGE_SYMMETRIC;
+	titlef(f, "Layer %d, norm %d: output per token (statistics of its input on the left)", layer, which);
+	gb_fig_set_caption(f, rms ? "y = g * x / sqrt(mean(x^2) + eps)"
+	                          : s->model.cfg.textbook_ln ? "y = g * (x - mean) / (sigma + eps) + b   (textbook form)"
+	                                                     : "y = g * (x - mean) / sqrt(var + eps) + b");
+	meta(s, f, out->name);
+	return f;
+}
+
+gb_figure *view_ffn(session *s, int layer)
+{
+	if (ready(s) || check_layer(s, layer, s->model.cfg.n_layer))
+		return NULL;
+	const char *p = main_stack(s);
+	const gb_ttensor *t = tensor(s, "%sL%d.ffn.hidden", p, layer);
+	if (!t)
+		return NULL;
+	gb_figure *f = heat(s, t->data, t->shape[0], t->shape[1], p, NULL, "token", "hidden unit");
+	f->cmap = GB_CMAP_COOLWARM;
+	f->range = GB_RANGE_SYMMETRIC;
+	titlef(f, "Layer %d: feed-forward hidden units after the activation", layer);
+	const gb_config *c = &s->model.cfg;
+	gb_fig_set_caption(f, c->ffn == GB_FFN_GATED ? "h = silu(x Wg) * (x Wu);  out = h Wd"
+	                      : c->act == GB_ACT_RELU ? "h = relu(x W1 + b1);  out = h W2 + b2"
+	                      : c->act == GB_ACT_SILU ? "h = silu(x W1 + b1);  out = h W2 + b2"
+	                                              : "h = gelu(x W1 + b1);  out = h W2 + b2");
+	meta(s, f, t->name);
+	return f;
+}
+
+gb_figure *view_resid(session *s)
+{
+	if (ready(s))
+		return NULL;
+	const char *p = main_stack(s);
+	int L = s->model.cfg.n_layer, cross = s->model.cfg.encdec;
+	int stages = 1 + L * (cross ? 3 : 2);
+	const gb_ttensor *e = tensor(s, "%sembed.sum", p);
+	if (!e)
+		return NULL;
+	int T = e->shape[0], D = e->shape[1];
+	float *v = malloc(sizeof(float) * (size_t)T * stages);
+	char **cols = malloc(sizeof(char *) * (size_t)stages);
+	int c = 0;
+	for (int st = 0; st < stages; st++) {
+		const gb_ttensor *t;
+		char name[64];
+		if (st == 0)
+			snprintf(name, sizeof name, "%sembed.sum", p);
+		else {
+			int l = (st - 1) / (cross ? 3 : 2) + 1, k = (st - 1) % (cross ? 3 : 2);
+			snprintf(name, sizeof name, "%sL%d.resid.%s", p, l, k == 0 ? "mid" : cross && k == 1 ? "cross" : "post");
+		}
+		t = gb_trace_get(&s->trace, name);
+		cols[c] = strdup(st == 0 ? "embed" : name + strlen(p));
+		for (int i = 0; i < T; i++) {
+			double sum = 0;
+			for (int d = 0; d < D; d++)
+				sum += (double)t->data[i * D + d] * t->data[i * D + d];
+			v[i * stages + c] = (float)sqrt(sum);
+		}
+		c++;
+	}
+	gb_figure *f = heat(s, v, T, stages, p, NULL, "token", "stage");
+	gb_fig_set_col_labels(f, (const char *const *)cols);
+	free_labels(cols, stages);
+	free(v);
+	f->cmap = GB_CMAP_MAGMA;
+	titlef(f, "The residual stream: its length |x| per token after each sub-layer");
+	gb_fig_set_caption(f, "x <- x + sublayer(x) (pre-norm) or x <- norm(x + sublayer(x)) (post-norm)");
+	meta(s, f, NULL);
+	return f;
+}
+
+gb_figure *view_next(session *s, int k, double temp)
+{
+	if (ready(s))
+		return NULL;
+	const gb_ttensor *lg = tensor(s, "logits");
+	if (!lg)
+		return NULL;
+	int T = lg->shape[0], V = lg->shape[1];
+	if (k < 1)
+		k = 1;
+	if (k > V)
+		k = V;
+	const float *row = lg->data + (size_t)(T - 1) * V;
+	double mx = -INFINITY, z = 0;
+	for (int v = 0; v < V; v++)
+		mx = fmax(mx, row[v] / temp);
+	double *p = malloc(sizeof(double) * V);
+	for (int v = 0; v < V; v++)
+		z += p[v] = exp(row[v] / temp - mx);
+	int *idx = malloc(sizeof(int) * k);
+	float *val = malloc(sizeof(float) * k);
+	char **labels = malloc(sizeof(char *) * k);
+	for (int i = 0; i < k; i++) {
+		int best = -1;
+		for (int v = 0; v < V; v++) {
+			int taken = 0;
+			for (int j = 0; j < i; j++)
+				taken |= idx[j] == v;
+			if (!taken && (best < 0 || p[v] > p[best]))
+				best = v;
+		}
+		idx[i] = best;
+		val[i] = (float)(p[best] / z);
+		size_t len = 0;
+		const unsigned char *b = s->model.tok ? gb_tok_piece_bytes(s->model.tok, best, &len) : NULL;
+		labels[i] = malloc(len + 16);
+		if (b) {
+			memcpy(labels[i], b, len);
+			labels[i][len] = 0;
+		} else
+			snprintf(labels[i], len + 16, "#%d", best);
+	}
+	gb_figure *f = gb_fig_new(GB_FIG_BARS);
+	gb_fig_set_values(f, val, 1, k);
+	gb_fig_set_col_labels(f, (const char *const *)labels);
+	f->range = GB_RANGE_FIXED;
+	f->vmin = 0;
+	f->vmax = 1;
+	f->precision = 3;
+	titlef(f, "The next token: the %d most probable%s", k, temp != 1 ? " (temperature applied)" : "");
+	char cap[128];
+	snprintf(cap, sizeof cap, "p(v) = softmax(logits / T)_v with T = %g, at the last position", temp);
+	gb_fig_set_caption(f, cap);
+	meta(s, f, "logits");
+	free_labels(labels, k);
+	free(idx);
+	free(val);
+	free(p);
+	return f;
+}
+
+gb_figure *view_tensor(session *s, const char *name, int index)
+{
+	if (ready(s))
+		return NULL;
+	const gb_ttensor *t = gb_trace_get(&s->trace, name);
+	if (!t) {
+		errorf("no trace tensor '%s': 'trace' lists the names", name);
+		return NULL;
+	}
+	const char *stack = !strncmp(name, "enc.", 4) ? "enc." : !strncmp(name, "dec.", 4) ? "dec." : "";
+	int tok_rows = t->ndim >= 2 && (t->axes[t->ndim - 2] == GB_AX_TOKEN || t->axes[t->ndim - 2] == GB_AX_QUERY);
+	int tok_cols = t->ndim >= 1 && t->axes[t->ndim - 1] == GB_AX_KEY;
+	const char *col_stack = tok_cols ? (strstr(name, ".cross.") ? "enc." : stack) : NULL;
+	gb_figure *f;
+	if (t->ndim == 1) {
+		f = gb_fig_new(GB_FIG_STRIP);
+		gb_fig_set_values(f, t->data, 1, t->shape[0]);
+		if (t->axes[0] == GB_AX_TOKEN) {
+			int n;
+			char **l = token_labels(s, stack, &n);
+			if (n == t->shape[0])
+				gb_fig_set_col_labels(f, (const char *const *)l);
+			free_labels(l, n);
+		}
+	} else if (t->ndim == 2) {
+		f = heat(s, t->data, t->shape[0], t->shape[1], tok_rows ? stack : NULL, col_stack, gb_axis_name(t->axes[0]),
+		         gb_axis_name(t->axes[1]));
+	} else {
+		int n0 = t->shape[0], R = t->shape[1], C = t->shape[2];
+		if (index < 0 || index > n0) {
+			errorf("%s has %d %ss: choose 1 to %d (or 0 for all)", name, n0, gb_axis_name(t->axes[0]), n0);
+			return NULL;
+		}
+		if (index > 0) {
+			f = heat(s, t->data + (size_t)(index - 1) * R * C, R, C, tok_rows ? stack : NULL, col_stack,
+			         gb_axis_name(t->axes[1]), gb_axis_name(t->axes[2]));
+		} else {
+			f = gb_fig_new(GB_FIG_GRID);
+			f->grid_cols = n0 <= 4 ? n0 : 4;
+			for (int i = 0; i < n0; i++) {
+				gb_figure *pnl = heat(s, t->data + (size_t)i * R * C, R, C, tok_rows ? stack : NULL, col_stack,
+				                      gb_axis_name(t->axes[1]), gb_axis_name(t->axes[2]));
+				titlef(pnl, "%s %d", gb_axis_name(t->axes[0]), i + 1);
+				gb_fig_add_panel(f, pnl);
+			}
+		}
+	}
+	int is_weights = strstr(name, ".weights") != NULL || !strcmp(name, "probs");
+	if (is_weights) {
+		f->range = GB_RANGE_FIXED;
+		f->vmin = 0;
+		f->vmax = 1;
+	} else {
+		f->cmap = GB_CMAP_COOLWARM;
+		f->range = GB_RANGE_SYMMETRIC;
+	}
+	if (index > 0)
+		titlef(f, "%s [%s %d]", name, gb_axis_name(t->axes[0]), index);
+	else
+		titlef(f, "%s", name);
+	meta(s, f, name);
+	return f;
+}

@@ -1,0 +1,30 @@
+/* views.h — views turn a trace entry plus a selection (layer, head) into a Figure: they know
+ * what the numbers mean (token labels, titles, the stage's formula) and nothing of drawing.
+ * Layers and heads are numbered from 1, as everywhere the user looks. Each returns a new
+ * figure, or NULL after printing a one-line error (bad selection, nothing run yet). */
+#ifndef GLASSBOX_VIEWS_H
+#define GLASSBOX_VIEWS_H
+
+#include "app/session.h"
+#include "viz/figure.h"
+
+/* Token labels of the stack a tensor belongs to ("" = decoder-only, "enc.", "dec."): a
+ * malloc'd array of n malloc'd strings (the tokens' raw bytes; the backends make spaces
+ * visible). free_labels frees it. */
+char **token_labels(session *s, const char *stack, int *n);
+void free_labels(char **labels, int n);
+
+gb_figure *view_embed(session *s);
+gb_figure *view_pe(session *s, const int *dims, int n_dims); /* dims may be NULL: a heatmap */
+gb_figure *view_attention(session *s, const char *kind, int layer, int head); /* "weights", "scores", "masked" */
+gb_figure *view_cross(session *s, int layer, int head);
+gb_figure *view_heads(session *s, int layer);
+gb_figure *view_model(session *s);
+gb_figure *view_qkv(session *s, int layer, int head);
+gb_figure *view_ln(session *s, int layer, int which);
+gb_figure *view_ffn(session *s, int layer);
+gb_figure *view_resid(session *s);
+gb_figure *view_next(session *s, int k, double temp);
+gb_figure *view_tensor(session *s, const char *name, int index); /* index: 3-D slice, 0 = all */
+
+#endif
