@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "app/bench.h"
+#include "app/bench_train.h"
 #include "app/bench_viz.h"
 #include "model/forward.h"
 #include "model/rng.h"
@@ -87,5 +88,7 @@ int bench_all(FILE *out)
 {
 	if (bench_kernels(out) || bench_forward(out))
 		return -1;
-	return bench_cells(out);
+	if (bench_cells(out))
+		return -1;
+	return bench_train(out);
 }

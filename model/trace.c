@@ -25,7 +25,8 @@ void gb_trace_reset(gb_trace *tr)
 	tr->n_spill = 0;
 	if (tr->want > tr->size) {
 		free(tr->block);
-		tr->size = tr->want + tr->want / 4;
+		/* aligned_alloc wants a size that is a multiple of the alignment (16 floats). */
+		tr->size = (tr->want + tr->want / 4 + 15) & ~(size_t)15;
 		tr->block = aligned_alloc(64, tr->size * sizeof(float));
 		if (!tr->block)
 			tr->size = 0;

@@ -1,0 +1,1100 @@
+/* grad_impl.h — the bodies of grad_ops.h's operations and of the whole-model forward and
+ * backward, written once over R and included by grad_f.c (R float, S _f, GB_FLOAT 1: matrix
+ * products through the kernel table) and grad_d.c (R double, S _d, GB_FLOAT 0: plain loops in
+ * a fixed order). Not a header for anyone else: it defines functions.
+ *
+ * Element-wise arithmetic is written as plain loops over R; transcendental functions go through
+ * double (libm), except where the float build brings its own vectorizable versions (grad_f.c
+ * defines GB_FAST_ACT_BWD and GB_FAST_SWIGLU_BWD, and the transposes). */
+#ifndef R
+#error "grad_impl.h is included by grad_f.c / grad_d.c with R, S and GB_FLOAT defined"
+#endif
+
+#include <math.h>
+#include <setjmp.h>
+#include <string.h>
+
+#include "model/forward.h"
+#include "model/grad_ops.h"
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define FN(name) CAT(name, S)
+#define T_(name) CAT(name, S)
+
+typedef T_(gb_norm_act) norm_act;
+typedef T_(gb_attn_act) attn_act;
+typedef T_(gb_ffn_act) ffn_act;
+typedef T_(gb_sub_act) sub_act;
+typedef T_(gb_stack_act) stack_act;
+typedef T_(gb_acts) acts;
+
+/* The float build vectorizes its element-wise loops; the double build stays plain. Only static
+ * functions get copies per instruction set (clang cannot export them); public ones wrap them. */
+#if GB_FLOAT
+#define HOT GB_VECTORIZE
+#else
+#define HOT
+#endif
+
+static R *alr(gb_ws *ws, size_t n) { return gb_ws_alloc(ws, (n ? n : 1) * sizeof(R)); }
+
+/* c (M, N) = a (M, K) · B + bias, B = b (K, N), or b (N, K) transposed when bt. */
+static void mm(const gb_kernels *k, R *c, const R *a, const R *b, const R *bias, int M, int K,
+               int N, int bt)
+{
+#if GB_FLOAT
+	k->matmul(c, a, b, bias, M, K, N, bt);
+#else
+	(void)k;
+	for (int i = 0; i < M; i++) {
+		R *ci = c + (size_t)i * N;
+		const R *ai = a + (size_t)i * K;
+		if (bt) {
+			for (int j = 0; j < N; j++) {
+				const R *bj = b + (size_t)j * K;
+				R s = bias ? bias[j] : 0;
+				for (int p = 0; p < K; p++)
+					s += ai[p] * bj[p];
+				ci[j] = s;
+			}
+		} else {
+			for (int j = 0; j < N; j++)
+				ci[j] = bias ? bias[j] : 0;
+			for (int p = 0; p < K; p++) {
+				const R *bp = b + (size_t)p * N;
+				R ap = ai[p];
+				for (int j = 0; j < N; j++)
+					ci[j] += ap * bp[j];
+			}
+		}
+	}
+#endif
+}
+
+HOT static void vadd(R *restrict y, const R *restrict x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		y[i] += x[i];
+}
+
+#if GB_FLOAT
+/* dst (N, M) = transpose of src (M, N); c (M, N) += transpose of t (N, M). In grad_f.c. */
+static void transpose(float *dst, const float *src, int M, int N);
+static void add_transposed(float *c, const float *t, int M, int N);
+#endif
+
+void FN(gb_matmul_tn)(const gb_kernels *k, gb_ws *ws, R *c, const R *a, const R *b, int M, int K,
+                      int N, int acc)
+{
+#if GB_FLOAT
+	/* The kernels multiply row-major a (M, K) by b: aᵀ needs a transposed copy. Either copy
+	 * aᵀ and multiply into c (or a temporary added to c), or copy bᵀ, compute cᵀ = bᵀ a and
+	 * add it transposed: whichever moves fewer floats (the second wins when c is narrow:
+	 * an attention head's keys and values, the output projection's and the FFN's down
+	 * projection's weights). */
+	size_t mark = gb_ws_mark(ws);
+	double direct = (double)K * M + (acc ? 2.0 * M * N : 0), flipped = (double)K * N + (acc ? 2.0 : 1.0) * M * N;
+	if (direct <= flipped) {
+		R *at = alr(ws, (size_t)M * K);
+		transpose(at, a, K, M);
+		if (acc) {
+			R *t = alr(ws, (size_t)M * N);
+			mm(k, t, at, b, NULL, M, K, N, 0);
+			vadd(c, t, (size_t)M * N);
+		} else {
+			mm(k, c, at, b, NULL, M, K, N, 0);
+		}
+	} else {
+		R *bt = alr(ws, (size_t)N * K), *t = alr(ws, (size_t)N * M);
+		transpose(bt, b, K, N);
+		mm(k, t, bt, a, NULL, N, K, M, 0);
+		if (acc)
+			add_transposed(c, t, M, N);
+		else
+			transpose(c, t, N, M);
+	}
+	gb_ws_release(ws, mark);
+#else
+	(void)k;
+	(void)ws;
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			R s = 0;
+			for (int p = 0; p < K; p++)
+				s += a[(size_t)p * M + i] * b[(size_t)p * N + j];
+			c[(size_t)i * N + j] = (acc ? c[(size_t)i * N + j] : 0) + s;
+		}
+#endif
+}
+
+/* ---- linear ---- */
+
+void FN(gb_linear_fwd)(const gb_kernels *k, R *y, const R *x, const R *w, const R *b, int T, int in,
+                       int out, int trans)
+{
+	mm(k, y, x, w, b, T, in, out, trans);
+}
+
+void FN(gb_linear_bwd)(const gb_kernels *k, gb_ws *ws, R *dx, int acc, R *dw, R *db, const R *dy,
+                       const R *x, const R *w, int T, int in, int out, int trans)
+{
+	if (dx) {
+		size_t mark = gb_ws_mark(ws);
+		R *d = acc ? alr(ws, (size_t)T * in) : dx;
+		/* dx = dy Wᵀ: W (in, out) read transposed, or W (out, in) read as is. */
+		mm(k, d, dy, w, NULL, T, out, in, !trans);
+		if (acc)
+			vadd(dx, d, (size_t)T * in);
+		gb_ws_release(ws, mark);
+	}
+	if (dw) {
+		if (trans)
+			FN(gb_matmul_tn)(k, ws, dw, dy, x, out, T, in, 1); /* (out, in) += dyᵀ x */
+		else
+			FN(gb_matmul_tn)(k, ws, dw, x, dy, in, T, out, 1); /* (in, out) += xᵀ dy */
+	}
+	if (db)
+		for (int t = 0; t < T; t++)
+			vadd(db, dy + (size_t)t * out, (size_t)out);
+}
+
+/* ---- norms ---- */
+
+void FN(gb_layernorm_fwd)(R *y, R *mean, R *var, const R *x, const R *g, const R *b, int T, int D,
+                          double eps, int textbook)
+{
+	for (int t = 0; t < T; t++) {
+		const R *xr = x + (size_t)t * D;
+		R *yr = y + (size_t)t * D;
+		double mu = 0, v = 0;
+		for (int j = 0; j < D; j++)
+			mu += xr[j];
+		mu /= D;
+		for (int j = 0; j < D; j++)
+			v += (xr[j] - mu) * (xr[j] - mu);
+		v /= D;
+		double r = 1.0 / (textbook ? sqrt(v) + eps : sqrt(v + eps));
+		mean[t] = (R)mu;
+		var[t] = (R)v;
+		for (int j = 0; j < D; j++)
+			yr[j] = (R)((xr[j] - mu) * r * (g ? g[j] : 1) + (b ? b[j] : 0));
+	}
+}
+
+/* With c = x - mean and d the divisor (sqrt(var + eps), or sqrt(var) + eps), y = g c / d and
+ * d depends on x through var: ∂d/∂x_i = c_i / (D s), s = sqrt(var + eps) (library) or
+ * sqrt(var) (textbook). So with h = dy g:
+ *   dx_i = (h_i - mean(h)) / d - c_i (Σ_j h_j c_j) / (D d² s). */
+HOT static void layernorm_bwd(R *dx, int acc, R *dg, R *db, const R *dy, const R *x, const R *mean,
+                              const R *var, const R *g, int T, int D, double eps, int textbook)
+{
+	for (int t = 0; t < T; t++) {
+		const R *xr = x + (size_t)t * D, *dyr = dy + (size_t)t * D;
+		R *dxr = dx + (size_t)t * D;
+		R mu = mean[t];
+		double v = var[t];
+		double s = textbook ? sqrt(v) : sqrt(v + eps), d = textbook ? s + eps : s;
+		R rd = (R)(1.0 / d);
+		/* Σ h and Σ h c in eight interleaved partial sums, which vectorize */
+		R p1[8] = { 0 }, p2[8] = { 0 }, sh = 0, shc = 0;
+		int j8 = D / 8 * 8;
+		for (int j = 0; j < j8; j += 8)
+			for (int q = 0; q < 8; q++) {
+				R h = dyr[j + q] * (g ? g[j + q] : 1), c = xr[j + q] - mu;
+				p1[q] += h;
+				p2[q] += h * c;
+			}
+		for (int q = 0; q < 8; q++) {
+			sh += p1[q];
+			shc += p2[q];
+		}
+		for (int j = j8; j < D; j++) {
+			R h = dyr[j] * (g ? g[j] : 1), c = xr[j] - mu;
+			sh += h;
+			shc += h * c;
+		}
+		if (dg)
+			for (int j = 0; j < D; j++)
+				dg[j] += dyr[j] * (xr[j] - mu) * rd;
+		if (db)
+			for (int j = 0; j < D; j++)
+				db[j] += dyr[j];
+		R mh = sh / D;
+		/* A constant row under the textbook's divisor has s = 0: the derivative of sqrt there
+		 * is unbounded, and every c_i is 0, so the term is 0. */
+		R coef = s > 0 ? (R)(shc / (D * d * d * s)) : 0;
+		/* dx may be dy itself: each element is read before it is written */
+		if (g && acc) {
+			GB_IVDEP
+			for (int j = 0; j < D; j++)
+				dxr[j] += (dyr[j] * g[j] - mh) * rd - (xr[j] - mu) * coef;
+		} else if (g) {
+			GB_IVDEP
+			for (int j = 0; j < D; j++)
+				dxr[j] = (dyr[j] * g[j] - mh) * rd - (xr[j] - mu) * coef;
+		} else {
+			GB_IVDEP
+			for (int j = 0; j < D; j++)
+				dxr[j] = (acc ? dxr[j] : 0) + (dyr[j] - mh) * rd - (xr[j] - mu) * coef;
+		}
+	}
+}
+
+void FN(gb_layernorm_bwd)(R *dx, int acc, R *dg, R *db, const R *dy, const R *x, const R *mean,
+                          const R *var, const R *g, int T, int D, double eps, int textbook)
+{
+	layernorm_bwd(dx, acc, dg, db, dy, x, mean, var, g, T, D, eps, textbook);
+}
+
+void FN(gb_rmsnorm_fwd)(R *y, R *rms, const R *x, const R *g, int T, int D, double eps)
+{
+	for (int t = 0; t < T; t++) {
+		const R *xr = x + (size_t)t * D;
+		R *yr = y + (size_t)t * D;
+		double ss = 0;
+		for (int j = 0; j < D; j++)
+			ss += (double)xr[j] * xr[j];
+		double q = sqrt(ss / D + eps);
+		rms[t] = (R)q;
+		for (int j = 0; j < D; j++)
+			yr[j] = (R)(xr[j] / q * (g ? g[j] : 1));
+	}
+}
+
+/* y = g x / q, q = sqrt(mean(x²) + eps), ∂q/∂x_i = x_i / (D q): with h = dy g,
+ * dx_i = h_i / q - x_i (Σ_j h_j x_j) / (D q³). */
+HOT static void rmsnorm_bwd(R *dx, int acc, R *dg, const R *dy, const R *x, const R *rms, const R *g,
+                            int T, int D)
+{
+	for (int t = 0; t < T; t++) {
+		const R *xr = x + (size_t)t * D, *dyr = dy + (size_t)t * D;
+		R *dxr = dx + (size_t)t * D;
+		R q = rms[t], rq = 1 / q, shx = 0;
+		for (int j = 0; j < D; j++) {
+			shx += dyr[j] * (g ? g[j] : 1) * xr[j];
+			if (dg)
+				dg[j] += dyr[j] * xr[j] * rq;
+		}
+		R coef = shx * rq * rq * rq / D;
+		for (int j = 0; j < D; j++) {
+			R v = dyr[j] * (g ? g[j] : 1) * rq - xr[j] * coef;
+			dxr[j] = acc ? dxr[j] + v : v;
+		}
+	}
+}
+
+void FN(gb_rmsnorm_bwd)(R *dx, int acc, R *dg, const R *dy, const R *x, const R *rms, const R *g,
+                        int T, int D)
+{
+	rmsnorm_bwd(dx, acc, dg, dy, x, rms, g, T, D);
+}
+
+/* ---- softmax ---- */
+
+void FN(gb_softmax_fwd)(R *x, int rows, int n)
+{
+	for (int r = 0; r < rows; r++) {
+		R *row = x + (size_t)r * n, mx = -INFINITY;
+		for (int j = 0; j < n; j++)
+			mx = row[j] > mx ? row[j] : mx;
+		if (mx == -INFINITY) {
+			memset(row, 0, (size_t)n * sizeof *row);
+			continue;
+		}
+		double s = 0;
+		for (int j = 0; j < n; j++)
+			s += row[j] = (R)exp((double)row[j] - mx);
+		R inv = (R)(1.0 / s);
+		for (int j = 0; j < n; j++)
+			row[j] *= inv;
+	}
+}
+
+HOT static void softmax_bwd(R *dz, const R *dp, const R *p, int rows, int n)
+{
+	for (int r = 0; r < rows; r++) {
+		const R *pr = p + (size_t)r * n, *dpr = dp + (size_t)r * n;
+		R *dzr = dz + (size_t)r * n, part[8] = { 0 }, dot = 0;
+		int j8 = n / 8 * 8;
+		for (int j = 0; j < j8; j += 8)
+			for (int q = 0; q < 8; q++)
+				part[q] += pr[j + q] * dpr[j + q];
+		for (int q = 0; q < 8; q++)
+			dot += part[q];
+		for (int j = j8; j < n; j++)
+			dot += pr[j] * dpr[j];
+		GB_IVDEP /* dz may be dp itself */
+		for (int j = 0; j < n; j++)
+			dzr[j] = pr[j] * (dpr[j] - dot);
+	}
+}
+
+void FN(gb_softmax_bwd)(R *dz, const R *dp, const R *p, int rows, int n)
+{
+	softmax_bwd(dz, dp, p, rows, n);
+}
+
+/* ---- attention ---- */
+
+void FN(gb_attn_fwd)(const gb_kernels *k, gb_ws *ws, const gb_attn_spec *s, R *w, R *o, const R *q,
+                     const R *kk, const R *v)
+{
+	int H = s->H, E = s->E, Tq = s->Tq, Tk = s->Tk, group = s->H / s->K;
+	R inv = (R)(1.0 / sqrt((double)E));
+	(void)ws;
+	for (int h = 0; h < H; h++) {
+		R *wh = w + (size_t)h * Tq * Tk;
+		mm(k, wh, q + (size_t)h * Tq * E, kk + (size_t)(h / group) * Tk * E, NULL, Tq, E, Tk, 1);
+		R slope = s->alibi ? (R)gb_alibi_slope(h, H) : 0;
+		for (int i = 0; i < Tq; i++)
+			for (int j = 0; j < Tk; j++) {
+				R *e = wh + (size_t)i * Tk + j;
+				*e = gb_attn_allowed(s, i, j) ? *e * inv + slope * (R)(j - i) : (R)-INFINITY;
+			}
+	}
+#if GB_FLOAT
+	k->softmax(w, H * Tq, Tk);
+#else
+	FN(gb_softmax_fwd)(w, H * Tq, Tk);
+#endif
+	for (int h = 0; h < H; h++)
+		mm(k, o + (size_t)h * Tq * E, w + (size_t)h * Tq * Tk, v + (size_t)(h / group) * Tk * E, NULL,
+		   Tq, Tk, E, 0);
+}
+
+/* Per head: dw = dO vᵀ, dv += wᵀ dO, ds = softmax'(dw) / sqrt(E) (masked entries have w = 0,
+ * so they get no gradient; ALiBi's bias is a constant), dq = ds k, dk += dsᵀ q. */
+void FN(gb_attn_bwd)(const gb_kernels *k, gb_ws *ws, const gb_attn_spec *s, R *dq, R *dk, R *dv,
+                     const R *d_o, const R *q, const R *kk, const R *v, const R *w)
+{
+	int H = s->H, E = s->E, Tq = s->Tq, Tk = s->Tk, group = s->H / s->K;
+	R inv = (R)(1.0 / sqrt((double)E));
+	size_t mark = gb_ws_mark(ws);
+	R *ds = alr(ws, (size_t)Tq * Tk);
+	for (int h = 0; h < H; h++) {
+		size_t kv = (size_t)(h / group) * Tk * E;
+		int acc = h % group != 0; /* the first query head of a key/value head writes, the rest add */
+		const R *wh = w + (size_t)h * Tq * Tk, *doh = d_o + (size_t)h * Tq * E, *qh = q + (size_t)h * Tq * E;
+		mm(k, ds, doh, v + kv, NULL, Tq, E, Tk, 1);
+		FN(gb_matmul_tn)(k, ws, dv + kv, wh, doh, Tk, Tq, E, acc);
+		FN(gb_softmax_bwd)(ds, ds, wh, Tq, Tk);
+		for (size_t i = 0; i < (size_t)Tq * Tk; i++)
+			ds[i] *= inv;
+		mm(k, dq + (size_t)h * Tq * E, ds, kk + kv, NULL, Tq, Tk, E, 0);
+		FN(gb_matmul_tn)(k, ws, dk + kv, ds, qh, Tk, Tq, E, acc);
+	}
+	gb_ws_release(ws, mark);
+}
+
+/* ---- RoPE ---- */
+
+void FN(gb_rope_tables)(R *cs, R *sn, int T, int E, double theta)
+{
+	int half = E / 2;
+	for (int t = 0; t < T; t++)
+		for (int i = 0; i < half; i++) {
+			double ang = t * pow(theta, -2.0 * i / E);
+			cs[(size_t)t * half + i] = (R)cos(ang);
+			sn[(size_t)t * half + i] = (R)sin(ang);
+		}
+}
+
+/* (a, b) = (x[i], x[i + E/2]) -> (a c - b s, b c + a s); the transpose (dir -1) turns by -angle. */
+void FN(gb_rope_apply)(R *x, const R *cs, const R *sn, int T, int E, int dir)
+{
+	int half = E / 2;
+	for (int t = 0; t < T; t++) {
+		R *r = x + (size_t)t * E;
+		const R *c = cs + (size_t)t * half, *sv = sn + (size_t)t * half;
+		for (int i = 0; i < half; i++) {
+			R a = r[i], b = r[i + half], si = dir > 0 ? sv[i] : -sv[i];
+			r[i] = a * c[i] - b * si;
+			r[i + half] = b * c[i] + a * si;
+		}
+	}
+}
+
+/* ---- activations ---- */
+
+void FN(gb_act_fwd)(R *y, const R *x, size_t n, int act)
+{
+	for (size_t i = 0; i < n; i++)
+		y[i] = (R)gb_act_ref(x[i], act);
+}
+
+/* act'(x), in the overflow-free forms of gb_act_ref:
+ *   gelu       Φ(x) + x φ(x)
+ *   gelu_tanh  x σ(2u): σ(2u) + 2 x σ(2u)(1 - σ(2u)) u'(x), u = √(2/π)(x + 0.044715 x³)
+ *   silu       σ(x) (1 + x (1 - σ(x))) */
+#ifndef GB_FAST_ACT_BWD
+static double act_grad(double x, int act)
+{
+	switch (act) {
+	case GB_ACT_RELU:
+		return x > 0 ? 1 : 0;
+	case GB_ACT_GELU:
+		return 0.5 * erfc(-x / sqrt(2.0)) + x * exp(-0.5 * x * x) / sqrt(2.0 * M_PI);
+	case GB_ACT_GELU_TANH: {
+		double c = sqrt(2.0 / M_PI), u = c * (x + 0.044715 * x * x * x);
+		double sg = 1.0 / (1.0 + exp(-2.0 * u));
+		return sg + 2.0 * x * sg * (1.0 - sg) * c * (1.0 + 3.0 * 0.044715 * x * x);
+	}
+	case GB_ACT_SILU: {
+		double sg = 1.0 / (1.0 + exp(-x));
+		return sg * (1.0 + x * (1.0 - sg));
+	}
+	}
+	return NAN;
+}
+
+void FN(gb_act_bwd)(R *dx, const R *dy, const R *x, size_t n, int act)
+{
+	for (size_t i = 0; i < n; i++)
+		dx[i] = (R)(dy[i] * act_grad(x[i], act));
+}
+#endif
+
+void FN(gb_swiglu_fwd)(R *h, const R *gate, const R *up, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h[i] = (R)(gb_act_ref(gate[i], GB_ACT_SILU) * up[i]);
+}
+
+#ifndef GB_FAST_SWIGLU_BWD
+void FN(gb_swiglu_bwd)(R *dgate, R *dup, const R *dh, const R *gate, const R *up, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		double g = gate[i], sg = 1.0 / (1.0 + exp(-g));
+		R d = dh[i];
+		R silu = (R)(g * sg), dsilu = (R)(sg * (1.0 + g * (1.0 - sg)));
+		if (dup)
+			dup[i] = d * silu;
+		if (dgate)
+			dgate[i] = d * up[i] * dsilu;
+	}
+}
+#endif
+
+/* ---- embeddings ---- */
+
+void FN(gb_embed_fwd)(R *x, const int *ids, const R *E, const R *pos, double scale, int T, int D)
+{
+	for (int t = 0; t < T; t++) {
+		const R *e = E + (size_t)ids[t] * D;
+		R *xr = x + (size_t)t * D;
+		for (int j = 0; j < D; j++)
+			xr[j] = (R)(e[j] * scale) + (pos ? pos[(size_t)t * D + j] : 0);
+	}
+}
+
+void FN(gb_embed_bwd)(R *dE, R *dpos, const R *dx, const int *ids, double scale, int T, int D)
+{
+	R sc = (R)scale;
+	for (int t = 0; t < T; t++) {
+		const R *g = dx + (size_t)t * D;
+		if (dE) {
+			R *e = dE + (size_t)ids[t] * D;
+			for (int j = 0; j < D; j++)
+				e[j] += sc * g[j];
+		}
+		if (dpos)
+			vadd(dpos + (size_t)t * D, g, (size_t)D);
+	}
+}
+
+void FN(gb_sinusoid)(R *pe, int T, int D)
+{
+	for (int i = 0; i < T; i++)
+		for (int k = 0; 2 * k < D; k++) {
+			double a = i / pow(10000.0, 2.0 * k / D);
+			pe[(size_t)i * D + 2 * k] = (R)sin(a);
+			if (2 * k + 1 < D)
+				pe[(size_t)i * D + 2 * k + 1] = (R)cos(a);
+		}
+}
+
+/* ---- cross-entropy ---- */
+
+/* With q the smoothed target (1 - eps on y, plus eps/V everywhere), loss = -Σ q_j log p_j =
+ * lse - (1 - eps) z_y - (eps/V) Σ z_j, lse = log Σ exp z, and ∂loss/∂z = p - q. Given p, lse is
+ * z_max - log p_max (p_max >= 1/V, so nothing underflows): no second pass of exponentials. */
+HOT static double xent(R *dz, const R *z, const R *p, const int *tgt, int T, int V, double eps,
+                       double scale, int *count, int *correct)
+{
+	double total = 0;
+	int cnt = 0, cor = 0;
+	for (int t = 0; t < T; t++) {
+		const R *zr = z + (size_t)t * V;
+		R *dr = dz ? dz + (size_t)t * V : NULL;
+		int y = tgt[t];
+		if (y < 0 || y >= V) {
+			if (dr)
+				memset(dr, 0, (size_t)V * sizeof *dr);
+			continue;
+		}
+		int am = 0;
+		for (int j = 1; j < V; j++)
+			am = zr[j] > zr[am] ? j : am;
+		/* eight interleaved partial sums: no chain of V dependent additions */
+		double part[8] = { 0 }, sumz = 0;
+		int j8 = V / 8 * 8;
+		for (int j = 0; j < j8; j += 8)
+			for (int q = 0; q < 8; q++)
+				part[q] += zr[j + q];
+		for (int q = 0; q < 8; q++)
+			sumz += part[q];
+		for (int j = j8; j < V; j++)
+			sumz += zr[j];
+		double zmax = zr[am], lse;
+		if (p) {
+			lse = zmax - log((double)p[(size_t)t * V + am]);
+		} else {
+			double s = 0;
+			for (int j = 0; j < V; j++)
+				s += exp(zr[j] - zmax);
+			lse = zmax + log(s);
+		}
+		total += lse - (1.0 - eps) * zr[y] - eps / V * sumz;
+		cnt++;
+		cor += am == y;
+		if (dr) {
+			R off = (R)(scale * eps / V), on = (R)(scale * (1.0 - eps));
+			if (p) {
+				const R *pr = p + (size_t)t * V;
+				R sc = (R)scale;
+				for (int j = 0; j < V; j++)
+					dr[j] = sc * pr[j] - off;
+			} else {
+				for (int j = 0; j < V; j++)
+					dr[j] = (R)(scale * exp(zr[j] - lse)) - off;
+			}
+			dr[y] -= on;
+		}
+	}
+	if (count)
+		*count = cnt;
+	if (correct)
+		*correct = cor;
+	return total;
+}
+
+double FN(gb_xent)(R *dz, const R *z, const R *p, const int *tgt, int T, int V, double eps,
+                   double scale, int *count, int *correct)
+{
+	return xent(dz, z, p, tgt, T, V, eps, scale, count, correct);
+}
+
+/* ---- the whole model ---- */
+
+enum { SUB_SELF, SUB_CROSS, SUB_FFN };
+
+typedef struct mx {
+	const gb_model *m;
+	const gb_config *c;
+	const R *P;           /* parameters, laid out as m->owned */
+	R *G;                 /* gradients, same layout */
+	const gb_kernels *k;
+	gb_ws *ws;
+	int textbook;
+	const R *rc, *rs;     /* RoPE tables (T, E/2) of the stack being run */
+} mx;
+
+/* A parameter's values and gradient: model pointers index m->owned, so the same offset
+ * finds them in P and G. */
+static const R *pv(const mx *x, const float *p) { return p ? x->P + (p - x->m->owned) : NULL; }
+static R *gv(const mx *x, const float *p) { return p && x->G ? x->G + (p - x->m->owned) : NULL; }
+static R *al(const mx *x, size_t n) { return alr(x->ws, n); }
+
+/* dst (H, T, E) = columns [off, off + H E) of src (T rows of `stride`). */
+static void split_heads(R *dst, const R *src, int T, int H, int E, int stride, int off)
+{
+	for (int h = 0; h < H; h++)
+		for (int t = 0; t < T; t++)
+			memcpy(dst + ((size_t)h * T + t) * E, src + (size_t)t * stride + off + h * E, (size_t)E * sizeof(R));
+}
+
+/* The inverse: columns [off, off + H E) of dst (T rows of `stride`) = src (H, T, E). */
+static void merge_heads(R *dst, const R *src, int T, int H, int E, int stride, int off)
+{
+	for (int h = 0; h < H; h++)
+		for (int t = 0; t < T; t++)
+			memcpy(dst + (size_t)t * stride + off + h * E, src + ((size_t)h * T + t) * E, (size_t)E * sizeof(R));
+}
+
+static gb_attn_spec attn_spec(const mx *x, int Tq, int Tk, int self, int causal, const int *key_ids)
+{
+	const gb_config *c = x->c;
+	gb_attn_spec s = { 0 };
+	s.H = c->n_head;
+	s.K = c->n_kv_head;
+	s.E = c->d_head;
+	s.Tq = Tq;
+	s.Tk = Tk;
+	s.causal = causal;
+	s.window = self ? c->window : 0;
+	s.alibi = self && c->pos == GB_POS_ALIBI;
+	if (key_ids && c->pad_id >= 0) {
+		unsigned char *mk = gb_ws_alloc(x->ws, (size_t)Tk);
+		int any = 0;
+		for (int j = 0; j < Tk; j++)
+			any |= mk[j] = key_ids[j] == c->pad_id;
+		s.key_masked = any ? mk : NULL;
+	}
+	return s;
+}
+
+static void f_norm(const mx *x, const gb_normw *w, const R *in, int T, norm_act *na)
+{
+	const gb_config *c = x->c;
+	int D = c->d_model;
+	R *out = al(x, (size_t)T * D);
+	memset(na, 0, sizeof *na);
+	na->in = in;
+	na->out = out;
+	if (c->norm == GB_NORM_RMS) {
+		R *rms = al(x, (size_t)T);
+		FN(gb_rmsnorm_fwd)(out, rms, in, pv(x, w->g), T, D, c->norm_eps);
+		na->rms = rms;
+	} else {
+		R *mean = al(x, (size_t)T), *var = al(x, (size_t)T);
+		FN(gb_layernorm_fwd)(out, mean, var, in, pv(x, w->g), pv(x, w->b), T, D, c->norm_eps, x->textbook);
+		na->mean = mean;
+		na->var = var;
+	}
+}
+
+static void b_norm(const mx *x, const gb_normw *w, const norm_act *na, const R *dy, R *dx, int acc, int T)
+{
+	const gb_config *c = x->c;
+	if (c->norm == GB_NORM_RMS)
+		FN(gb_rmsnorm_bwd)(dx, acc, gv(x, w->g), dy, na->in, na->rms, pv(x, w->g), T, c->d_model);
+	else
+		FN(gb_layernorm_bwd)(dx, acc, gv(x, w->g), gv(x, w->b), dy, na->in, na->mean, na->var, pv(x, w->g), T,
+		                     c->d_model, c->norm_eps, x->textbook);
+}
+
+typedef struct att_io {
+	const R *xq, *xkv;    /* (Tq, D), (Tk, D) */
+	int Tq, Tk, self, causal;
+	const int *key_ids;   /* (Tk) */
+} att_io;
+
+static const R *f_attn(const mx *x, const gb_attn_w *a, const att_io *io, attn_act *aa)
+{
+	const gb_config *c = x->c;
+	int H = c->n_head, K = c->n_kv_head, E = c->d_head, D = c->d_model, Tq = io->Tq, Tk = io->Tk;
+	int qw = H * E, kw = K * E;
+	R *q = al(x, (size_t)H * Tq * E), *kk = al(x, (size_t)K * Tk * E), *v = al(x, (size_t)K * Tk * E);
+	if (a->fused) {
+		int st = qw + 2 * kw;
+		R *buf = al(x, (size_t)Tq * st);
+		FN(gb_linear_fwd)(x->k, buf, io->xq, pv(x, a->qkv.w), pv(x, a->qkv.b), Tq, D, st, a->qkv.trans);
+		split_heads(q, buf, Tq, H, E, st, 0);
+		split_heads(kk, buf, Tk, K, E, st, qw);
+		split_heads(v, buf, Tk, K, E, st, qw + kw);
+	} else {
+		R *qb = al(x, (size_t)Tq * qw), *kb = al(x, (size_t)Tk * kw), *vb = al(x, (size_t)Tk * kw);
+		FN(gb_linear_fwd)(x->k, qb, io->xq, pv(x, a->q.w), pv(x, a->q.b), Tq, D, qw, a->q.trans);
+		FN(gb_linear_fwd)(x->k, kb, io->xkv, pv(x, a->k.w), pv(x, a->k.b), Tk, D, kw, a->k.trans);
+		FN(gb_linear_fwd)(x->k, vb, io->xkv, pv(x, a->v.w), pv(x, a->v.b), Tk, D, kw, a->v.trans);
+		split_heads(q, qb, Tq, H, E, qw, 0);
+		split_heads(kk, kb, Tk, K, E, kw, 0);
+		split_heads(v, vb, Tk, K, E, kw, 0);
+	}
+	if (io->self && c->pos == GB_POS_ROPE) {
+		for (int h = 0; h < H; h++)
+			FN(gb_rope_apply)(q + (size_t)h * Tq * E, x->rc, x->rs, Tq, E, 1);
+		for (int h = 0; h < K; h++)
+			FN(gb_rope_apply)(kk + (size_t)h * Tk * E, x->rc, x->rs, Tk, E, 1);
+	}
+	gb_attn_spec s = attn_spec(x, Tq, Tk, io->self, io->causal, io->key_ids);
+	R *w = al(x, (size_t)H * Tq * Tk), *ho = al(x, (size_t)H * Tq * E), *merged = al(x, (size_t)Tq * qw);
+	FN(gb_attn_fwd)(x->k, x->ws, &s, w, ho, q, kk, v);
+	merge_heads(merged, ho, Tq, H, E, qw, 0);
+	R *out = al(x, (size_t)Tq * D);
+	FN(gb_linear_fwd)(x->k, out, merged, pv(x, a->o.w), pv(x, a->o.b), Tq, qw, D, a->o.trans);
+	aa->q = q;
+	aa->k = kk;
+	aa->v = v;
+	aa->w = w;
+	aa->merged = merged;
+	return out;
+}
+
+/* d_out (Tq, D) -> dxq (Tq, D) overwritten; dxkv (Tk, D) added to (cross-attention's keys and
+ * values), or NULL for self-attention, whose key/value input is the query input. */
+static void b_attn(const mx *x, const gb_attn_w *a, const att_io *io, const attn_act *aa, const R *d_out,
+                   R *dxq, R *dxkv)
+{
+	const gb_config *c = x->c;
+	int H = c->n_head, K = c->n_kv_head, E = c->d_head, D = c->d_model, Tq = io->Tq, Tk = io->Tk;
+	int qw = H * E, kw = K * E;
+	size_t mark = gb_ws_mark(x->ws);
+	R *dm = al(x, (size_t)Tq * qw);
+	FN(gb_linear_bwd)(x->k, x->ws, dm, 0, gv(x, a->o.w), gv(x, a->o.b), d_out, aa->merged, pv(x, a->o.w), Tq, qw, D,
+	                  a->o.trans);
+	R *dho = al(x, (size_t)H * Tq * E);
+	split_heads(dho, dm, Tq, H, E, qw, 0);
+	R *dq = al(x, (size_t)H * Tq * E), *dk = al(x, (size_t)K * Tk * E), *dv = al(x, (size_t)K * Tk * E);
+	gb_attn_spec s = attn_spec(x, Tq, Tk, io->self, io->causal, io->key_ids);
+	FN(gb_attn_bwd)(x->k, x->ws, &s, dq, dk, dv, dho, aa->q, aa->k, aa->v, aa->w);
+	if (io->self && c->pos == GB_POS_ROPE) {
+		for (int h = 0; h < H; h++)
+			FN(gb_rope_apply)(dq + (size_t)h * Tq * E, x->rc, x->rs, Tq, E, -1);
+		for (int h = 0; h < K; h++)
+			FN(gb_rope_apply)(dk + (size_t)h * Tk * E, x->rc, x->rs, Tk, E, -1);
+	}
+	if (a->fused) {
+		int st = qw + 2 * kw;
+		R *d = al(x, (size_t)Tq * st);
+		merge_heads(d, dq, Tq, H, E, st, 0);
+		merge_heads(d, dk, Tk, K, E, st, qw);
+		merge_heads(d, dv, Tk, K, E, st, qw + kw);
+		FN(gb_linear_bwd)(x->k, x->ws, dxq, 0, gv(x, a->qkv.w), gv(x, a->qkv.b), d, io->xq, pv(x, a->qkv.w), Tq, D,
+		                  st, a->qkv.trans);
+	} else {
+		R *dqr = al(x, (size_t)Tq * qw), *dkr = al(x, (size_t)Tk * kw), *dvr = al(x, (size_t)Tk * kw);
+		merge_heads(dqr, dq, Tq, H, E, qw, 0);
+		merge_heads(dkr, dk, Tk, K, E, kw, 0);
+		merge_heads(dvr, dv, Tk, K, E, kw, 0);
+		R *kvt = dxkv ? dxkv : dxq;
+		FN(gb_linear_bwd)(x->k, x->ws, dxq, 0, gv(x, a->q.w), gv(x, a->q.b), dqr, io->xq, pv(x, a->q.w), Tq, D, qw,
+		                  a->q.trans);
+		FN(gb_linear_bwd)(x->k, x->ws, kvt, 1, gv(x, a->k.w), gv(x, a->k.b), dkr, io->xkv, pv(x, a->k.w), Tk, D, kw,
+		                  a->k.trans);
+		FN(gb_linear_bwd)(x->k, x->ws, kvt, 1, gv(x, a->v.w), gv(x, a->v.b), dvr, io->xkv, pv(x, a->v.w), Tk, D, kw,
+		                  a->v.trans);
+	}
+	gb_ws_release(x->ws, mark);
+}
+
+static const R *f_ffn(const mx *x, const gb_ffn_w *w, const R *in, int T, ffn_act *fa)
+{
+	const gb_config *c = x->c;
+	int F = c->d_ffn, D = c->d_model;
+	R *hidden = al(x, (size_t)T * F);
+	memset(fa, 0, sizeof *fa);
+	if (c->ffn == GB_FFN_GATED) {
+		R *gate = al(x, (size_t)T * F), *up = al(x, (size_t)T * F);
+		if (w->fused_gate) {
+			R *buf = al(x, (size_t)T * 2 * F);
+			FN(gb_linear_fwd)(x->k, buf, in, pv(x, w->up.w), pv(x, w->up.b), T, D, 2 * F, w->up.trans);
+			for (int t = 0; t < T; t++) {
+				memcpy(gate + (size_t)t * F, buf + (size_t)t * 2 * F, (size_t)F * sizeof(R));
+				memcpy(up + (size_t)t * F, buf + (size_t)t * 2 * F + F, (size_t)F * sizeof(R));
+			}
+		} else {
+			FN(gb_linear_fwd)(x->k, gate, in, pv(x, w->gate.w), pv(x, w->gate.b), T, D, F, w->gate.trans);
+			FN(gb_linear_fwd)(x->k, up, in, pv(x, w->up.w), pv(x, w->up.b), T, D, F, w->up.trans);
+		}
+		FN(gb_swiglu_fwd)(hidden, gate, up, (size_t)T * F);
+		fa->gate = gate;
+		fa->up = up;
+	} else {
+		R *up = al(x, (size_t)T * F);
+		FN(gb_linear_fwd)(x->k, up, in, pv(x, w->up.w), pv(x, w->up.b), T, D, F, w->up.trans);
+		FN(gb_act_fwd)(hidden, up, (size_t)T * F, c->act);
+		fa->up = up;
+	}
+	fa->hidden = hidden;
+	R *out = al(x, (size_t)T * D);
+	FN(gb_linear_fwd)(x->k, out, hidden, pv(x, w->down.w), pv(x, w->down.b), T, F, D, w->down.trans);
+	return out;
+}
+
+static void b_ffn(const mx *x, const gb_ffn_w *w, const ffn_act *fa, const R *d_out, const R *in, int T, R *dx)
+{
+	const gb_config *c = x->c;
+	int F = c->d_ffn, D = c->d_model;
+	size_t mark = gb_ws_mark(x->ws);
+	R *dh = al(x, (size_t)T * F);
+	FN(gb_linear_bwd)(x->k, x->ws, dh, 0, gv(x, w->down.w), gv(x, w->down.b), d_out, fa->hidden, pv(x, w->down.w), T,
+	                  F, D, w->down.trans);
+	if (c->ffn == GB_FFN_GATED) {
+		R *dg = al(x, (size_t)T * F), *du = al(x, (size_t)T * F);
+		FN(gb_swiglu_bwd)(dg, du, dh, fa->gate, fa->up, (size_t)T * F);
+		if (w->fused_gate) {
+			R *d = al(x, (size_t)T * 2 * F);
+			for (int t = 0; t < T; t++) {
+				memcpy(d + (size_t)t * 2 * F, dg + (size_t)t * F, (size_t)F * sizeof(R));
+				memcpy(d + (size_t)t * 2 * F + F, du + (size_t)t * F, (size_t)F * sizeof(R));
+			}
+			FN(gb_linear_bwd)(x->k, x->ws, dx, 0, gv(x, w->up.w), gv(x, w->up.b), d, in, pv(x, w->up.w), T, D, 2 * F,
+			                  w->up.trans);
+		} else {
+			FN(gb_linear_bwd)(x->k, x->ws, dx, 0, gv(x, w->gate.w), gv(x, w->gate.b), dg, in, pv(x, w->gate.w), T, D,
+			                  F, w->gate.trans);
+			FN(gb_linear_bwd)(x->k, x->ws, dx, 1, gv(x, w->up.w), gv(x, w->up.b), du, in, pv(x, w->up.w), T, D, F,
+			                  w->up.trans);
+		}
+	} else {
+		FN(gb_act_bwd)(dh, dh, fa->up, (size_t)T * F, c->act);
+		FN(gb_linear_bwd)(x->k, x->ws, dx, 0, gv(x, w->up.w), gv(x, w->up.b), dh, in, pv(x, w->up.w), T, D, F,
+		                  w->up.trans);
+	}
+	gb_ws_release(x->ws, mark);
+}
+
+/* What a sub-layer reads besides the stream: its weights, and for attention the keys' side. */
+typedef struct sub_io {
+	int kind;             /* SUB_* */
+	const gb_normw *nw;
+	const gb_attn_w *aw;
+	const gb_ffn_w *fw;
+	int T, causal;
+	const int *ids;       /* (T) the stream's ids: self-attention's padding mask */
+	const R *enc;         /* (Ts, D) cross-attention's keys and values */
+	int Ts;
+	const int *src_ids;   /* (Ts) */
+	R *denc;              /* (Ts, D) cross-attention adds its keys' gradient here */
+} sub_io;
+
+static att_io att_of(const sub_io *io, const R *in)
+{
+	att_io a = { 0 };
+	a.xq = in;
+	a.Tq = io->T;
+	if (io->kind == SUB_SELF) {
+		a.xkv = in;
+		a.Tk = io->T;
+		a.self = 1;
+		a.causal = io->causal;
+		a.key_ids = io->ids;
+	} else {
+		a.xkv = io->enc;
+		a.Tk = io->Ts;
+		a.key_ids = io->src_ids;
+	}
+	return a;
+}
+
+/* Pre-norm: x + f(N(x)); post-norm: N(x + f(x)). Returns the new stream. */
+static const R *f_sub(const mx *x, const sub_io *io, const R *xs, sub_act *sa)
+{
+	int T = io->T, D = x->c->d_model;
+	sa->x = xs;
+	const R *in = xs;
+	if (x->c->prenorm) {
+		f_norm(x, io->nw, xs, T, &sa->n);
+		in = sa->n.out;
+	}
+	const R *o;
+	if (io->kind == SUB_FFN) {
+		o = f_ffn(x, io->fw, in, T, &sa->f);
+	} else {
+		att_io a = att_of(io, in);
+		o = f_attn(x, io->aw, &a, &sa->a);
+	}
+	R *r = al(x, (size_t)T * D);
+	for (size_t i = 0; i < (size_t)T * D; i++)
+		r[i] = xs[i] + o[i];
+	if (x->c->prenorm)
+		return r;
+	f_norm(x, io->nw, r, T, &sa->n);
+	return sa->n.out;
+}
+
+/* dx (T, D): the gradient of the stream after the sub-layer in, before it out. */
+static void b_sub(const mx *x, const sub_io *io, const sub_act *sa, R *dx)
+{
+	int T = io->T, D = x->c->d_model;
+	size_t mark = gb_ws_mark(x->ws);
+	R *t = al(x, (size_t)T * D);
+	const R *in = x->c->prenorm ? sa->n.out : sa->x;
+	if (!x->c->prenorm)
+		b_norm(x, io->nw, &sa->n, dx, dx, 0, T);
+	if (io->kind == SUB_FFN) {
+		b_ffn(x, io->fw, &sa->f, dx, in, T, t);
+	} else {
+		att_io a = att_of(io, in);
+		b_attn(x, io->aw, &a, &sa->a, dx, t, io->kind == SUB_CROSS ? io->denc : NULL);
+	}
+	if (x->c->prenorm)
+		b_norm(x, io->nw, &sa->n, t, dx, 1, T);
+	else
+		vadd(dx, t, (size_t)T * D);
+	gb_ws_release(x->ws, mark);
+}
+
+static void rope_for(mx *x, int T)
+{
+	const gb_config *c = x->c;
+	x->rc = x->rs = NULL;
+	if (c->pos != GB_POS_ROPE)
+		return;
+	R *cs = al(x, (size_t)T * (c->d_head / 2)), *sn = al(x, (size_t)T * (c->d_head / 2));
+	FN(gb_rope_tables)(cs, sn, T, c->d_head, c->rope_theta);
+	x->rc = cs;
+	x->rs = sn;
+}
+
+static sub_io sub_of(const gb_layer_w *L, int kind, int has_cross, int T, int causal, const int *ids,
+                     const R *enc, int Ts, const int *src, R *denc)
+{
+	sub_io io = { 0 };
+	io.kind = kind;
+	io.T = T;
+	io.causal = causal;
+	io.ids = ids;
+	io.enc = enc;
+	io.Ts = Ts;
+	io.src_ids = src;
+	io.denc = denc;
+	if (kind == SUB_SELF) {
+		io.nw = &L->ln1;
+		io.aw = &L->attn;
+	} else if (kind == SUB_CROSS) {
+		io.nw = &L->ln2;
+		io.aw = &L->cross;
+	} else {
+		io.nw = has_cross ? &L->ln3 : &L->ln2; /* an encoder's FFN norm is its second */
+		io.fw = &L->ffn;
+	}
+	return io;
+}
+
+static void f_stack(mx *x, const gb_stack_w *s, const int *ids, int T, int causal, const R *enc, int Ts,
+                    const int *src, stack_act *sa)
+{
+	const gb_config *c = x->c;
+	int D = c->d_model;
+	memset(sa, 0, sizeof *sa);
+	sa->ids = ids;
+	sa->T = T;
+	sa->n_layer = s->n_layer;
+	sa->sub = gb_ws_alloc(x->ws, (size_t)s->n_layer * sizeof *sa->sub);
+	memset(sa->sub, 0, (size_t)s->n_layer * sizeof *sa->sub);
+	const R *pos = NULL;
+	if (c->pos == GB_POS_SINUSOIDAL) {
+		R *pe = al(x, (size_t)T * D);
+		FN(gb_sinusoid)(pe, T, D);
+		pos = pe;
+	} else if (c->pos == GB_POS_LEARNED) {
+		pos = pv(x, s->pos);
+	}
+	R *e = al(x, (size_t)T * D);
+	FN(gb_embed_fwd)(e, ids, pv(x, x->m->tok_embed), pos, c->scale_embed ? sqrt((double)D) : 1.0, T, D);
+	rope_for(x, T);
+	const R *xs = e;
+	for (int l = 0; l < s->n_layer; l++) {
+		const gb_layer_w *L = &s->layers[l];
+		sub_io io = sub_of(L, SUB_SELF, enc != NULL, T, causal, ids, enc, Ts, src, NULL);
+		xs = f_sub(x, &io, xs, &sa->sub[l][0]);
+		if (enc) {
+			io = sub_of(L, SUB_CROSS, enc != NULL, T, causal, ids, enc, Ts, src, NULL);
+			xs = f_sub(x, &io, xs, &sa->sub[l][1]);
+		}
+		io = sub_of(L, SUB_FFN, enc != NULL, T, causal, ids, enc, Ts, src, NULL);
+		xs = f_sub(x, &io, xs, &sa->sub[l][2]);
+	}
+	if (c->final_norm) {
+		f_norm(x, &s->final, xs, T, &sa->fin);
+		xs = sa->fin.out;
+	}
+	sa->out = xs;
+}
+
+/* dx (T, D): the gradient of the stack's output; consumed. */
+static void b_stack(mx *x, const gb_stack_w *s, const stack_act *sa, R *dx, int causal, const R *enc, int Ts,
+                    const int *src, R *denc)
+{
+	const gb_config *c = x->c;
+	int T = sa->T;
+	size_t mark = gb_ws_mark(x->ws);
+	rope_for(x, T);
+	if (c->final_norm)
+		b_norm(x, &s->final, &sa->fin, dx, dx, 0, T);
+	for (int l = s->n_layer - 1; l >= 0; l--) {
+		const gb_layer_w *L = &s->layers[l];
+		sub_io io = sub_of(L, SUB_FFN, enc != NULL, T, causal, sa->ids, enc, Ts, src, denc);
+		b_sub(x, &io, &sa->sub[l][2], dx);
+		if (enc) {
+			io = sub_of(L, SUB_CROSS, enc != NULL, T, causal, sa->ids, enc, Ts, src, denc);
+			b_sub(x, &io, &sa->sub[l][1], dx);
+		}
+		io = sub_of(L, SUB_SELF, enc != NULL, T, causal, sa->ids, enc, Ts, src, denc);
+		b_sub(x, &io, &sa->sub[l][0], dx);
+	}
+	FN(gb_embed_bwd)(gv(x, x->m->tok_embed), c->pos == GB_POS_LEARNED ? gv(x, s->pos) : NULL, dx, sa->ids,
+	                 c->scale_embed ? sqrt((double)c->d_model) : 1.0, T, c->d_model);
+	gb_ws_release(x->ws, mark);
+}
+
+static int model_check(const gb_model *m, gb_err *err)
+{
+	if (!m->owned || !m->n_params || m->params[0].data != m->owned)
+		return gb_fail(err, "training needs the parameters in one owned block (gb_model_make_writable)");
+	return 0;
+}
+
+int FN(gb_model_fwd)(const gb_model *m, const R *P, const int *ids, int n, const int *tgt, int n_tgt, acts *a,
+                     const gb_kernels *k, gb_ws *ws, gb_err *err)
+{
+	const gb_config *c = &m->cfg;
+	if (model_check(m, err))
+		return -1;
+	if (n <= 0 || n > c->n_ctx || (c->encdec && (n_tgt <= 0 || n_tgt > c->n_ctx)))
+		return gb_fail(err, "sequence length %d (target %d) outside 1..%d", n, n_tgt, c->n_ctx);
+	mx x = { m, c, P, NULL, k ? k : gb_kernels_fast(), ws, c->textbook_ln, NULL, NULL };
+	jmp_buf oom, *saved = ws->oom;
+	memset(a, 0, sizeof *a);
+	ws->oom = &oom;
+	if (setjmp(oom)) {
+		ws->oom = saved;
+		return gb_fail(err, "out of memory in the forward pass");
+	}
+	int T = n;
+	if (c->encdec) {
+		f_stack(&x, &m->enc, ids, n, 0, NULL, 0, NULL, &a->enc);
+		f_stack(&x, &m->dec, tgt, n_tgt, 1, a->enc.out, n, ids, &a->dec);
+		T = n_tgt;
+	} else {
+		f_stack(&x, &m->dec, ids, n, 1, NULL, 0, NULL, &a->dec);
+	}
+	R *logits = al(&x, (size_t)T * c->vocab);
+	FN(gb_linear_fwd)(x.k, logits, a->dec.out, pv(&x, m->lm_head.w), NULL, T, c->d_model, c->vocab, 1);
+	a->logits = logits;
+	a->probs = NULL;
+	ws->oom = saved;
+	return 0;
+}
+
+int FN(gb_model_bwd)(const gb_model *m, const R *P, const acts *a, const R *dlogits, R *G, const gb_kernels *k,
+                     gb_ws *ws, gb_err *err)
+{
+	const gb_config *c = &m->cfg;
+	if (model_check(m, err))
+		return -1;
+	mx x = { m, c, P, G, k ? k : gb_kernels_fast(), ws, c->textbook_ln, NULL, NULL };
+	int T = a->dec.T, D = c->d_model;
+	size_t mark = gb_ws_mark(ws);
+	jmp_buf oom, *saved = ws->oom;
+	ws->oom = &oom;
+	if (setjmp(oom)) {
+		ws->oom = saved;
+		gb_ws_release(ws, mark);
+		return gb_fail(err, "out of memory in the backward pass");
+	}
+	R *dx = al(&x, (size_t)T * D);
+	FN(gb_linear_bwd)(x.k, ws, dx, 0, gv(&x, m->lm_head.w), NULL, dlogits, a->dec.out, pv(&x, m->lm_head.w), T, D,
+	                  c->vocab, 1);
+	if (c->encdec) {
+		int Ts = a->enc.T;
+		R *denc = al(&x, (size_t)Ts * D);
+		memset(denc, 0, (size_t)Ts * D * sizeof *denc);
+		b_stack(&x, &m->dec, &a->dec, dx, 1, a->enc.out, Ts, a->enc.ids, denc);
+		b_stack(&x, &m->enc, &a->enc, denc, 0, NULL, 0, NULL, NULL);
+	} else {
+		b_stack(&x, &m->dec, &a->dec, dx, 1, NULL, 0, NULL, NULL);
+	}
+	gb_ws_release(ws, mark);
+	ws->oom = saved;
+	return 0;
+}
+
+#undef HOT
+#undef FN
+#undef T_
+#undef CAT
+#undef CAT_

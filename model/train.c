@@ -1,0 +1,807 @@
+/* train.c — see train.h. Owns: reading the backward's activations out of a trace, the batch
+ * split into slots, AdamW with clipping and schedules, and the optimizer file of a checkpoint.
+ * The arithmetic of the backward pass itself is model/grad_impl.h's. */
+#include "model/train.h"
+
+#include <float.h>
+#include <jansson.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/fileio.h"
+#include "model/forward.h"
+#include "model/pool.h"
+
+/* ---- options and schedules ---- */
+
+void gb_train_defaults(gb_train_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->lr = 1e-3f;
+	o->schedule = GB_SCHED_CONSTANT;
+	o->beta1 = 0.9f;
+	o->beta2 = 0.999f;
+	o->eps = 1e-8f;
+	o->weight_decay = 0.01f;
+	o->clip = 1.0f;
+	o->seed = 1;
+}
+
+double gb_train_lr(const gb_train_opts *o, long step)
+{
+	double lr0 = o->lr, s = step < 1 ? 1 : (double)step, w = o->warmup;
+	switch (o->schedule) {
+	case GB_SCHED_NOAM: {
+		w = w < 1 ? 1 : w;
+		double a = 1.0 / sqrt(s), b = s * pow(w, -1.5);
+		return lr0 * (a < b ? a : b);
+	}
+	case GB_SCHED_COSINE: {
+		if (s <= w)
+			return lr0 * s / w;
+		double span = o->total_steps - w, p = span > 0 ? (s - w) / span : 1;
+		p = p > 1 ? 1 : p;
+		return o->lr_min + 0.5 * (lr0 - o->lr_min) * (1 + cos(M_PI * p));
+	}
+	default:
+		return w > 0 && s < w ? lr0 * s / w : lr0;
+	}
+}
+
+/* ---- activations from the trace ---- */
+
+/* Trace lookups by name, starting where the last one was found: the backward asks for tensors
+ * roughly in the order the forward recorded them, so each lookup is a step or two. */
+typedef struct tlook {
+	const gb_trace *tr;
+	int hint;
+	char missing[64];
+} tlook;
+
+static const float *tget(tlook *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static const float *tget(tlook *L, const char *fmt, ...)
+{
+	char name[64];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof name, fmt, ap);
+	va_end(ap);
+	int n = L->tr->n;
+	for (int i = 0; i < n; i++) {
+		int j = (L->hint + i) % n;
+		if (!strcmp(L->tr->t[j].name, name)) {
+			L->hint = j + 1;
+			return L->tr->t[j].data;
+		}
+	}
+	if (!L->missing[0])
+		snprintf(L->missing, sizeof L->missing, "%s", name);
+	return NULL;
+}
+
+static void norm_from(tlook *L, const gb_config *c, const char *nn, gb_norm_act_f *na)
+{
+	memset(na, 0, sizeof *na);
+	na->in = tget(L, "%s.in", nn);
+	if (c->norm == GB_NORM_RMS) {
+		na->rms = tget(L, "%s.rms", nn);
+	} else {
+		na->mean = tget(L, "%s.mean", nn);
+		na->var = tget(L, "%s.var", nn);
+	}
+	na->out = tget(L, "%s.out", nn);
+}
+
+static void attn_from(tlook *L, const char *an, gb_attn_act_f *a)
+{
+	a->q = tget(L, "%s.q", an);
+	a->k = tget(L, "%s.k", an);
+	a->v = tget(L, "%s.v", an);
+	a->w = tget(L, "%s.weights", an);
+	a->merged = tget(L, "%s.merged", an);
+}
+
+/* Fills sa from the trace names of model/trace.h (prefix p: "", "enc." or "dec."). */
+static void stack_from(tlook *L, const gb_config *c, const char *p, int n_layer, int cross, const int *ids, int T,
+                       gb_stack_act_f *sa, gb_sub_act_f (*sub)[3])
+{
+	char nn[48], an[48];
+	memset(sa, 0, sizeof *sa);
+	memset(sub, 0, (size_t)n_layer * sizeof *sub);
+	sa->ids = ids;
+	sa->T = T;
+	sa->n_layer = n_layer;
+	sa->sub = sub;
+	const float *x = tget(L, "%sembed.sum", p);
+	for (int l = 1; l <= n_layer; l++) {
+		gb_sub_act_f *s = sub[l - 1];
+		s[0].x = x;
+		snprintf(nn, sizeof nn, "%sL%d.ln1", p, l);
+		snprintf(an, sizeof an, "%sL%d.attn", p, l);
+		norm_from(L, c, nn, &s[0].n);
+		attn_from(L, an, &s[0].a);
+		x = tget(L, "%sL%d.resid.mid", p, l);
+		if (cross) {
+			s[1].x = x;
+			snprintf(nn, sizeof nn, "%sL%d.ln2", p, l);
+			snprintf(an, sizeof an, "%sL%d.cross", p, l);
+			norm_from(L, c, nn, &s[1].n);
+			attn_from(L, an, &s[1].a);
+			x = tget(L, "%sL%d.resid.cross", p, l);
+		}
+		s[2].x = x;
+		snprintf(nn, sizeof nn, "%sL%d.ln%d", p, l, cross ? 3 : 2);
+		norm_from(L, c, nn, &s[2].n);
+		s[2].f.up = tget(L, "%sL%d.ffn.up", p, l);
+		if (c->ffn == GB_FFN_GATED)
+			s[2].f.gate = tget(L, "%sL%d.ffn.gate", p, l);
+		s[2].f.hidden = tget(L, "%sL%d.ffn.hidden", p, l);
+		x = tget(L, "%sL%d.resid.post", p, l);
+	}
+	if (c->final_norm) {
+		snprintf(nn, sizeof nn, "%slnf", p);
+		norm_from(L, c, nn, &sa->fin);
+		x = sa->fin.out;
+	}
+	sa->out = x;
+}
+
+int gb_backward(const gb_model *m, const gb_trace *tr, const int *tgt, double smoothing, double scale,
+                float *grad, const gb_kernels *k, gb_ws *ws, double *loss, int *count, int *correct,
+                gb_err *err)
+{
+	const gb_config *c = &m->cfg;
+	jmp_buf oom;
+	jmp_buf *saved = ws->oom;
+	gb_ws_reset(ws);
+	ws->oom = &oom;
+	if (setjmp(oom)) {
+		ws->oom = saved;
+		return gb_fail(err, "out of memory in the backward pass");
+	}
+	if (tr->encdec != c->encdec || !tr->n)
+		goto mismatch;
+	gb_acts_f a;
+	tlook L = { tr, 0, "" };
+	memset(&a, 0, sizeof a);
+	int T = c->encdec ? tr->n_tgt : tr->n_ids, V = c->vocab;
+	if (c->encdec) {
+		gb_sub_act_f (*se)[3] = gb_ws_alloc(ws, (size_t)c->n_enc_layer * sizeof *se);
+		stack_from(&L, c, "enc.", c->n_enc_layer, 0, tr->ids, tr->n_ids, &a.enc, se);
+	}
+	gb_sub_act_f (*sd)[3] = gb_ws_alloc(ws, (size_t)c->n_layer * sizeof *sd);
+	stack_from(&L, c, c->encdec ? "dec." : "", c->n_layer, c->encdec, c->encdec ? tr->tgt : tr->ids, T, &a.dec, sd);
+	a.logits = tget(&L, "logits");
+	a.probs = tget(&L, "probs");
+	if (L.missing[0]) {
+		ws->oom = saved;
+		return gb_fail(err, "the trace lacks \"%s\": it was not recorded by gb_forward for this model", L.missing);
+	}
+	float *dz = gb_ws_alloc(ws, (size_t)T * V * sizeof *dz);
+	int cnt = 0;
+	*loss = gb_xent_f(dz, a.logits, a.probs, tgt, T, V, smoothing, scale, &cnt, correct);
+	if (count)
+		*count = cnt;
+	int rc = 0;
+	if (cnt > 0)
+		rc = gb_model_bwd_f(m, m->owned, &a, dz, grad, k, ws, err);
+	ws->oom = saved;
+	return rc;
+mismatch:
+	ws->oom = saved;
+	return gb_fail(err, "the trace is not a forward pass of this model");
+}
+
+/* ---- the trainer ---- */
+
+void gb_trainer_free(gb_trainer *t)
+{
+	for (int s = 0; s < t->n_slots; s++) {
+		gb_trace_free(&t->slot[s].tr);
+		gb_ws_free(&t->slot[s].ws);
+		free(t->slot[s].grad);
+	}
+	free(t->slot);
+	free(t->mom);
+	free(t->vel);
+	free(t->decay);
+	memset(t, 0, sizeof *t);
+}
+
+static int is_embedding(const gb_model *m, const gb_param *p)
+{
+	return p->data == m->tok_embed || (p->data && (p->data == m->dec.pos || p->data == m->enc.pos));
+}
+
+int gb_trainer_init(gb_trainer *t, gb_model *m, const gb_train_opts *o, gb_err *err)
+{
+	memset(t, 0, sizeof *t);
+	if (!m->writable && gb_model_make_writable(m, err))
+		return -1;
+	float *p = m->owned;
+	for (int i = 0; i < m->n_params; p += m->params[i].n, i++)
+		if (m->params[i].data != p)
+			return gb_fail(err, "parameter %s is not in the model's owned block", m->params[i].name);
+	if (!(o->lr >= 0) || !(o->beta1 >= 0 && o->beta1 < 1) || !(o->beta2 >= 0 && o->beta2 < 1) || !(o->eps > 0) ||
+	    !(o->weight_decay >= 0) || !(o->clip >= 0) || !(o->label_smoothing >= 0 && o->label_smoothing < 1) ||
+	    o->warmup < 0 || o->schedule < GB_SCHED_CONSTANT || o->schedule > GB_SCHED_COSINE)
+		return gb_fail(err, "training options out of range (lr >= 0, 0 <= betas < 1, eps > 0, "
+		               "weight decay >= 0, clip >= 0, 0 <= label smoothing < 1, warm-up >= 0)");
+	t->m = m;
+	t->o = *o;
+	gb_rng_seed(&t->rng, o->seed);
+	int n = o->threads > 0 ? o->threads : gb_kernels_threads();
+	t->n_slots = n < 1 ? 1 : n > 64 ? 64 : n;
+	size_t nw = m->n_weights;
+	t->mom = calloc(nw, sizeof *t->mom);
+	t->vel = calloc(nw, sizeof *t->vel);
+	t->decay = calloc((size_t)m->n_params, 1);
+	t->slot = calloc((size_t)t->n_slots, sizeof *t->slot);
+	if (!t->mom || !t->vel || !t->decay || !t->slot)
+		goto oom;
+	for (int s = 0; s < t->n_slots; s++)
+		if (!(t->slot[s].grad = malloc(nw * sizeof(float))))
+			goto oom;
+	for (int i = 0; i < m->n_params; i++) {
+		const gb_param *q = &m->params[i];
+		int embed = is_embedding(m, q), vec = q->ndim == 1;
+		t->decay[i] = o->weight_decay > 0 && (embed ? o->decay_embed : vec ? o->decay_vectors : 1);
+	}
+	return 0;
+oom:
+	t->n_slots = t->slot ? t->n_slots : 0;
+	gb_trainer_free(t);
+	return gb_fail(err, "out of memory for the trainer (%zu parameters)", nw);
+}
+
+typedef struct step_job {
+	gb_trainer *t;
+	const gb_batch *b;
+	double scale;
+	int backward;
+	int n_slots;          /* the batch's shares: at most one per sequence */
+} step_job;
+
+/* Runs sequence i of the batch on slot s. */
+static int run_seq(step_job *J, gb_train_slot *s, int i)
+{
+	const gb_trainer *t = J->t;
+	const gb_model *m = t->m;
+	const gb_config *c = &m->cfg;
+	const gb_batch *b = J->b;
+	const int *ids = b->ids + (size_t)i * b->T, *tg = b->tgt + (size_t)i * b->T;
+	int n = b->T;
+	while (n > 0 && tg[n - 1] < 0)
+		n--;
+	if (n == 0)
+		return 0;
+	gb_fwd_opts fo = { 0 };
+	fo.k = t->o.k;
+	if (c->encdec) {
+		const int *src = b->src + (size_t)i * b->Ts;
+		int ns = b->Ts;
+		while (ns > 1 && c->pad_id >= 0 && src[ns - 1] == c->pad_id)
+			ns--;
+		if (gb_forward(m, src, ns, ids, n, &s->tr, &fo, &s->err))
+			return -1;
+		s->positions += ns;
+	} else if (gb_forward(m, ids, n, NULL, 0, &s->tr, &fo, &s->err)) {
+		return -1;
+	}
+	s->positions += n;
+	double loss;
+	int cnt = 0, cor = 0;
+	if (J->backward) {
+		if (gb_backward(m, &s->tr, tg, t->o.label_smoothing, J->scale, s->grad, t->o.k ? t->o.k : gb_kernels_fast(),
+		                &s->ws, &loss, &cnt, &cor, &s->err))
+			return -1;
+	} else {
+		const gb_ttensor *z = gb_trace_get(&s->tr, "logits"), *p = gb_trace_get(&s->tr, "probs");
+		loss = gb_xent_f(NULL, z->data, p->data, tg, n, c->vocab, t->o.label_smoothing, 1.0, &cnt, &cor);
+	}
+	s->loss += loss;
+	s->tokens += cnt;
+	s->correct += cor;
+	return 0;
+}
+
+static void slot_task(void *arg, int si, int worker)
+{
+	step_job *J = arg;
+	gb_trainer *t = J->t;
+	gb_train_slot *s = &t->slot[si];
+	int B = J->b->B, n = J->n_slots;
+	s->loss = 0;
+	s->tokens = s->positions = s->correct = 0;
+	s->failed = 0;
+	if (J->backward)
+		memset(s->grad, 0, t->m->n_weights * sizeof *s->grad);
+	for (int i = (int)((long)B * si / n); i < (int)((long)B * (si + 1) / n); i++)
+		if (run_seq(J, s, i)) {
+			s->failed = 1;
+			return;
+		}
+}
+
+static int check_batch(const gb_trainer *t, const gb_batch *b, long *count, gb_err *err)
+{
+	const gb_config *c = &t->m->cfg;
+	if (b->B <= 0 || b->T <= 0 || !b->ids || !b->tgt)
+		return gb_fail(err, "empty batch");
+	if (c->encdec && (!b->src || b->Ts <= 0))
+		return gb_fail(err, "an encoder-decoder batch needs its sources");
+	if (!c->encdec && b->src)
+		return gb_fail(err, "a decoder-only model takes no source");
+	long n = 0;
+	for (size_t i = 0; i < (size_t)b->B * b->T; i++) {
+		int y = b->tgt[i];
+		if (y < -1 || y >= c->vocab)
+			return gb_fail(err, "target %d of sequence %zu is outside the vocabulary (0..%d, or -1 to skip)", y,
+			               i / b->T + 1, c->vocab - 1);
+		n += y >= 0;
+	}
+	*count = n;
+	return 0;
+}
+
+/* Runs every slot over the batch; returns -1 with the first failing slot's message. */
+static int run_slots(gb_trainer *t, const gb_batch *b, int backward, double scale, gb_err *err)
+{
+	/* Fewer sequences than slots: the spare slots would hold zeros, and adding zeros changes
+	 * no bit, so skipping them keeps results the same. */
+	int n = t->n_slots < b->B ? t->n_slots : b->B;
+	step_job J = { t, b, scale, backward, n };
+	if (n > 1)
+		gb_pool_run(n, slot_task, &J);
+	else
+		slot_task(&J, 0, 0);
+	for (int s = 0; s < n; s++)
+		if (t->slot[s].failed) {
+			gb_fail(err, "%s", t->slot[s].err.msg);
+			return -1;
+		}
+	return n;
+}
+
+static void gather_stats(const gb_trainer *t, int n, long count, gb_step_stats *st)
+{
+	double loss = 0;
+	memset(st, 0, sizeof *st);
+	for (int s = 0; s < n; s++) {
+		loss += t->slot[s].loss;
+		st->positions += t->slot[s].positions;
+		st->correct += t->slot[s].correct;
+	}
+	st->tokens = count;
+	st->loss = count ? loss / count : 0;
+}
+
+int gb_train_eval(gb_trainer *t, const gb_batch *b, gb_step_stats *st, gb_err *err)
+{
+	long count = 0;
+	gb_step_stats tmp;
+	if (check_batch(t, b, &count, err))
+		return -1;
+	unsigned csr = gb_fp_fast_enter();
+	int n = run_slots(t, b, 0, 1.0, err);
+	gb_fp_fast_leave(csr);
+	if (n < 0)
+		return -1;
+	gather_stats(t, n, count, st ? st : &tmp);
+	return 0;
+}
+
+/* AdamW (PyTorch's): p -= lr wd p (where decay applies), then p -= lr m̂ / (√v̂ + eps), m̂ and v̂
+ * the bias-corrected moments. adam_check computes every new value without storing it, so a
+ * step that would leave a non-finite number can be refused before anything changes;
+ * adam_write then does the same arithmetic and stores it. */
+typedef struct adam_k {
+	float gscale, keep, b1, b2, c1, c2, step_size, rb2, eps;
+} adam_k;
+
+GB_VECTORIZE static int adam_check(const float *restrict p, const float *restrict g, const float *restrict mo,
+                                   const float *restrict ve, size_t n, const adam_k *k)
+{
+	int bad = 0;
+	for (size_t j = 0; j < n; j++) {
+		float gj = g[j] * k->gscale;
+		float mj = k->b1 * mo[j] + k->c1 * gj, vj = k->b2 * ve[j] + k->c2 * gj * gj;
+		float pj = p[j] * k->keep - k->step_size * mj / (sqrtf(vj) * k->rb2 + k->eps);
+		/* NaN fails every comparison; infinities exceed FLT_MAX */
+		bad |= !(fabsf(pj) <= FLT_MAX) | !(vj <= FLT_MAX) | !(fabsf(mj) <= FLT_MAX);
+	}
+	return bad;
+}
+
+GB_VECTORIZE static void adam_write(float *restrict p, const float *restrict g, float *restrict mo,
+                                    float *restrict ve, size_t n, const adam_k *k)
+{
+	for (size_t j = 0; j < n; j++) {
+		float gj = g[j] * k->gscale;
+		float mj = k->b1 * mo[j] + k->c1 * gj, vj = k->b2 * ve[j] + k->c2 * gj * gj;
+		p[j] = p[j] * k->keep - k->step_size * mj / (sqrtf(vj) * k->rb2 + k->eps);
+		mo[j] = mj;
+		ve[j] = vj;
+	}
+}
+
+/* g += h over n. */
+GB_VECTORIZE static void grad_add(float *restrict g, const float *restrict h, size_t n)
+{
+	for (size_t j = 0; j < n; j++)
+		g[j] += h[j];
+}
+
+/* Σ g² in double, in eight interleaved partial sums (a fixed order, and no single chain of
+ * dependent additions to wait on). */
+GB_VECTORIZE static double sum_squares(const float *g, size_t n)
+{
+	double a[8] = { 0 }, s = 0;
+	size_t j = 0;
+	for (; j + 8 <= n; j += 8)
+		for (int k = 0; k < 8; k++)
+			a[k] += (double)g[j + k] * g[j + k];
+	for (int k = 0; k < 8; k++)
+		s += a[k];
+	for (; j < n; j++)
+		s += (double)g[j] * g[j];
+	return s;
+}
+
+/* The optimizer's passes over the parameters, cut into a fixed number of chunks (so the
+ * squared norm's partial sums add up in the same order whatever the thread count):
+ * phase 0 sums the slots' gradients into slot 0's and squares them, 1 checks the update,
+ * 2 applies it. */
+enum { OPT_CHUNKS = 16 };
+
+typedef struct opt_job {
+	gb_trainer *t;
+	int phase, n_slots;
+	adam_k k;
+	double lr;
+	double ss[OPT_CHUNKS];
+	int bad[OPT_CHUNKS];
+} opt_job;
+
+static void opt_task(void *arg, int c, int worker)
+{
+	opt_job *J = arg;
+	gb_trainer *t = J->t;
+	const gb_model *m = t->m;
+	size_t nw = m->n_weights, j0 = nw * c / OPT_CHUNKS, j1 = nw * (c + 1) / OPT_CHUNKS;
+	float *g = t->slot[0].grad;
+	if (J->phase == 0) {
+		for (int s = 1; s < J->n_slots; s++)
+			grad_add(g + j0, t->slot[s].grad + j0, j1 - j0);
+		J->ss[c] = sum_squares(g + j0, j1 - j0);
+		return;
+	}
+	adam_k k = J->k;
+	size_t off = 0;
+	J->bad[c] = 0;
+	for (int i = 0; i < m->n_params && off < j1; off += m->params[i].n, i++) {
+		size_t a = off > j0 ? off : j0, b = off + m->params[i].n < j1 ? off + m->params[i].n : j1;
+		if (a >= b)
+			continue;
+		k.keep = t->decay[i] ? (float)(1 - J->lr * t->o.weight_decay) : 1.0f;
+		if (J->phase == 2)
+			adam_write(m->owned + a, g + a, t->mom + a, t->vel + a, b - a, &k);
+		else
+			J->bad[c] |= adam_check(m->owned + a, g + a, t->mom + a, t->vel + a, b - a, &k);
+	}
+}
+
+static void opt_run(opt_job *J, int phase)
+{
+	J->phase = phase;
+	gb_pool_run(OPT_CHUNKS, opt_task, J);
+}
+
+int gb_train_step(gb_trainer *t, const gb_batch *b, gb_step_stats *st, gb_err *err)
+{
+	gb_step_stats tmp;
+	long count = 0;
+	st = st ? st : &tmp;
+	memset(st, 0, sizeof *st);
+	if (check_batch(t, b, &count, err))
+		return -1;
+	if (count == 0)
+		return gb_fail(err, "the batch has no target to learn (every target is -1)");
+	unsigned csr = gb_fp_fast_enter();
+	int n = run_slots(t, b, 1, 1.0 / count, err);
+	if (n < 0) {
+		gb_fp_fast_leave(csr);
+		return -1;
+	}
+	gather_stats(t, n, count, st);
+	opt_job J;
+	memset(&J, 0, sizeof J);
+	J.t = t;
+	J.n_slots = n;
+	opt_run(&J, 0);
+	double ss = 0;
+	for (int c = 0; c < OPT_CHUNKS; c++)
+		ss += J.ss[c];
+	st->grad_norm = sqrt(ss);
+	st->lr = gb_train_lr(&t->o, t->step + 1);
+	float gscale = 1.0f;
+	if (t->o.clip > 0 && st->grad_norm > t->o.clip)
+		gscale = (float)(t->o.clip / (st->grad_norm + 1e-6));
+	double step = (double)(t->step + 1);
+	adam_k k = { gscale, 1, t->o.beta1, t->o.beta2, 1 - t->o.beta1, 1 - t->o.beta2,
+	             (float)(st->lr / (1 - pow(t->o.beta1, step))), (float)(1 / sqrt(1 - pow(t->o.beta2, step))),
+	             t->o.eps };
+	J.k = k;
+	J.lr = st->lr;
+	int bad = !isfinite(st->loss) || !isfinite(st->grad_norm) || !isfinite(st->lr);
+	if (!bad) {
+		opt_run(&J, 1);
+		for (int c = 0; c < OPT_CHUNKS; c++)
+			bad |= J.bad[c];
+	}
+	int rc = 0;
+	if (bad) {
+		st->diverged = 1;
+		rc = gb_fail(err, "training diverged at step %ld (loss %g, gradient norm %g); the weights were left as "
+		             "they were: lower the learning rate (%g)", t->step + 1, st->loss, st->grad_norm, st->lr);
+	} else {
+		opt_run(&J, 2);
+		t->step++;
+	}
+	gb_fp_fast_leave(csr);
+	return rc;
+}
+
+/* ---- checkpoints ---- */
+
+/* FNV-1a over the weights' bytes, 64-bit words at a time: ties an optimizer file to the
+ * weights it was saved with (a save interrupted between the two files leaves them apart). */
+static uint64_t weights_hash(const gb_model *m)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	const unsigned char *p = (const unsigned char *)m->owned;
+	size_t n = m->n_weights * sizeof(float), i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	for (; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static const char *sched_name(int s)
+{
+	return s == GB_SCHED_NOAM ? "noam" : s == GB_SCHED_COSINE ? "cosine" : "constant";
+}
+
+int gb_train_save(const gb_trainer *t, const char *dir, gb_err *err)
+{
+	const gb_model *m = t->m;
+	char path[1200], buf[160];
+	if (gb_model_save(m, dir, err))
+		return -1;
+	snprintf(path, sizeof path, "%s/optimizer.safetensors", dir);
+	json_t *h = json_object(), *meta = json_object();
+	size_t off = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < m->n_params; i++) {
+			const gb_param *p = &m->params[i];
+			json_t *e = json_object(), *shape = json_array(), *offs = json_array();
+			for (int d = 0; d < p->ndim; d++)
+				json_array_append_new(shape, json_integer(p->shape[d]));
+			json_array_append_new(offs, json_integer((json_int_t)off));
+			off += p->n * sizeof(float);
+			json_array_append_new(offs, json_integer((json_int_t)off));
+			json_object_set_new(e, "dtype", json_string("F32"));
+			json_object_set_new(e, "shape", shape);
+			json_object_set_new(e, "data_offsets", offs);
+			snprintf(buf, sizeof buf, "%s.%s", pass ? "exp_avg_sq" : "exp_avg", p->name);
+			json_object_set_new(h, buf, e);
+		}
+	json_object_set_new(meta, "format", json_string("glassbox-adamw"));
+	snprintf(buf, sizeof buf, "%ld", t->step);
+	json_object_set_new(meta, "step", json_string(buf));
+	snprintf(buf, sizeof buf, "%016llx%016llx%016llx%016llx", (unsigned long long)t->rng.s[0],
+	         (unsigned long long)t->rng.s[1], (unsigned long long)t->rng.s[2], (unsigned long long)t->rng.s[3]);
+	json_object_set_new(meta, "rng", json_string(buf));
+	snprintf(buf, sizeof buf, "%016llx", (unsigned long long)weights_hash(m));
+	json_object_set_new(meta, "weights_hash", json_string(buf));
+	snprintf(buf, sizeof buf, "lr=%g schedule=%s warmup=%d total=%d betas=%g,%g eps=%g wd=%g clip=%g smoothing=%g",
+	         t->o.lr, sched_name(t->o.schedule), t->o.warmup, t->o.total_steps, t->o.beta1, t->o.beta2, t->o.eps,
+	         t->o.weight_decay, t->o.clip, t->o.label_smoothing);
+	json_object_set_new(meta, "options", json_string(buf));
+	json_object_set_new(h, "__metadata__", meta);
+	char *text = json_dumps(h, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(h);
+	if (!text)
+		return gb_fail(err, "%s: out of memory", path);
+	size_t hlen = strlen(text), padded = (hlen + 7) & ~(size_t)7;
+	unsigned char len8[8];
+	for (int i = 0; i < 8; i++)
+		len8[i] = (unsigned char)(padded >> (8 * i));
+	gb_file w;
+	if (gb_file_begin(&w, path, err)) {
+		free(text);
+		return -1;
+	}
+	fwrite(len8, 1, 8, w.f);
+	fwrite(text, 1, hlen, w.f);
+	for (size_t i = hlen; i < padded; i++)
+		fputc(' ', w.f);
+	free(text);
+	fwrite(t->mom, sizeof(float), m->n_weights, w.f); /* little-endian host, as gb_model_save */
+	fwrite(t->vel, sizeof(float), m->n_weights, w.f);
+	return gb_file_commit(&w, err);
+}
+
+/* The first field where two configurations differ, described for a message; NULL if none. */
+static const char *config_diff(const gb_config *a, const gb_config *b, char *buf, size_t n)
+{
+	static const struct { const char *name; size_t off; } ints[] = {
+#define F(x) { #x, offsetof(gb_config, x) }
+		F(family), F(encdec), F(n_layer), F(n_enc_layer), F(d_model), F(n_head), F(n_kv_head), F(d_head),
+		F(d_ffn), F(vocab), F(n_ctx), F(prenorm), F(norm), F(final_norm), F(pos), F(act), F(ffn), F(bias),
+		F(ffn_bias), F(norm_bias), F(tied), F(scale_embed), F(window), F(textbook_ln), F(bos_id), F(eos_id),
+		F(pad_id), F(dec_start_id),
+#undef F
+	};
+	for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+		int x = *(const int *)((const char *)a + ints[i].off), y = *(const int *)((const char *)b + ints[i].off);
+		if (x != y) {
+			snprintf(buf, n, "%s is %d there, %d here", ints[i].name, x, y);
+			return buf;
+		}
+	}
+	if (a->norm_eps != b->norm_eps || a->rope_theta != b->rope_theta) {
+		snprintf(buf, n, "norm_eps/rope_theta are %g/%g there, %g/%g here", a->norm_eps, a->rope_theta, b->norm_eps,
+		         b->rope_theta);
+		return buf;
+	}
+	return NULL;
+}
+
+static int parse_hex64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 16; i++) {
+		int c = s[i], d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+		if (d < 0)
+			return -1;
+		v = v << 4 | (uint64_t)d;
+	}
+	*out = v;
+	return 0;
+}
+
+/* Reads optimizer.safetensors into mom, vel (n_weights each); step, rng and the weights hash
+ * from its metadata. */
+static int read_optimizer(const gb_model *m, const char *path, float *mom, float *vel, long *step, gb_rng *rng,
+                          uint64_t *hash, gb_err *err)
+{
+	gb_map map = { 0 };
+	json_t *h = NULL;
+	int rc = -1;
+	char name[160];
+	if (gb_map_file(&map, path, err))
+		return -1;
+	uint64_t hlen = 0;
+	if (map.len < 8)
+		goto bad;
+	for (int i = 7; i >= 0; i--)
+		hlen = hlen << 8 | map.data[i];
+	if (hlen > map.len - 8)
+		goto bad;
+	json_error_t je;
+	h = json_loadb((const char *)map.data + 8, (size_t)hlen, 0, &je);
+	json_t *meta = json_object_get(h, "__metadata__");
+	const char *fmt = json_string_value(json_object_get(meta, "format"));
+	const char *st = json_string_value(json_object_get(meta, "step"));
+	const char *rs = json_string_value(json_object_get(meta, "rng"));
+	const char *hs = json_string_value(json_object_get(meta, "weights_hash"));
+	if (!fmt || strcmp(fmt, "glassbox-adamw") || !st || !rs || strlen(rs) != 64 || !hs || strlen(hs) != 16)
+		goto bad;
+	char *end;
+	*step = strtol(st, &end, 10);
+	if (*end || *step < 0)
+		goto bad;
+	for (int i = 0; i < 4; i++)
+		if (parse_hex64(rs + 16 * i, &rng->s[i]))
+			goto bad;
+	if (parse_hex64(hs, hash))
+		goto bad;
+	size_t data_len = map.len - 8 - (size_t)hlen;
+	const unsigned char *data = map.data + 8 + hlen;
+	for (int pass = 0; pass < 2; pass++) {
+		float *dst = pass ? vel : mom;
+		for (int i = 0; i < m->n_params; i++) {
+			const gb_param *p = &m->params[i];
+			snprintf(name, sizeof name, "%s.%s", pass ? "exp_avg_sq" : "exp_avg", p->name);
+			json_t *e = json_object_get(h, name), *offs = json_object_get(e, "data_offsets");
+			const char *dt = json_string_value(json_object_get(e, "dtype"));
+			json_int_t b0 = json_integer_value(json_array_get(offs, 0)), b1 = json_integer_value(json_array_get(offs, 1));
+			if (!e || !dt || strcmp(dt, "F32") || b0 < 0 || b1 < b0 || (uint64_t)b1 > data_len ||
+			    (size_t)(b1 - b0) != p->n * sizeof(float)) {
+				gb_fail(err, "%s: tensor \"%s\" is missing or has the wrong size", path, name);
+				goto out;
+			}
+			memcpy(dst, data + b0, p->n * sizeof(float));
+			dst += p->n;
+		}
+	}
+	rc = 0;
+	goto out;
+bad:
+	gb_fail(err, "%s: not a glassbox optimizer file (or damaged)", path);
+out:
+	json_decref(h);
+	gb_unmap(&map);
+	return rc;
+}
+
+int gb_train_resume(gb_trainer *t, const char *dir, gb_err *err)
+{
+	gb_model *m = t->m;
+	gb_config c;
+	char path[1200], why[160];
+	snprintf(path, sizeof path, "%s/config.json", dir);
+	if (gb_config_load(&c, path, err))
+		return -1;
+	if (config_diff(&c, &m->cfg, why, sizeof why))
+		return gb_fail(err, "%s: the checkpoint is another model's configuration (%s); resume with the "
+		               "configuration it was trained with, or start a new run", dir, why);
+	gb_model cp;
+	if (gb_model_load(&cp, dir, err))
+		return -1;
+	float *mom = malloc(m->n_weights * sizeof *mom), *vel = malloc(m->n_weights * sizeof *vel);
+	int rc = -1;
+	long step;
+	gb_rng rng;
+	uint64_t hash;
+	if (!mom || !vel) {
+		gb_fail(err, "out of memory");
+		goto out;
+	}
+	if (cp.n_weights != m->n_weights || cp.n_params != m->n_params) {
+		gb_fail(err, "%s: the checkpoint's parameters do not match this model", dir);
+		goto out;
+	}
+	snprintf(path, sizeof path, "%s/optimizer.safetensors", dir);
+	if (read_optimizer(m, path, mom, vel, &step, &rng, &hash, err))
+		goto out;
+	/* Copy the weights in, then check they are the ones the optimizer state was saved with. */
+	float *save = malloc(m->n_weights * sizeof *save);
+	if (!save) {
+		gb_fail(err, "out of memory");
+		goto out;
+	}
+	memcpy(save, m->owned, m->n_weights * sizeof *save);
+	for (int i = 0; i < m->n_params; i++)
+		memcpy(m->params[i].data, cp.params[i].data, m->params[i].n * sizeof(float));
+	if (weights_hash(m) != hash) {
+		memcpy(m->owned, save, m->n_weights * sizeof *save);
+		free(save);
+		gb_fail(err, "%s: optimizer.safetensors was saved with other weights than model.safetensors "
+		        "(an interrupted save?); resume from another checkpoint", dir);
+		goto out;
+	}
+	free(save);
+	memcpy(t->mom, mom, m->n_weights * sizeof *mom);
+	memcpy(t->vel, vel, m->n_weights * sizeof *vel);
+	t->step = step;
+	t->rng = rng;
+	rc = 0;
+out:
+	free(mom);
+	free(vel);
+	gb_model_free(&cp);
+	return rc;
+}
