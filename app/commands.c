@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "app/bench_forward.h"
+#include "app/train_cmd.h"
 #include "app/views.h"
 #include "viz/cells.h"
 #include "model/decode.h"
@@ -1092,6 +1093,13 @@ const command commands[] = {
 	  "previous, first and self scores, and on random runs of tokens seen twice for induction\n"
 	  "(a head that looks from a token to what followed it last time). For an encoder-decoder\n"
 	  "it scores how monotone each cross-attention head's alignment is.", cmd_heads },
+	{ "train", "--preset tiny-lm|tiny-mt | --corpus FILE [--out DIR] [--steps N] [--force] [--resume]",
+	  "train a model: a shipped recipe, or a small language model on your own text",
+	  "The data is generated (presets) or read (--corpus, plain UTF-8 text: a BPE vocabulary\n"
+	  "is learned on it first). The model folder is checkpointed as training goes; --resume\n"
+	  "continues a stopped run. At the end the probes are measured and written, with the\n"
+	  "command and the loss curves, into the folder's README.md and loss.csv.", cmd_train },
+	{ "eval", "DIR", "measure a trained model's probes on held-out data", "", cmd_eval },
 	{ "bench", "", "measure the kernels and the forward pass", "", cmd_bench },
 	{ "quit", "", "leave glassbox", "", cmd_quit },
 	{ NULL, NULL, NULL, NULL, NULL },

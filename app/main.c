@@ -98,7 +98,7 @@ int main(int argc, char **argv)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_sigint;
 	sigemptyset(&sa.sa_mask);
-	if (argc == 1 && isatty(0) && isatty(1))
+	if ((argc == 1 && isatty(0) && isatty(1)) || (argc >= 2 && !strcmp(argv[1], "train")))
 		sigaction(SIGINT, &sa, NULL);
 	if (gb_kernels_env_problem())
 		fprintf(stderr, "glassbox: %s\n", gb_kernels_env_problem());
@@ -110,6 +110,10 @@ int main(int argc, char **argv)
 		rc = command_script(&s, argv[2], "-c") ? 1 : 0;
 	} else if (argc == 2 && !strcmp(argv[1], "bench")) {
 		rc = bench_all(stdout) ? 1 : 0;
+	} else if (argc >= 2 && (!strcmp(argv[1], "train") || !strcmp(argv[1], "eval"))) {
+		/* glassbox train ... / glassbox eval DIR: the commands with the shell's words. */
+		const command *c = command_find(argv[1]);
+		rc = c->run(&s, argc - 1, argv + 1, "") ? 1 : 0;
 	} else if (argc == 2 && argv[1][0] != '-') {
 		gb_err err;
 		char *text = gb_read_file(argv[1], 64u << 20, NULL, &err);

@@ -13,7 +13,7 @@ check() { desc=$1; shift; if "$@" >/dev/null 2>&1; then ok 0 "$desc"; else ok 1 
 have() { grep -qF -- "$2" "$1"; }
 lines() { wc -l <"$1" | tr -d ' '; }
 
-echo "1..42"
+echo "1..47"
 
 $G -c "init $T/gpt2 --seed 3; init $T/llama --preset llama; init $T/encdec --preset encdec" >"$T/out" 2>"$T/err"
 ok $? "init writes three random model folders"
@@ -98,5 +98,20 @@ for v in "embed" "pe" "cross 1 2" "attn 2 1" "show dec.L1.cross.weights 1"; do
 	$G -c "load $T/encdec; run --ids 5 6 7 8 --target-ids 256 9 10; $v" >"$T/view" 2>"$T/err" || { echo "# $v failed: $(cat "$T/err")"; false; }
 done
 ok $? "the views draw on an encoder-decoder"
+
+# train refuses bad corpora and existing folders with one line each.
+printf '' >"$T/empty.txt"
+printf 'caf\351 cr\350me br\373l\351e na\357ve \351t\351 \340 la fa\347on' >"$T/latin1.txt"
+printf 'the cat sat on the mat. ' >"$T/small.txt"
+$G train --corpus "$T/empty.txt" --out "$T/c1" 2>"$T/err"; rc=$?
+check "train: an empty corpus is refused" sh -c "test $rc = 1 && grep -q 'empty.txt: is empty' $T/err"
+$G train --corpus "$T/latin1.txt" --out "$T/c2" 2>"$T/err"; rc=$?
+check "train: a file that is not UTF-8 is refused" sh -c "test $rc = 1 && grep -q 'is not UTF-8 text' $T/err"
+$G train --corpus "$T/small.txt" --out "$T/c3" 2>"$T/err" >/dev/null; rc=$?
+check "train: a corpus too small for its vocabulary is refused" sh -c "test $rc = 1 && grep -q 'too small' $T/err"
+$G train --preset tiny-mt --out "$T/gpt2" 2>"$T/err"; rc=$?
+check "train: an existing folder is kept unless --force" sh -c "test $rc = 1 && grep -q 'already exists' $T/err && test -s $T/gpt2/model.safetensors"
+$G train --preset tiny-xl 2>"$T/err"; rc=$?
+check "train: an unknown preset names the ones there are" sh -c "test $rc = 1 && grep -q 'tiny-lm or tiny-mt' $T/err"
 
 exit $((fails > 0))

@@ -1,0 +1,493 @@
+/* train_cmd.c — `train --preset NAME | --corpus FILE` and `eval DIR`. Training shows a
+ * progress bar on a terminal and plain log lines otherwise, checkpoints the model folder as
+ * it goes (so a stopped run resumes with --resume), keeps the loss curves with the model
+ * (loss.csv) and writes the model's README.md with the command, the time and the probes. */
+#include "app/train_cmd.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app/commands.h"
+#include "model/corpus.h"
+#include "model/eval.h"
+#include "model/fileio.h"
+#include "model/heads.h"
+#include "model/recipe.h"
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int exists(const char *p)
+{
+	struct stat st;
+	return !stat(p, &st);
+}
+
+/* The probes of a trained model, written to f (the terminal or the README). n per kind. */
+typedef struct probe_row {
+	const char *name;
+	double acc, bar;
+	int n;
+} probe_row;
+
+static int run_probes(const gb_model *m, int n, probe_row *rows, int *n_rows, gb_err *err)
+{
+	const gb_kernels *k = gb_kernels_fast();
+	*n_rows = 0;
+	if (m->cfg.encdec) {
+		gb_date_pair *p;
+		gb_eval_result r;
+		if (gb_corpus_dates(n, 77, 1, &p, err))
+			return -1;
+		int rc = gb_eval_dates(m, k, p, n, &r, err);
+		free(p);
+		if (rc)
+			return -1;
+		rows[(*n_rows)++] = (probe_row){ "dates, exact match (held-out)", (double)r.correct / r.n, 0.98, r.n };
+		return 0;
+	}
+	static const double bars[GB_PROBE_N_KINDS] = { 0.95, 0.95, 0.90, 0.90, 0.90 };
+	static const char *names[GB_PROBE_N_KINDS] = { "agreement (held-out)", "pronoun gender (held-out)",
+	                                                "indirect object (held-out)", "possession (held-out)",
+	                                                "induction, top-1 (held-out)" };
+	for (int kind = 0; kind < GB_PROBE_N_KINDS; kind++) {
+		gb_probe_set ps;
+		gb_eval_result r;
+		if (gb_corpus_world_probe(&ps, kind, n, 77, 1, err))
+			return -1;
+		int rc = gb_eval_probes(m, k, &ps, kind == GB_PROBE_INDUCTION, &r, err);
+		gb_probe_set_free(&ps);
+		if (rc)
+			return -1;
+		rows[(*n_rows)++] = (probe_row){ names[kind], (double)r.correct / r.n, bars[kind], r.n };
+	}
+	return 0;
+}
+
+static void print_probes(FILE *f, const probe_row *rows, int n, int markdown)
+{
+	if (markdown)
+		fprintf(f, "| probe | accuracy | bar | probes |\n|---|---|---|---|\n");
+	for (int i = 0; i < n; i++) {
+		if (markdown)
+			fprintf(f, "| %s | %.1f%% | %.0f%% | %d |\n", rows[i].name, 100 * rows[i].acc, 100 * rows[i].bar, rows[i].n);
+		else
+			fprintf(f, "  %-34s %6.1f%%   (bar %.0f%%, %d probes)%s\n", rows[i].name, 100 * rows[i].acc,
+			        100 * rows[i].bar, rows[i].n, rows[i].acc >= rows[i].bar ? "" : "  BELOW THE BAR");
+	}
+}
+
+/* The head table of a decoder-only model on held-out text, for its README. */
+static int head_table(const gb_model *m, FILE *f, gb_err *err)
+{
+	const gb_config *c = &m->cfg;
+	int L = c->n_layer, H = c->n_head;
+	if (c->encdec) {
+		gb_date_pair *p;
+		int n = 50;
+		if (gb_corpus_dates(n, 78, 1, &p, err))
+			return -1;
+		int *src[50], *tgt[50], sl[50], tl[50];
+		for (int i = 0; i < n; i++) {
+			sl[i] = (int)strlen(p[i].src);
+			tl[i] = (int)strlen(p[i].dst) + 1;
+			src[i] = malloc(sizeof(int) * (size_t)sl[i]);
+			tgt[i] = malloc(sizeof(int) * (size_t)tl[i]);
+			for (int k = 0; k < sl[i]; k++)
+				src[i][k] = (unsigned char)p[i].src[k];
+			tgt[i][0] = c->dec_start_id;
+			for (int k = 1; k < tl[i]; k++)
+				tgt[i][k] = (unsigned char)p[i].dst[k - 1];
+		}
+		float *mono = malloc(sizeof(float) * (size_t)L * H);
+		int rc = gb_cross_monotone(m, gb_kernels_fast(), (const int *const *)src, sl, (const int *const *)tgt, tl, n,
+		                           mono, err);
+		if (!rc) {
+			fprintf(f, "| layer | head | cross-attention monotone |\n|---|---|---|\n");
+			for (int i = 0; i < L * H; i++)
+				fprintf(f, "| %d | %d | %.3f |\n", i / H + 1, i % H + 1, (double)mono[i]);
+		}
+		for (int i = 0; i < n; i++) {
+			free(src[i]);
+			free(tgt[i]);
+		}
+		free(mono);
+		free(p);
+		return rc;
+	}
+	gb_world_opts o = { 0 };
+	o.max_docs = 40;
+	o.delim = "\n";
+	char *text;
+	size_t len;
+	if (gb_corpus_world(&o, 79, 1, &text, &len, err))
+		return -1;
+	/* Each line (a document) is one text, after the end-of-text token. */
+	int *texts[40], lens[40], n = 0;
+	char *line = text;
+	while (n < 40 && *line) {
+		char *nl = strchr(line, '\n');
+		size_t ll = nl ? (size_t)(nl - line) : strlen(line);
+		int *ids, ni;
+		if (gb_tok_encode(m->tok, line, ll, 0, &ids, &ni, NULL, err) == 0 && ni + 1 <= c->n_ctx && ni > 2) {
+			texts[n] = malloc(sizeof(int) * (size_t)(ni + 1));
+			texts[n][0] = c->bos_id;
+			memcpy(texts[n] + 1, ids, sizeof(int) * (size_t)ni);
+			lens[n++] = ni + 1;
+		}
+		free(ids);
+		line = nl ? nl + 1 : line + ll;
+	}
+	free(text);
+	gb_head_score *sc = malloc(sizeof *sc * (size_t)L * H);
+	int hi = gb_tok_vocab_size(m->tok);
+	while (hi > 0 && gb_tok_is_special(m->tok, hi - 1))
+		hi--;
+	int rc = gb_head_scores(m, gb_kernels_fast(), (const int *const *)texts, lens, n, 24, 50, 256, hi, 5, sc, err);
+	if (!rc) {
+		fprintf(f, "| layer | head | previous token | first token | self | induction |\n|---|---|---|---|---|---|\n");
+		for (int i = 0; i < L * H; i++)
+			fprintf(f, "| %d | %d | %.3f | %.3f | %.3f | %.3f |\n", i / H + 1, i % H + 1, (double)sc[i].prev,
+			        (double)sc[i].first, (double)sc[i].self, (double)sc[i].induction);
+	}
+	for (int i = 0; i < n; i++)
+		free(texts[i]);
+	free(sc);
+	return rc;
+}
+
+typedef struct curve {
+	int step;
+	double train, held, lr;
+} curve;
+
+static int write_curves(const char *dir, const curve *c, int n, gb_err *err)
+{
+	char path[1200];
+	snprintf(path, sizeof path, "%s/loss.csv", dir);
+	gb_file w;
+	if (gb_file_begin(&w, path, err))
+		return -1;
+	fprintf(w.f, "step,train_loss,heldout_loss,lr\n");
+	for (int i = 0; i < n; i++)
+		fprintf(w.f, "%d,%.6f,%.6f,%.8g\n", c[i].step, c[i].train, c[i].held, c[i].lr);
+	return gb_file_commit(&w, err);
+}
+
+static int write_readme(const char *dir, const gb_recipe *r, const gb_model *m, const char *command,
+                        double seconds, const curve *c, int n_curve, const probe_row *rows, int n_rows, gb_err *err)
+{
+	char path[1200];
+	snprintf(path, sizeof path, "%s/README.md", dir);
+	gb_file w;
+	if (gb_file_begin(&w, path, err))
+		return -1;
+	FILE *f = w.f;
+	const gb_config *k = &m->cfg;
+	fprintf(f, "# %s\n\n", r->name);
+	if (k->encdec)
+		fprintf(f, "An encoder-decoder in the textbook's original layout (post-norm, sinusoidal positions, ReLU,\n"
+		           "embeddings scaled by sqrt(d_model)), %d + %d layers x %d heads, d_model %d, FFN %d,\n"
+		           "character-level (bytes plus <s>, </s>, <pad>), trained to translate dates written in\n"
+		           "twelve forms (\"3 March 2021\", \"03/03/2021\", \"Wednesday, Mar 3 2021\", ...) into ISO\n"
+		           "\"2021-03-03\". The data is generated by glassbox (model/corpus.c); held-out dates never\n"
+		           "appear in training in any form.\n\n", k->n_enc_layer, k->n_layer, k->n_head, k->d_model, k->d_ffn);
+	else
+		fprintf(f, "A decoder-only model (GPT-2 layout: pre-norm LayerNorm, tanh GELU, learned positions,\n"
+		           "tied output), %d layers x %d heads, d_model %d, FFN %d, context %d, byte-level BPE of %d\n"
+		           "tokens, trained on a small generated English world (model/corpus.c): sentences whose next\n"
+		           "word depends on something attention must fetch (agreement across attractors, pronoun\n"
+		           "gender, the indirect object, possession look-ups, repeated runs). The held-out probes use\n"
+		           "combinations of names, objects and orders never seen in training.\n\n",
+		        k->n_layer, k->n_head, k->d_model, k->d_ffn, k->n_ctx, k->vocab);
+	fprintf(f, "## Training\n\n    %s\n\n", command);
+	fprintf(f, "%ld steps of %d %s, %s schedule, peak rate %g, %.1f minutes on this machine (%d threads).\n",
+	        (long)(n_curve ? c[n_curve - 1].step : 0), r->batch, k->encdec ? "date pairs" : "sequences of 128 tokens",
+	        r->opts.schedule == GB_SCHED_NOAM ? "the textbook's warm-up" : "warm-up and cosine", (double)r->opts.lr,
+	        seconds / 60, gb_kernels_threads());
+	if (n_curve)
+		fprintf(f, "Final losses: train %.4f, held-out %.4f (cross-entropy per token%s). The curves are in loss.csv.\n\n",
+		        c[n_curve - 1].train, c[n_curve - 1].held, r->opts.label_smoothing > 0 ? ", label smoothing 0.1 in the train loss" : "");
+	fprintf(f, "## Probes (`glassbox eval`)\n\n");
+	print_probes(f, rows, n_rows, 1);
+	fprintf(f, "\n## Heads (`heads`)\n\n");
+	if (head_table(m, f, err)) {
+		gb_file_abort(&w);
+		return -1;
+	}
+	return gb_file_commit(&w, err);
+}
+
+/* Mean held-out loss over a fixed set of batches (a fixed generator, so every evaluation
+ * sees the same batches). */
+static double heldout_loss(gb_trainer *t, const gb_recipe *r, const gb_dataset *held, gb_batch_buf *buf, gb_err *err)
+{
+	gb_rng rng;
+	gb_rng_seed(&rng, 4242);
+	double sum = 0;
+	long n = 0;
+	for (int i = 0; i < 8; i++) {
+		gb_batch b;
+		gb_step_stats st;
+		if (gb_recipe_batch(r, held, &rng, buf, &b, err) || gb_train_eval(t, &b, &st, err))
+			return NAN;
+		sum += st.loss * st.tokens;
+		n += st.tokens;
+	}
+	return n ? sum / n : NAN;
+}
+
+static void progress(int tty, int step, int steps, double loss, double held, double tok_s, double left)
+{
+	if (tty) {
+		int w = 30, fill = (int)((double)step / steps * w);
+		char bar[64];
+		for (int i = 0; i < w; i++)
+			bar[i] = i < fill ? '#' : '.';
+		bar[w] = 0;
+		printf("\r[%s] step %d/%d  loss %.4f  held-out %.4f  %.0f tokens/s  %dm%02ds left ", bar, step, steps, loss, held,
+		       tok_s, (int)(left / 60), (int)fmod(left, 60));
+	} else {
+		printf("step %d/%d loss %.4f held-out %.4f tokens/s %.0f left %.0fs\n", step, steps, loss, held, tok_s, left);
+	}
+	fflush(stdout);
+}
+
+int cmd_train(session *s, int argc, char **argv, const char *rest)
+{
+	const char *preset = NULL, *corpus = NULL, *out = NULL;
+	int steps = -1, force = 0, resume = 0;
+	for (int i = 1; i < argc; i++) {
+		int more = i + 1 < argc;
+		if (!strcmp(argv[i], "--preset") && more)
+			preset = argv[++i];
+		else if (!strcmp(argv[i], "--corpus") && more)
+			corpus = argv[++i];
+		else if (!strcmp(argv[i], "--out") && more)
+			out = argv[++i];
+		else if (!strcmp(argv[i], "--steps") && more) {
+			char *end;
+			long v = strtol(argv[++i], &end, 10);
+			if (*end || v < 1 || v > 10000000) {
+				errorf("--steps must be a whole number from 1 to 10000000");
+				return -1;
+			}
+			steps = (int)v;
+		} else if (!strcmp(argv[i], "--force"))
+			force = 1;
+		else if (!strcmp(argv[i], "--resume"))
+			resume = 1;
+		else {
+			errorf("usage: train --preset tiny-lm|tiny-mt | --corpus FILE.txt  [--out DIR] [--steps N] [--force] [--resume]");
+			return -1;
+		}
+	}
+	if (!preset == !corpus) {
+		errorf("train needs one of --preset NAME (tiny-lm, tiny-mt) or --corpus FILE.txt");
+		return -1;
+	}
+	gb_recipe r;
+	gb_err err;
+	if (preset ? gb_recipe_preset(&r, preset, &err) : 0) {
+		errorf("%s", err.msg);
+		return -1;
+	}
+	char *text = NULL;
+	size_t len = 0;
+	if (corpus) {
+		text = gb_read_file(corpus, 512u << 20, &len, &err);
+		if (!text) {
+			errorf("%s", err.msg);
+			return -1;
+		}
+		/* Binary files have NUL bytes or many bytes that are not UTF-8. */
+		size_t nul = 0, bad = 0;
+		for (size_t i = 0; i < len;) {
+			unsigned char ch = (unsigned char)text[i];
+			int n = ch < 0x80 ? 1 : (ch & 0xe0) == 0xc0 ? 2 : (ch & 0xf0) == 0xe0 ? 3 : (ch & 0xf8) == 0xf0 ? 4 : 0;
+			int ok = n > 0 && i + (size_t)n <= len;
+			for (int k = 1; ok && k < n; k++)
+				ok = ((unsigned char)text[i + k] & 0xc0) == 0x80;
+			nul += ch == 0;
+			bad += !ok;
+			i += ok ? (size_t)n : 1;
+		}
+		if (len == 0 || nul || bad > len / 100) {
+			errorf("%s: %s; train needs plain UTF-8 text", corpus,
+			       !len ? "is empty" : nul ? "looks binary (it has NUL bytes)" : "is not UTF-8 text");
+			free(text);
+			return -1;
+		}
+		gb_recipe_for_text(&r, len, &err);
+	}
+	if (steps > 0) {
+		r.steps = steps;
+		if (r.opts.schedule == GB_SCHED_COSINE)
+			r.opts.total_steps = steps;
+	}
+	if (!out)
+		out = preset ? preset : "my-model";
+	if (exists(out) && !force && !resume) {
+		errorf("%s already exists: choose another --out, add --force to replace it, or --resume to continue it", out);
+		free(text);
+		return -1;
+	}
+	int tty = isatty(1);
+	printf("preparing the data for %s...\n", r.name);
+	fflush(stdout);
+	gb_tokenizer *tok;
+	gb_dataset train, held;
+	if (gb_recipe_data(&r, text, len, &tok, &train, &held, &err)) {
+		errorf("%s%s%s", corpus ? corpus : "", corpus ? ": " : "", err.msg);
+		free(text);
+		return -1;
+	}
+	free(text);
+	gb_model m;
+	gb_trainer t;
+	int rc = -1;
+	memset(&t, 0, sizeof t);
+	if (resume && exists(out)) {
+		if (gb_model_load(&m, out, &err)) {
+			errorf("%s", err.msg);
+			goto out_data;
+		}
+	} else if (gb_model_init(&m, &r.cfg, r.opts.seed, 0.02f, &err)) {
+		errorf("%s", err.msg);
+		goto out_data;
+	}
+	if (m.tok)
+		gb_tok_free(m.tok);
+	m.tok = tok;
+	tok = NULL;
+	if (gb_trainer_init(&t, &m, &r.opts, &err) || (resume && exists(out) && gb_train_resume(&t, out, &err))) {
+		errorf("%s", err.msg);
+		goto out_model;
+	}
+	char command[512];
+	snprintf(command, sizeof command, "glassbox train %s%s --out %s --steps %d", preset ? "--preset " : "--corpus ",
+	         preset ? preset : corpus, out, r.steps);
+	printf("training %s: %zu parameters, %d steps of %d, %d threads%s\n", r.name, m.n_weights, r.steps, r.batch,
+	       gb_kernels_threads(), t.step ? " (resumed)" : "");
+	curve *cv = calloc((size_t)r.steps / r.eval_every + 2, sizeof *cv);
+	int n_cv = 0;
+	gb_batch_buf buf = { 0 }, hbuf = { 0 };
+	double t0 = now(), tokens = 0, run_loss = 0, held_l = NAN;
+	long last_saved = t.step;
+	int run_n = 0;
+	interrupted = 0;
+	rc = 0;
+	while (t.step < r.steps) {
+		gb_batch b;
+		gb_step_stats st;
+		if (gb_recipe_batch(&r, &train, &t.rng, &buf, &b, &err)) {
+			errorf("%s", err.msg);
+			rc = -1;
+			break;
+		}
+		if (gb_train_step(&t, &b, &st, &err)) {
+			if (st.diverged)
+				errorf("training diverged at step %ld (%s): stopped; %s holds the checkpoint of step %ld", t.step + 1,
+				       err.msg, out, last_saved);
+			else
+				errorf("%s", err.msg);
+			rc = -1;
+			break;
+		}
+		tokens += st.tokens;
+		run_loss += st.loss;
+		run_n++;
+		int done = t.step >= r.steps;
+		if (t.step % r.eval_every == 0 || done) {
+			held_l = heldout_loss(&t, &r, &held, &hbuf, &err);
+			cv[n_cv++] = (curve){ (int)t.step, run_loss / run_n, held_l, st.lr };
+			run_loss = 0;
+			run_n = 0;
+		}
+		if (t.step % 50 == 0 || done) {
+			double el = now() - t0;
+			progress(tty, (int)t.step, r.steps, n_cv ? cv[n_cv - 1].train : st.loss, held_l, tokens / el,
+			         el / (t.step - (resume ? 0 : 0) + 1e-9) * (r.steps - t.step));
+		}
+		if (t.step % r.save_every == 0 || done || interrupted) {
+			if (gb_train_save(&t, out, &err) || write_curves(out, cv, n_cv, &err)) {
+				errorf("%s", err.msg);
+				rc = -1;
+				break;
+			}
+			last_saved = t.step;
+		}
+		if (interrupted) {
+			printf("\nstopped at step %ld; the checkpoint is in %s (continue with --resume)\n", t.step, out);
+			break;
+		}
+	}
+	double seconds = now() - t0;
+	if (tty)
+		printf("\n");
+	if (rc == 0 && t.step >= r.steps) {
+		printf("trained in %.1f minutes; measuring the probes...\n", seconds / 60);
+		fflush(stdout);
+		probe_row rows[8];
+		int n_rows;
+		if (run_probes(&m, m.cfg.encdec ? 500 : 300, rows, &n_rows, &err) ||
+		    write_readme(out, &r, &m, command, seconds, cv, n_cv, rows, n_rows, &err)) {
+			errorf("%s", err.msg);
+			rc = -1;
+		} else {
+			print_probes(stdout, rows, n_rows, 0);
+			printf("wrote %s (config.json, model.safetensors, tokenizer.json, loss.csv, README.md)\n", out);
+		}
+	}
+	free(cv);
+	gb_batch_buf_free(&buf);
+	gb_batch_buf_free(&hbuf);
+out_model:
+	gb_trainer_free(&t);
+	gb_model_free(&m);
+out_data:
+	gb_tok_free(tok);
+	gb_dataset_free(&train);
+	gb_dataset_free(&held);
+	return rc;
+}
+
+int cmd_eval(session *s, int argc, char **argv, const char *rest)
+{
+	if (argc != 2) {
+		errorf("usage: eval DIR");
+		return -1;
+	}
+	gb_model m;
+	gb_err err;
+	if (gb_model_load(&m, argv[1], &err)) {
+		errorf("%s", err.msg);
+		return -1;
+	}
+	if (!m.tok) {
+		errorf("%s has no tokenizer: the probes are text", argv[1]);
+		gb_model_free(&m);
+		return -1;
+	}
+	probe_row rows[8];
+	int n;
+	int rc = run_probes(&m, m.cfg.encdec ? 500 : 300, rows, &n, &err);
+	if (rc)
+		errorf("%s", err.msg);
+	else {
+		printf("%s on held-out data:\n", argv[1]);
+		print_probes(stdout, rows, n, 0);
+	}
+	gb_model_free(&m);
+	return rc;
+}

@@ -1,0 +1,308 @@
+/* recipe.c — see recipe.h. Every number of the shipped recipes is here, in one place. */
+#include "model/recipe.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/corpus.h"
+
+static const char *EOT = "<|endoftext|>";
+
+static void lm_config(gb_config *c, int vocab, int d, int layers, int heads, int ctx)
+{
+	gb_config_defaults(c, GB_FAM_GPT2);
+	c->d_model = d;
+	c->n_layer = layers;
+	c->n_head = c->n_kv_head = heads;
+	c->d_head = d / heads;
+	c->d_ffn = 4 * d;
+	c->vocab = vocab;
+	c->n_ctx = ctx;
+	c->bos_id = c->eos_id = vocab - 1; /* the end-of-text token, last in the vocabulary */
+}
+
+int gb_recipe_preset(gb_recipe *r, const char *name, gb_err *err)
+{
+	memset(r, 0, sizeof *r);
+	gb_train_defaults(&r->opts);
+	snprintf(r->name, sizeof r->name, "%s", name);
+	r->eval_every = 250;
+	r->save_every = 500;
+	r->data_seed = 2026;
+	if (!strcmp(name, "tiny-lm")) {
+		r->vocab = 1024;
+		lm_config(&r->cfg, r->vocab, 128, 4, 4, 128);
+		r->corpus_bytes = 24u << 20;
+		r->steps = 12000;
+		r->batch = 16;
+		r->seq = 128;
+		r->opts.lr = 1e-3f;
+		r->opts.schedule = GB_SCHED_COSINE;
+		r->opts.warmup = 300;
+		r->opts.total_steps = r->steps;
+		r->opts.lr_min = 5e-5f;
+		r->opts.weight_decay = 0.1f;
+		r->opts.clip = 1.0f;
+		r->opts.seed = 1;
+		return 0;
+	}
+	if (!strcmp(name, "tiny-mt")) {
+		gb_config *c = &r->cfg;
+		gb_config_defaults(c, GB_FAM_ENCDEC);
+		c->d_model = 128;
+		c->n_enc_layer = c->n_layer = 2;
+		c->n_head = c->n_kv_head = 4;
+		c->d_head = 32;
+		c->d_ffn = 512;
+		c->vocab = 259;           /* 256 bytes, <s>, </s>, <pad> */
+		c->n_ctx = 40;
+		c->bos_id = c->dec_start_id = 256;
+		c->eos_id = 257;
+		c->pad_id = 258;
+		r->n_pairs = 200000;
+		r->steps = 5000;
+		r->batch = 64;
+		r->opts.lr = 2.0f / 11.3137085f; /* the textbook's schedule: factor 2 * d_model^-0.5 */
+		r->opts.schedule = GB_SCHED_NOAM;
+		r->opts.warmup = 500;
+		r->opts.weight_decay = 0;
+		r->opts.clip = 1.0f;
+		r->opts.label_smoothing = 0.1f;
+		r->opts.seed = 1;
+		return 0;
+	}
+	return gb_fail(err, "unknown preset '%s': tiny-lm or tiny-mt", name);
+}
+
+int gb_recipe_for_text(gb_recipe *r, size_t len, gb_err *err)
+{
+	memset(r, 0, sizeof *r);
+	gb_train_defaults(&r->opts);
+	snprintf(r->name, sizeof r->name, "corpus");
+	/* A vocabulary the text can support: about one merge per 2 KB, 300 .. 1024 tokens. */
+	size_t v = 256 + 1 + len / 2048;
+	r->vocab = v < 300 ? 300 : v > 1024 ? 1024 : (int)v;
+	lm_config(&r->cfg, r->vocab, 96, 3, 4, 128);
+	r->steps = 3000;
+	r->batch = 16;
+	r->seq = 128;
+	r->eval_every = 250;
+	r->save_every = 500;
+	r->opts.lr = 1e-3f;
+	r->opts.schedule = GB_SCHED_COSINE;
+	r->opts.warmup = 200;
+	r->opts.total_steps = r->steps;
+	r->opts.lr_min = 5e-5f;
+	r->opts.weight_decay = 0.1f;
+	r->opts.clip = 1.0f;
+	r->opts.seed = 1;
+	return 0;
+}
+
+void gb_dataset_free(gb_dataset *d)
+{
+	free(d->tok);
+	free(d->starts);
+	for (int i = 0; i < d->n_pairs; i++) {
+		free(d->src[i]);
+		free(d->tgt[i]);
+	}
+	free(d->src);
+	free(d->tgt);
+	free(d->src_len);
+	free(d->tgt_len);
+	memset(d, 0, sizeof *d);
+}
+
+/* Tokenizes text (end-of-text markers recognized) after a leading end-of-text token, and
+ * records where each document starts. */
+static int stream(const gb_tokenizer *tok, const char *text, size_t len, int eot, gb_dataset *d, gb_err *err)
+{
+	int *ids, n;
+	if (gb_tok_encode(tok, text, len, GB_TOK_SPECIAL, &ids, &n, NULL, err))
+		return -1;
+	d->tok = malloc(sizeof(int) * ((size_t)n + 1));
+	d->starts = malloc(sizeof(size_t) * ((size_t)n + 1));
+	if (!d->tok || !d->starts) {
+		free(ids);
+		return gb_fail(err, "out of memory");
+	}
+	d->tok[0] = eot;
+	memcpy(d->tok + 1, ids, sizeof(int) * (size_t)n);
+	free(ids);
+	d->n_tok = (size_t)n + 1;
+	/* A sequence starts at an end-of-text token, as a probe's prompt does (bos + text). */
+	for (size_t i = 0; i + 1 < d->n_tok; i++)
+		if (d->tok[i] == eot)
+			d->starts[d->n_starts++] = i;
+	return 0;
+}
+
+static int pairs(const gb_recipe *r, int n, int heldout, gb_dataset *d, gb_err *err)
+{
+	gb_date_pair *p;
+	if (gb_corpus_dates(n, r->data_seed + (uint64_t)heldout, heldout, &p, err))
+		return -1;
+	d->n_pairs = n;
+	d->src = calloc((size_t)n, sizeof *d->src);
+	d->tgt = calloc((size_t)n, sizeof *d->tgt);
+	d->src_len = calloc((size_t)n, sizeof(int));
+	d->tgt_len = calloc((size_t)n, sizeof(int));
+	if (!d->src || !d->tgt || !d->src_len || !d->tgt_len) {
+		free(p);
+		return gb_fail(err, "out of memory");
+	}
+	const gb_config *c = &r->cfg;
+	for (int i = 0; i < n; i++) {
+		int ls = (int)strlen(p[i].src), lt = (int)strlen(p[i].dst);
+		d->src[i] = malloc(sizeof(int) * (size_t)ls);
+		d->tgt[i] = malloc(sizeof(int) * (size_t)(lt + 1));
+		for (int k = 0; k < ls; k++)
+			d->src[i][k] = (unsigned char)p[i].src[k];
+		for (int k = 0; k < lt; k++)
+			d->tgt[i][k] = (unsigned char)p[i].dst[k];
+		d->tgt[i][lt] = c->eos_id;
+		d->src_len[i] = ls;
+		d->tgt_len[i] = lt + 1;
+	}
+	free(p);
+	return 0;
+}
+
+int gb_recipe_data(const gb_recipe *r, const char *text, size_t len, gb_tokenizer **tok, gb_dataset *train,
+                   gb_dataset *held, gb_err *err)
+{
+	memset(train, 0, sizeof *train);
+	memset(held, 0, sizeof *held);
+	*tok = NULL;
+	if (r->cfg.encdec) {
+		const char *sp[3] = { "<s>", "</s>", "<pad>" };
+		if (gb_tok_new_bytes(sp, 3, tok, err) || pairs(r, r->n_pairs, 0, train, err) ||
+		    pairs(r, r->n_pairs / 20, 1, held, err))
+			goto fail;
+		return 0;
+	}
+	char *owned = NULL, *held_text = NULL;
+	size_t held_len = 0;
+	if (!text) {
+		gb_world_opts o = { 0 };
+		o.max_bytes = r->corpus_bytes;
+		o.delim = EOT;
+		if (gb_corpus_world(&o, r->data_seed, 0, &owned, &len, err))
+			goto fail;
+		o.max_bytes = r->corpus_bytes / 20;
+		if (gb_corpus_world(&o, r->data_seed + 1, 1, &held_text, &held_len, err)) {
+			free(owned);
+			goto fail;
+		}
+		text = owned;
+	} else {
+		/* Hold out the last 5% of a teacher's text, cut at a line break when there is one. */
+		size_t cut = len - len / 20;
+		while (cut < len && text[cut] != '\n')
+			cut++;
+		if (cut >= len)
+			cut = len - len / 20;
+		held_text = malloc(len - cut + 1);
+		memcpy(held_text, text + cut, len - cut);
+		held_len = len - cut;
+		held_text[held_len] = 0;
+		len = cut;
+	}
+	int rc = gb_tok_train(text, len, r->vocab, &EOT, 1, 0, tok, err);
+	if (!rc)
+		rc = stream(*tok, text, len, r->vocab - 1, train, err);
+	if (!rc)
+		rc = stream(*tok, held_text, held_len, r->vocab - 1, held, err);
+	free(owned);
+	free(held_text);
+	if (!rc && train->n_tok < (size_t)r->seq + 1)
+		rc = gb_fail(err, "the text gives only %zu tokens; a model needs at least a few thousand", train->n_tok);
+	if (rc)
+		goto fail;
+	return 0;
+fail:
+	gb_tok_free(*tok);
+	*tok = NULL;
+	gb_dataset_free(train);
+	gb_dataset_free(held);
+	return -1;
+}
+
+void gb_batch_buf_free(gb_batch_buf *b)
+{
+	free(b->ids);
+	free(b->tgt);
+	free(b->src);
+	memset(b, 0, sizeof *b);
+}
+
+static int grow(int **p, int *cap, int need)
+{
+	if (need <= *cap)
+		return 0;
+	int *q = realloc(*p, sizeof(int) * (size_t)need);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = need;
+	return 0;
+}
+
+int gb_recipe_batch(const gb_recipe *r, const gb_dataset *d, gb_rng *rng, gb_batch_buf *buf, gb_batch *b,
+                    gb_err *err)
+{
+	int B = r->batch;
+	memset(b, 0, sizeof *b);
+	b->B = B;
+	if (!r->cfg.encdec) {
+		int T = r->seq;
+		if (grow(&buf->ids, &buf->cap_ids, B * T) || grow(&buf->tgt, &buf->cap_tgt, B * T))
+			return gb_fail(err, "out of memory");
+		for (int i = 0; i < B; i++) {
+			/* Start at a random document; if the stream ends first, pad the rest out. */
+			size_t s = d->n_starts ? d->starts[gb_rng_below(rng, (int)d->n_starts)]
+			                       : (size_t)gb_rng_below(rng, (int)(d->n_tok - 1));
+			for (int t = 0; t < T; t++) {
+				size_t at = s + (size_t)t;
+				int has = at + 1 < d->n_tok;
+				buf->ids[i * T + t] = has ? d->tok[at] : r->cfg.eos_id;
+				buf->tgt[i * T + t] = has ? d->tok[at + 1] : -1;
+			}
+		}
+		b->T = T;
+		b->ids = buf->ids;
+		b->tgt = buf->tgt;
+		return 0;
+	}
+	const gb_config *c = &r->cfg;
+	int pick[1024], Ts = 1, T = 1;
+	if (B > 1024)
+		return gb_fail(err, "batch too large");
+	for (int i = 0; i < B; i++) {
+		pick[i] = gb_rng_below(rng, d->n_pairs);
+		if (d->src_len[pick[i]] > Ts)
+			Ts = d->src_len[pick[i]];
+		if (d->tgt_len[pick[i]] > T)
+			T = d->tgt_len[pick[i]];
+	}
+	if (grow(&buf->ids, &buf->cap_ids, B * T) || grow(&buf->tgt, &buf->cap_tgt, B * T) ||
+	    grow(&buf->src, &buf->cap_src, B * Ts))
+		return gb_fail(err, "out of memory");
+	for (int i = 0; i < B; i++) {
+		int p = pick[i];
+		for (int t = 0; t < Ts; t++)
+			buf->src[i * Ts + t] = t < d->src_len[p] ? d->src[p][t] : c->pad_id;
+		/* Decoder input: start, then the target shifted right; the target: the target. */
+		for (int t = 0; t < T; t++) {
+			buf->ids[i * T + t] = t == 0 ? c->dec_start_id : t < d->tgt_len[p] ? d->tgt[p][t - 1] : c->pad_id;
+			buf->tgt[i * T + t] = t < d->tgt_len[p] ? d->tgt[p][t] : -1;
+		}
+	}
+	b->T = T;
+	b->Ts = Ts;
+	b->ids = buf->ids;
+	b->tgt = buf->tgt;
+	b->src = buf->src;
+	return 0;
+}
