@@ -318,13 +318,91 @@ static int cmd_help(session *s, int argc, char **argv, const char *rest)
 	return 0;
 }
 
+/* Where the shipped models are: beside the program (a build tree: ./assets/models), or in
+ * the installed data folder (PREFIX/share/glassbox/models, found from the program's own path
+ * so `make install PREFIX=...` works without rebuilding). */
+static int models_dir(char *out, size_t cap)
+{
+	char exe[512];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	struct stat st;
+	if (n > 0) {
+		exe[n] = 0;
+		char *slash = strrchr(exe, '/');
+		if (slash)
+			*slash = 0;
+		snprintf(out, cap, "%s/assets/models", exe);
+		if (!stat(out, &st) && S_ISDIR(st.st_mode))
+			return 0;
+		snprintf(out, cap, "%s/../share/glassbox/models", exe);
+		if (!stat(out, &st) && S_ISDIR(st.st_mode))
+			return 0;
+	}
+	snprintf(out, cap, "%s/models", GLASSBOX_DATADIR);
+	return !stat(out, &st) && S_ISDIR(st.st_mode) ? 0 : -1;
+}
+
+/* A model argument: a folder as given, or the name of a shipped model. */
+static void resolve_model(const char *arg, char *out, size_t cap)
+{
+	struct stat st;
+	char dir[600];
+	snprintf(out, cap, "%s", arg);
+	if (!stat(arg, &st) || strchr(arg, '/'))
+		return;
+	if (!models_dir(dir, sizeof dir)) {
+		char p[700];
+		snprintf(p, sizeof p, "%s/%s", dir, arg);
+		if (!stat(p, &st))
+			snprintf(out, cap, "%s", p);
+	}
+}
+
+int session_load_default(session *s)
+{
+	char dir[600], p[700];
+	if (models_dir(dir, sizeof dir))
+		return -1;
+	snprintf(p, sizeof p, "%s/tiny-lm", dir);
+	gb_err err;
+	gb_model m;
+	if (gb_model_load(&m, p, &err))
+		return -1;
+	s->model = m;
+	s->loaded = 1;
+	return 0;
+}
+
+static int cmd_models(session *s, int argc, char **argv, const char *rest)
+{
+	char dir[600];
+	if (models_dir(dir, sizeof dir)) {
+		printf("no shipped models found (looked beside the program and in %s/models)\n", GLASSBOX_DATADIR);
+		return 0;
+	}
+	const char *names[] = { "tiny-lm", "tiny-mt" };
+	const char *what[] = { "decoder-only, 4 layers x 4 heads, trained on a small English world",
+	                       "encoder-decoder (the textbook's layout), 2 + 2 layers, translates dates" };
+	printf("shipped models (in %s):\n", dir);
+	for (int i = 0; i < 2; i++) {
+		char p[1200];
+		struct stat st;
+		snprintf(p, sizeof p, "%s/%s/model.safetensors", dir, names[i]);
+		printf("  %-8s %s%s\n", names[i], what[i], stat(p, &st) ? "  (missing)" : "");
+	}
+	printf("load one with: load NAME\n");
+	return 0;
+}
+
 static int cmd_load(session *s, int argc, char **argv, const char *rest)
 {
 	if (argc != 2)
 		return usage(argv[0]);
 	gb_model m;
 	gb_err err;
-	if (gb_model_load(&m, argv[1], &err)) {
+	char path[1024];
+	resolve_model(argv[1], path, sizeof path);
+	if (gb_model_load(&m, path, &err)) {
 		errorf("%s", err.msg);
 		return -1; /* the model loaded before stays */
 	}
@@ -1040,9 +1118,10 @@ static int cmd_quit(session *s, int argc, char **argv, const char *rest) { retur
 
 const command commands[] = {
 	{ "help", "[COMMAND]", "list the commands, or explain one", "", cmd_help },
-	{ "load", "DIR", "load a model folder (config.json, model.safetensors, tokenizer.json)",
+	{ "load", "DIR|NAME", "load a model folder, or a shipped model by name (tiny-lm, tiny-mt) (config.json, model.safetensors, tokenizer.json)",
 	  "The folder's files are checked before use: a broken file is named with what is wrong,\n"
 	  "and the model loaded before stays loaded.", cmd_load },
+	{ "models", "", "the shipped models", "", cmd_models },
 	{ "info", "", "the loaded model's architecture and sizes", "", cmd_info },
 	{ "init", "DIR [--preset gpt2|llama|encdec] [--seed N] [--force]",
 	  "write a small randomly initialized model folder",

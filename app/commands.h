@@ -32,6 +32,9 @@ int command_script(session *s, const char *text, const char *where);
 extern volatile sig_atomic_t interrupted;
 
 void session_init(session *s);
+
+/* Loads the default model (tiny-lm) when it can be found; 0 on success. */
+int session_load_default(session *s);
 void session_free(session *s);
 
 /* Prints an error line "glassbox: ..." on stderr. */

@@ -69,6 +69,9 @@ static int repl(session *s)
 	printf("glassbox %s — a Transformer you can see through. Type 'help' for the commands.\n", GLASSBOX_VERSION);
 	if (!s->loaded)
 		printf("No model loaded yet. Try:  init /tmp/demo   then   load /tmp/demo   then   run hello world\n");
+	else
+		printf("Loaded %s. Try:  run When Mary and John went to the park, John gave a ball to\n"
+		       "                 attn 1 1        next        heads\n", s->model.dir);
 	for (;;) {
 		char *line = readline("glassbox> ");
 		if (!line) {
@@ -127,6 +130,7 @@ int main(int argc, char **argv)
 	} else if (argc == 1) {
 		if (isatty(0) && isatty(1)) {
 			s.interactive = 1;
+			session_load_default(&s);
 			rc = repl(&s);
 		} else {
 			gb_err err;
