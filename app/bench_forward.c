@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "app/bench.h"
+#include "app/bench_raster.h"
 #include "app/bench_train.h"
 #include "app/bench_viz.h"
 #include "model/forward.h"
@@ -88,7 +89,7 @@ int bench_all(FILE *out)
 {
 	if (bench_kernels(out) || bench_forward(out))
 		return -1;
-	if (bench_cells(out))
+	if (bench_cells(out) || bench_raster(out))
 		return -1;
 	return bench_train(out);
 }

@@ -1,0 +1,98 @@
+/* raster.h — the RGBA canvas shared by the SDL window and PNG export, and the figure layout
+ * that draws every figure kind onto it.
+ *
+ * The layout (where the title, cells, labels, colorbar, axes and legend go) is written once,
+ * against a small painter interface (rectangles, text, polylines, a colormap gradient): the
+ * raster painter here turns it into pixels, svg.c's painter into SVG elements, so a PNG and an
+ * SVG of the same figure have the same layout.
+ *
+ * Sizes: a figure is laid out for a base size (default 1600 x 900, a 16:9 slide) times a scale
+ * (2 for high-DPI: every dimension, line and font size doubles). */
+#ifndef GLASSBOX_RASTER_H
+#define GLASSBOX_RASTER_H
+
+#include <stdint.h>
+
+#include "viz/figure.h"
+#include "viz/vizerr.h"
+
+#define GB_RASTER_W 1600
+#define GB_RASTER_H 900
+
+typedef struct gb_canvas {
+	int w, h;
+	uint8_t *rgba;            /* (h, w, 4), row-major, straight (not premultiplied) alpha */
+} gb_canvas;
+
+/* Allocates a w x h canvas filled with opaque white. 0, or -1 (out of memory, bad size). */
+int gb_canvas_init(gb_canvas *c, int w, int h, gb_verr *err);
+void gb_canvas_free(gb_canvas *c);
+/* Fills [x, x+w) x [y, y+h) (clipped) with an opaque colour. */
+void gb_canvas_fill(gb_canvas *c, int x, int y, int w, int h, const uint8_t rgb[3]);
+
+typedef struct gb_raster_opts {
+	int width, height;        /* base size before scale; 0: GB_RASTER_W x GB_RASTER_H */
+	double scale;             /* 0: 1 */
+} gb_raster_opts;
+
+/* Where the layout put the data, in output pixels, so tests (and a window's mouse) can find a
+ * cell. For a heatmap, strip row, bar chart or line plot, `plot` is its data area; cell (r, c)
+ * of a heatmap covers x in [plot.x + c*plot.w/cols, plot.x + (c+1)*plot.w/cols) (integer
+ * division), likewise y with rows. For a grid, `plot` is panel 0's cells, and panel p (at grid
+ * column p % grid_cols, row p / grid_cols) is offset by (dx * column, dy * row). */
+typedef struct gb_rect {
+	int x, y, w, h;
+} gb_rect;
+
+typedef struct gb_raster_info {
+	gb_rect plot;
+	int dx, dy;               /* grid panel pitch */
+	int grid_cols;            /* grid columns actually used */
+	gb_rect colorbar;         /* the colour ramp itself (0 size when none) */
+	gb_rect title;            /* title box (0 size when none) */
+	int n_bad;                /* NaN / inf values found */
+	int numbers_shown;        /* heatmap numbers were drawn (cells big enough) */
+	int label_stride;         /* every k-th row label (bar label) drawn (1: all) */
+	int col_label_stride;     /* every k-th column label drawn */
+	int angled_labels;        /* column labels drawn at 45 degrees */
+} gb_raster_info;
+
+/* Renders f at opts' size into out (allocated here; free with gb_canvas_free). info may be
+ * NULL. Fails on a malformed figure (e.g. no values) or a missing font. */
+int gb_raster_render(const gb_figure *f, const gb_raster_opts *opts, gb_canvas *out,
+                     gb_raster_info *info, gb_verr *err);
+
+/* Renders into an existing canvas, laid out for its size at the given scale. */
+int gb_raster_draw(const gb_figure *f, gb_canvas *c, double scale, gb_raster_info *info,
+                   gb_verr *err);
+
+/* --- the layout's painter interface (for svg.c) ---------------------------------------- */
+
+enum gb_anchor { GB_ANCHOR_START, GB_ANCHOR_MIDDLE, GB_ANCHOR_END };
+
+/* Coordinates in output pixels, y down; text at its baseline point, rotated angle degrees
+ * counter-clockwise, anchored by its start, middle or end there. */
+typedef struct gb_painter {
+	void *ctx;
+	double (*text_width)(void *ctx, int face, int px, const char *s);
+	void (*rect)(void *ctx, double x, double y, double w, double h, const uint8_t rgb[3]);
+	void (*text)(void *ctx, int face, int px, double x, double y, double angle, int anchor,
+	             const char *s, const uint8_t rgb[3]);
+	/* xy (n, 2); a line of the given width with round-ish joins */
+	void (*polyline)(void *ctx, const double *xy, int n, double width, const uint8_t rgb[3]);
+	/* a colormap ramp filling the rect, t = 1 at the top, 0 at the bottom */
+	void (*ramp)(void *ctx, double x, double y, double w, double h, int cmap);
+	/* optional (may be NULL): brackets around a part ("cells", "labels", ...) for SVG groups */
+	void (*group)(void *ctx, const char *name, int begin);
+	int failed;               /* set by a painter when it ran out of memory */
+} gb_painter;
+
+/* Lays f out on a w x h surface at scale and draws it through p. */
+int gb_layout_draw(const gb_figure *f, double w, double h, double scale, gb_painter *p,
+                   gb_raster_info *info, gb_verr *err);
+
+/* Text of a value as the figures print it: precision digits after the point; NaN, inf and
+ * -inf spelled out; "-0.00" as "0.00"; |v| >= 1e6 in exponent form. */
+void gb_format_value(double v, int precision, char *out, int cap);
+
+#endif
