@@ -19,6 +19,8 @@
 #include "app/train_cmd.h"
 #include "app/views.h"
 #include "viz/cells.h"
+#include "viz/export.h"
+#include "viz/window.h"
 #include "model/decode.h"
 #include "model/heads.h"
 #include "model/tokenizer.h"
@@ -41,6 +43,8 @@ void session_init(session *s)
 	memset(s, 0, sizeof *s);
 	s->k = gb_kernels_fast();
 	s->depth = -1;
+	s->stage = ST_ATTN;
+	s->layer = s->head = 1;
 }
 
 void session_free(session *s)
@@ -48,6 +52,8 @@ void session_free(session *s)
 	if (s->loaded)
 		gb_model_free(&s->model);
 	gb_trace_free(&s->trace);
+	if (s->win)
+		gb_window_close(s->win);
 	gb_fig_free(s->fig);
 	free(s->text);
 	free(s->target);
@@ -177,7 +183,144 @@ static int show(session *s, gb_figure *f)
 		fwrite(text, 1, len, stdout);
 	free(text);
 	gb_grid_free(&g);
+	if (!rc && s->win && gb_window_show(s->win, f, &err))
+		errorf("window: %s", err.msg);
 	return rc;
+}
+
+/* Shows the view of a stage after recording it as the session's current one. */
+static int show_stage(session *s, int stage, int layer, int head)
+{
+	gb_figure *f;
+	int old[3] = { s->stage, s->layer, s->head };
+	s->stage = stage;
+	s->layer = layer;
+	s->head = head;
+	f = view_stage(s);
+	if (!f) {
+		s->stage = old[0], s->layer = old[1], s->head = old[2];
+		return -1;
+	}
+	return show(s, f);
+}
+
+/* The window's keys: Left/Right change the head, Up/Down the layer, Tab the stage (Shift-Tab
+ * back), q or Escape closes it. The terminal is left alone: the prompt keeps its line. */
+void window_key(session *s, int key, int mods)
+{
+	int stage = s->stage, layer = s->layer, head = s->head, max_l = s->loaded ? s->model.cfg.n_layer : 1;
+	int max_h = s->loaded ? s->model.cfg.n_head : 1;
+	if (key == 'q' || key == GB_KEY_ESCAPE) {
+		gb_window_close(s->win);
+		s->win = NULL;
+		return;
+	}
+	if (key == GB_KEY_LEFT && head > 1)
+		head--;
+	else if (key == GB_KEY_RIGHT && head < max_h)
+		head++;
+	else if (key == GB_KEY_UP && layer > 1)
+		layer--;
+	else if (key == GB_KEY_DOWN && layer < max_l)
+		layer++;
+	else if (key == GB_KEY_TAB)
+		stage = (stage + ((mods & GB_MOD_SHIFT) ? ST_N - 1 : 1)) % ST_N;
+	else
+		return;
+	if (stage == ST_CROSS && s->loaded && !s->model.cfg.encdec)
+		stage = (mods & GB_MOD_SHIFT) ? ST_NEXT : ST_EMBED;
+	if (!s->have_run)
+		return;
+	int old[3] = { s->stage, s->layer, s->head };
+	s->stage = stage, s->layer = layer, s->head = head;
+	gb_figure *f = view_stage(s);
+	if (!f) {
+		s->stage = old[0], s->layer = old[1], s->head = old[2];
+		return;
+	}
+	gb_fig_free(s->fig);
+	s->fig = f;
+	gb_verr err;
+	if (gb_window_show(s->win, f, &err))
+		errorf("window: %s", err.msg);
+}
+
+/* Pumps the window's events; returns 1 while it is open. */
+int window_pump(session *s)
+{
+	gb_window_event ev;
+	while (s->win && gb_window_poll(s->win, &ev)) {
+		if (ev.type == GB_WIN_CLOSE) {
+			gb_window_close(s->win);
+			s->win = NULL;
+		} else if (ev.type == GB_WIN_KEY)
+			window_key(s, ev.key, ev.mods);
+	}
+	return s->win != NULL;
+}
+
+static int cmd_window(session *s, int argc, char **argv, const char *rest)
+{
+	if (s->win) {
+		gb_window_close(s->win);
+		s->win = NULL;
+		if (s->interactive)
+			printf("window closed\n");
+		return 0;
+	}
+	gb_verr err;
+	s->win = gb_window_open("glassbox", 1280, 720, &err);
+	if (!s->win) {
+		errorf("%s", err.msg);
+		return -1;
+	}
+	if (s->fig && gb_window_show(s->win, s->fig, &err))
+		errorf("window: %s", err.msg);
+	if (s->interactive)
+		printf("window open: it shows every figure; in it, arrows change layer and head, Tab the stage, q closes it\n");
+	return 0;
+}
+
+static int cmd_export(session *s, int argc, char **argv, const char *rest)
+{
+	const char *path = NULL;
+	gb_export_opts o = { 0 };
+	o.version = GLASSBOX_VERSION;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--force"))
+			o.force = 1;
+		else if (!strcmp(argv[i], "--scale") && i + 1 < argc) {
+			char *end;
+			o.scale = strtod(argv[++i], &end);
+			if (*end || !(o.scale >= 0.25 && o.scale <= 8)) {
+				errorf("--scale must be a number from 0.25 to 8 (got '%s')", argv[i]);
+				return -1;
+			}
+		} else if (!strcmp(argv[i], "--size") && i + 1 < argc) {
+			if (sscanf(argv[++i], "%dx%d", &o.width, &o.height) != 2 || o.width < 200 || o.height < 150 ||
+			    o.width > 8000 || o.height > 8000) {
+				errorf("--size must be WIDTHxHEIGHT in pixels, from 200x150 to 8000x8000 (got '%s')", argv[i]);
+				return -1;
+			}
+		} else if (!path && argv[i][0] != '-')
+			path = argv[i];
+		else
+			return usage(argv[0]);
+	}
+	if (!path)
+		return usage(argv[0]);
+	if (!s->fig) {
+		errorf("there is no figure to export yet: show one first (e.g. 'attn 1 1')");
+		return -1;
+	}
+	gb_verr err;
+	if (gb_export(s->fig, path, &o, &err)) {
+		errorf("%s", err.msg);
+		return -1;
+	}
+	if (s->interactive)
+		printf("wrote %s\n", path);
+	return 0;
 }
 
 /* Reads "L H" (or just "L") as 1-based numbers; the view checks the ranges. */
@@ -197,7 +340,7 @@ static int cmd_attn(session *s, int argc, char **argv, const char *rest)
 	int l, h;
 	if (layer_head(argc, argv, 2, &l, &h))
 		return -1;
-	return show(s, view_attention(s, "weights", l, h));
+	return show_stage(s, ST_ATTN, l, h);
 }
 
 static int cmd_scores(session *s, int argc, char **argv, const char *rest)
@@ -210,7 +353,7 @@ static int cmd_scores(session *s, int argc, char **argv, const char *rest)
 	}
 	if (layer_head(argc, argv, 2, &l, &h))
 		return -1;
-	return show(s, view_attention(s, "masked", l, h));
+	return show_stage(s, ST_SCORES, l, h);
 }
 
 static int cmd_cross(session *s, int argc, char **argv, const char *rest)
@@ -218,7 +361,7 @@ static int cmd_cross(session *s, int argc, char **argv, const char *rest)
 	int l, h;
 	if (layer_head(argc, argv, 2, &l, &h))
 		return -1;
-	return show(s, view_cross(s, l, h));
+	return show_stage(s, ST_CROSS, l, h);
 }
 
 static int cmd_qkv(session *s, int argc, char **argv, const char *rest)
@@ -226,7 +369,7 @@ static int cmd_qkv(session *s, int argc, char **argv, const char *rest)
 	int l, h;
 	if (layer_head(argc, argv, 2, &l, &h))
 		return -1;
-	return show(s, view_qkv(s, l, h));
+	return show_stage(s, ST_QKV, l, h);
 }
 
 static int cmd_ln(session *s, int argc, char **argv, const char *rest)
@@ -247,12 +390,12 @@ static int cmd_ffn(session *s, int argc, char **argv, const char *rest)
 	int l;
 	if (layer_head(argc, argv, 1, &l, NULL))
 		return -1;
-	return show(s, view_ffn(s, l));
+	return show_stage(s, ST_FFN, l, s->head);
 }
 
-static int cmd_embed(session *s, int argc, char **argv, const char *rest) { return show(s, view_embed(s)); }
+static int cmd_embed(session *s, int argc, char **argv, const char *rest) { return show_stage(s, ST_EMBED, s->layer, s->head); }
 static int cmd_model(session *s, int argc, char **argv, const char *rest) { return show(s, view_model(s)); }
-static int cmd_resid(session *s, int argc, char **argv, const char *rest) { return show(s, view_resid(s)); }
+static int cmd_resid(session *s, int argc, char **argv, const char *rest) { return show_stage(s, ST_RESID, s->layer, s->head); }
 
 static int cmd_pe(session *s, int argc, char **argv, const char *rest)
 {
@@ -1053,7 +1196,7 @@ static int cmd_heads(session *s, int argc, char **argv, const char *rest)
 		int l;
 		if (parse_int(argv[1], -1000000, 1000000, &l, "the layer"))
 			return -1;
-		return show(s, view_heads(s, l));
+		return show_stage(s, ST_HEADS, l, s->head);
 	}
 	if (argc != 1)
 		return usage(argv[0]);
@@ -1147,6 +1290,14 @@ const command commands[] = {
 	{ "next", "[K] [--temp T]", "the K most probable next tokens (default 10)", "", cmd_next },
 	{ "cross", "L H", "cross-attention of head H in decoder layer L (encoder-decoder models)", "", cmd_cross },
 	{ "show", "NAME [I]", "any trace tensor as a figure; I picks one slice of a 3-D tensor", "", cmd_show },
+	{ "export", "FILE.png|FILE.svg|FILE.csv|FILE.npy [--scale S] [--size WxH] [--force]",
+	  "write the current figure for slides (PNG, SVG) or as numbers (CSV, NPY)",
+	  "PNG and SVG default to 1600x900 (16:9); --scale 2 doubles everything for high-DPI.\n"
+	  "An existing file is kept unless --force. The PNG records the model, the text, the\n"
+	  "tensor, layer, head, colormap and range in its text chunks.", cmd_export },
+	{ "window", "", "open (or close) the projector window: it always shows the current figure",
+	  "In the window: Left/Right change the head, Up/Down the layer, Tab the stage, q closes it.\n"
+	  "The prompt keeps working while it is open.", cmd_window },
 	{ "trace", "", "list every tensor of the last run with its shape", "", cmd_trace },
 	{ "print", "NAME", "print a trace tensor's numbers", "", cmd_print },
 	{ "dump", "NAME FILE.npy|FILE.csv", "write a trace tensor as NumPy .npy or .csv",

@@ -33,6 +33,10 @@ extern volatile sig_atomic_t interrupted;
 
 void session_init(session *s);
 
+/* The window's event pump (returns 1 while the window is open) and key handler. */
+int window_pump(session *s);
+void window_key(session *s, int key, int mods);
+
 /* Loads the default model (tiny-lm) when it can be found; 0 on success. */
 int session_load_default(session *s);
 void session_free(session *s);

@@ -5,6 +5,7 @@
  *   glassbox bench           the benchmarks
  * Scripts print no prompt or banner and stop at the first error with exit status 1. */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +60,28 @@ static int history_path(char *out, size_t n)
 	return 0;
 }
 
+static session *repl_session;
+static int repl_done;
+
+/* readline calls this with each finished line (NULL at end of input). */
+static void on_line(char *line)
+{
+	if (!line) {
+		putchar('\n');
+		repl_done = 1;
+		return;
+	}
+	if (*line)
+		add_history(line);
+	if (command_line(repl_session, line) > 0)
+		repl_done = 1;
+	free(line);
+}
+
+/* The prompt and the window share one loop: readline's callback interface reads the
+ * terminal a character at a time when poll says there is one, and between characters (every
+ * 16 ms while the window is open) the window's events are handled, so it repaints and takes
+ * keys while the prompt waits. */
 static int repl(session *s)
 {
 	char hist[1200];
@@ -72,19 +95,27 @@ static int repl(session *s)
 	else
 		printf("Loaded %s. Try:  run When Mary and John went to the park, John gave a ball to\n"
 		       "                 attn 1 1        next        heads\n", s->model.dir);
-	for (;;) {
-		char *line = readline("glassbox> ");
-		if (!line) {
-			putchar('\n');
-			break;
+	repl_session = s;
+	rl_callback_handler_install("glassbox> ", on_line);
+	while (!repl_done) {
+		struct pollfd p = { 0, POLLIN, 0 };
+		int r = poll(&p, 1, s->win ? 16 : -1);
+		if (r > 0) {
+			rl_callback_read_char();
+		} else if (r < 0 && errno == EINTR && interrupted) {
+			/* Ctrl-C at the prompt abandons the line being typed, as a shell does. */
+			interrupted = 0;
+			rl_free_line_state();
+			rl_callback_sigcleanup();
+			rl_replace_line("", 0);
+			printf("\n");
+			rl_on_new_line();
+			rl_redisplay();
 		}
-		if (*line)
-			add_history(line);
-		int rc = command_line(s, line);
-		free(line);
-		if (rc > 0)
-			break;
+		if (s->win)
+			window_pump(s);
 	}
+	rl_callback_handler_remove();
 	if (have_hist)
 		write_history(hist);
 	return 0;

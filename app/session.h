@@ -20,6 +20,8 @@ typedef struct session {
 	int interactive;          /* a person at a terminal: prompts, banners, history */
 	gb_figure *fig;           /* the current figure: what export writes and the window shows */
 	int depth;                /* terminal colour depth (enum gb_depth), -1 to detect */
+	int stage, layer, head;   /* the view on show (enum stage in views.h; layer, head from 1) */
+	struct gb_window *win;    /* the SDL window, when open */
 } session;
 
 #endif

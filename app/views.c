@@ -606,3 +606,27 @@ gb_figure *view_tensor(session *s, const char *name, int index)
 	meta(s, f, name);
 	return f;
 }
+
+static const char *stage_names[ST_N] = { "embed", "pe", "qkv", "scores", "attn", "heads", "ln", "ffn", "resid",
+                                         "next", "cross" };
+
+const char *stage_name(int stage) { return stage >= 0 && stage < ST_N ? stage_names[stage] : "?"; }
+
+gb_figure *view_stage(session *s)
+{
+	int l = s->layer < 1 ? 1 : s->layer, h = s->head < 1 ? 1 : s->head;
+	switch (s->stage) {
+	case ST_EMBED: return view_embed(s);
+	case ST_PE: return view_pe(s, NULL, 0);
+	case ST_QKV: return view_qkv(s, l, h);
+	case ST_SCORES: return view_attention(s, "masked", l, h);
+	case ST_ATTN: return view_attention(s, "weights", l, h);
+	case ST_HEADS: return view_heads(s, l);
+	case ST_LN: return view_ln(s, l, 1);
+	case ST_FFN: return view_ffn(s, l);
+	case ST_RESID: return view_resid(s);
+	case ST_NEXT: return view_next(s, 10, 1);
+	case ST_CROSS: return view_cross(s, l, h);
+	}
+	return NULL;
+}

@@ -27,4 +27,14 @@ gb_figure *view_resid(session *s);
 gb_figure *view_next(session *s, int k, double temp);
 gb_figure *view_tensor(session *s, const char *name, int index); /* index: 3-D slice, 0 = all */
 
+/* The stages a student walks through, in the pipeline's order; the window's keys and the
+ * explorer move along them (Tab), across layers (Up/Down) and heads (Left/Right). */
+enum stage { ST_EMBED, ST_PE, ST_QKV, ST_SCORES, ST_ATTN, ST_HEADS, ST_LN, ST_FFN, ST_RESID, ST_NEXT, ST_CROSS,
+             ST_N };
+
+const char *stage_name(int stage);
+
+/* The figure of the session's current stage, layer and head (s->stage, s->layer, s->head). */
+gb_figure *view_stage(session *s);
+
 #endif
