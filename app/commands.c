@@ -770,18 +770,90 @@ static void piece_str(session *s, int id, char *out, size_t cap)
 	out[o] = 0;
 }
 
+/* Shows one word's pieces, e.g. [th][e] for the merge replay. */
+static void print_pieces(session *s, const int *p, int n)
+{
+	for (int i = 0; i < n; i++) {
+		char piece[128];
+		piece_str(s, p[i], piece, sizeof piece);
+		printf("[%s]", piece);
+	}
+}
+
 static int cmd_tokenize(session *s, int argc, char **argv, const char *rest)
 {
 	if (need_model(s))
 		return -1;
-	int *ids, n;
-	if (encode(s, rest, &ids, &n))
-		return -1;
-	for (int i = 0; i < n; i++) {
-		char piece[128];
-		piece_str(s, ids[i], piece, sizeof piece);
-		printf("%5d  %s\n", ids[i], piece);
+	int steps = 0;
+	if (!strncmp(rest, "--steps", 7) && (rest[7] == ' ' || !rest[7])) {
+		steps = 1;
+		rest += 7;
+		while (*rest == ' ')
+			rest++;
 	}
+	if (!s->model.tok) {
+		errorf("%s has no tokenizer (tokenizer.json)", s->model.dir);
+		return -1;
+	}
+	int *ids, n;
+	gb_tok_trace tt = { 0 };
+	gb_err err;
+	if (gb_tok_encode(s->model.tok, rest, strlen(rest), 0, &ids, &n, steps ? &tt : NULL, &err)) {
+		errorf("%s", err.msg);
+		return -1;
+	}
+	if (steps) {
+		/* Replay: every word starts as its bytes; each merge joins two neighbours, lowest rank
+		 * (learned earliest) first. */
+		printf("%d words; %d merges in the order applied (rank = when the merge was learned)\n", tt.n_words, tt.n_steps);
+		int *pieces = malloc(sizeof(int) * (strlen(rest) + 1)), np = 0, cur = -1;
+		for (int k = 0; k <= tt.n_steps; k++) {
+			int w = k < tt.n_steps ? tt.steps[k].word : tt.n_words;
+			while (cur < w) { /* a new word: finish the previous one, start from its bytes */
+				if (cur >= 0) {
+					printf("  word %d done: ", cur + 1);
+					print_pieces(s, pieces, np);
+					printf("\n");
+				}
+				if (++cur >= tt.n_words)
+					break;
+				const gb_tok_word *wd = &tt.words[cur];
+				np = 0;
+				if (wd->special)
+					pieces[np++] = ids[wd->first];
+				else
+					for (size_t b = 0; b < wd->len; b++)
+						pieces[np++] = gb_tok_byte_id(s->model.tok, (unsigned char)rest[wd->start + b]);
+				printf("word %d: ", cur + 1);
+				print_pieces(s, pieces, np);
+				printf("\n");
+			}
+			if (k == tt.n_steps)
+				break;
+			const gb_tok_step *st = &tt.steps[k];
+			char l[128], r[128], m[128];
+			piece_str(s, st->left, l, sizeof l);
+			piece_str(s, st->right, r, sizeof r);
+			piece_str(s, st->result, m, sizeof m);
+			pieces[st->pos] = st->result;
+			memmove(pieces + st->pos + 1, pieces + st->pos + 2, sizeof(int) * (size_t)(np - st->pos - 2));
+			np--;
+			printf("  merge %-3d rank %-5d %s + %s -> %-10s ", k + 1, st->rank, l, r, m);
+			print_pieces(s, pieces, np);
+			printf("\n");
+		}
+		free(pieces);
+		gb_tok_trace_free(&tt);
+		printf("ids:");
+		for (int i = 0; i < n; i++)
+			printf(" %d", ids[i]);
+		printf("\n");
+	} else
+		for (int i = 0; i < n; i++) {
+			char piece[128];
+			piece_str(s, ids[i], piece, sizeof piece);
+			printf("%5d  %s\n", ids[i], piece);
+		}
 	free(ids);
 	return 0;
 }
@@ -1252,6 +1324,475 @@ static int cmd_heads(session *s, int argc, char **argv, const char *rest)
 	return rc;
 }
 
+/* The top next tokens at the last position of a trace, for before/after tables. */
+static void top_tokens(const gb_trace *tr, int k, int *ids, double *p)
+{
+	const gb_ttensor *lg = gb_trace_get(tr, "logits");
+	int T = lg->shape[0], V = lg->shape[1];
+	const float *row = lg->data + (size_t)(T - 1) * V;
+	double mx = -INFINITY, z = 0;
+	for (int v = 0; v < V; v++)
+		mx = fmax(mx, row[v]);
+	for (int v = 0; v < V; v++)
+		z += exp(row[v] - mx);
+	for (int i = 0; i < k; i++) {
+		int best = -1;
+		for (int v = 0; v < V; v++) {
+			int taken = 0;
+			for (int j = 0; j < i; j++)
+				taken |= ids[j] == v;
+			if (!taken && (best < 0 || row[v] > row[best]))
+				best = v;
+		}
+		ids[i] = best;
+		p[i] = exp(row[best] - mx) / z;
+	}
+}
+
+static double prob_of(const gb_trace *tr, int id)
+{
+	const gb_ttensor *lg = gb_trace_get(tr, "logits");
+	int T = lg->shape[0], V = lg->shape[1];
+	const float *row = lg->data + (size_t)(T - 1) * V;
+	double mx = -INFINITY, z = 0;
+	for (int v = 0; v < V; v++)
+		mx = fmax(mx, row[v]);
+	for (int v = 0; v < V; v++)
+		z += exp(row[v] - mx);
+	return exp(row[id] - mx) / z;
+}
+
+/* Zeroes one head's output, reruns, and compares the next-token distributions. The session's
+ * trace is left as it was (the head is restored). */
+static int cmd_ablate(session *s, int argc, char **argv, const char *rest)
+{
+	int l, h;
+	if (argc != 3)
+		return usage(argv[0]);
+	if (need_run(s) || parse_int(argv[1], -1000000, 1000000, &l, "the layer") ||
+	    parse_int(argv[2], -1000000, 1000000, &h, "the head"))
+		return -1;
+	const gb_config *c = &s->model.cfg;
+	if (l < 1 || l > c->n_layer) {
+		errorf("layer %d does not exist: this model has layers 1 to %d", l, c->n_layer);
+		return -1;
+	}
+	if (h < 1 || h > c->n_head) {
+		errorf("head %d does not exist: this model has heads 1 to %d", h, c->n_head);
+		return -1;
+	}
+	float *scale = malloc(sizeof(float) * (size_t)c->n_layer * c->n_head);
+	for (int i = 0; i < c->n_layer * c->n_head; i++)
+		scale[i] = 1;
+	scale[(l - 1) * c->n_head + (h - 1)] = 0;
+	gb_trace ab = { 0 };
+	gb_fwd_opts o = { 0 };
+	o.k = s->k;
+	o.head_scale = scale;
+	gb_err err;
+	const gb_trace *tr = &s->trace;
+	int rc = gb_forward(&s->model, tr->ids, tr->n_ids, c->encdec ? tr->tgt : NULL, tr->n_tgt, &ab, &o, &err);
+	free(scale);
+	if (rc) {
+		errorf("%s", err.msg);
+		gb_trace_free(&ab);
+		return -1;
+	}
+	int k = 5, before[5], after[5];
+	double pb[5], pa[5];
+	top_tokens(tr, k, before, pb);
+	top_tokens(&ab, k, after, pa);
+	printf("next token with every head           with layer %d head %d zeroed\n", l, h);
+	for (int i = 0; i < k; i++) {
+		char a[128], b[128];
+		piece_str(s, before[i], b, sizeof b);
+		piece_str(s, after[i], a, sizeof a);
+		printf("  %-14s %6.3f  (then %6.3f)     %-14s %6.3f  (before %6.3f)\n", b, pb[i], prob_of(&ab, before[i]), a, pa[i],
+		       prob_of(tr, after[i]));
+	}
+	if (before[0] != after[0]) {
+		char a[128], b[128];
+		piece_str(s, before[0], b, sizeof b);
+		piece_str(s, after[0], a, sizeof a);
+		printf("the most probable next token changes: %s -> %s\n", b, a);
+	} else
+		printf("the most probable next token stays; its probability goes %.3f -> %.3f\n", pb[0], prob_of(&ab, before[0]));
+	gb_trace_free(&ab);
+	return 0;
+}
+
+/* The logit lens: the residual stream after each layer, put through the final norm and the
+ * output projection as if it were the last layer. A table of the top token per layer and
+ * position, and a figure of that token's probability. */
+static int cmd_lens(session *s, int argc, char **argv, const char *rest)
+{
+	if (need_run(s))
+		return -1;
+	const gb_config *c = &s->model.cfg;
+	const char *p = c->encdec ? "dec." : "";
+	int L = c->n_layer, D = c->d_model, V = c->vocab;
+	const gb_ttensor *e = gb_trace_get(&s->trace, c->encdec ? "dec.embed.sum" : "embed.sum");
+	int T = e->shape[0], show_from = T > 8 ? T - 8 : 0, cols = T - show_from;
+	float *x = malloc(sizeof(float) * (size_t)T * D), *lg = malloc(sizeof(float) * (size_t)T * V);
+	float *st = malloc(sizeof(float) * (size_t)T * 2), *prob = malloc(sizeof(float) * (size_t)(L + 1) * cols);
+	int *top = malloc(sizeof(int) * (size_t)(L + 1) * cols);
+	for (int l = 0; l <= L; l++) {
+		char name[64];
+		snprintf(name, sizeof name, "%sL%d.resid.post", p, l);
+		const gb_ttensor *t = l ? gb_trace_get(&s->trace, name) : e;
+		memcpy(x, t->data, sizeof(float) * (size_t)T * D);
+		if (c->final_norm) {
+			const gb_normw *nw = &s->model.dec.final;
+			if (c->norm == GB_NORM_RMS)
+				s->k->rmsnorm(x, st, x, nw->g, T, D, c->norm_eps);
+			else
+				s->k->layernorm(x, st, st + T, x, nw->g, nw->b, T, D, c->norm_eps, c->textbook_ln);
+		}
+		s->k->matmul(lg, x, s->model.lm_head.w, NULL, T, D, V, s->model.lm_head.trans);
+		for (int i = show_from; i < T; i++) {
+			const float *row = lg + (size_t)i * V;
+			int best = 0;
+			double mx, z = 0;
+			for (int v = 1; v < V; v++)
+				if (row[v] > row[best])
+					best = v;
+			mx = row[best];
+			for (int v = 0; v < V; v++)
+				z += exp(row[v] - mx);
+			top[l * cols + i - show_from] = best;
+			prob[l * cols + i - show_from] = (float)(1 / z);
+		}
+	}
+	int n;
+	char **tok = token_labels(s, c->encdec ? "dec." : "", &n);
+	printf("logit lens: the top next token if the model stopped after each layer%s\n",
+	       show_from ? " (the last 8 positions)" : "");
+	printf("%-8s", "after");
+	for (int i = show_from; i < T; i++) {
+		char piece[128];
+		piece_str(s, (int)s->trace.t[0].data[i], piece, sizeof piece);
+		printf(" %-10.10s", c->encdec ? tok[i] : piece);
+	}
+	printf("\n");
+	for (int l = 0; l <= L; l++) {
+		char lab[16];
+		snprintf(lab, sizeof lab, l ? "layer %d" : "embed", l);
+		printf("%-8s", lab);
+		for (int i = 0; i < cols; i++) {
+			char piece[128];
+			piece_str(s, top[l * cols + i], piece, sizeof piece);
+			printf(" %-10.10s", piece);
+		}
+		printf("\n");
+	}
+	gb_figure *f = gb_fig_new(GB_FIG_HEATMAP);
+	gb_fig_set_values(f, prob, L + 1, cols);
+	char **rl = malloc(sizeof(char *) * (size_t)(L + 1));
+	for (int l = 0; l <= L; l++) {
+		rl[l] = malloc(16);
+		snprintf(rl[l], 16, l ? "layer %d" : "embed", l);
+	}
+	gb_fig_set_row_labels(f, (const char *const *)rl);
+	gb_fig_set_col_labels(f, (const char *const *)(tok + show_from));
+	gb_fig_set_axes(f, "after", "position");
+	gb_fig_set_title(f, "Logit lens: probability of the top next token after each layer");
+	gb_fig_set_caption(f, "p = softmax(norm_final(x_layer) W_out): the residual stream read out early");
+	f->range = GB_RANGE_FIXED;
+	f->vmin = 0;
+	f->vmax = 1;
+	free_labels(rl, L + 1);
+	free_labels(tok, n);
+	free(x);
+	free(lg);
+	free(st);
+	free(prob);
+	free(top);
+	return show(s, f);
+}
+
+/* Parses "a b c, d e f, ..." into a matrix (rows, cols); the rows must have equal lengths. */
+static int parse_matrix(int argc, char **argv, int from, double **out, int *rows, int *cols, int *next)
+{
+	int cap = 64, n = 0, r = 0, c = -1, in_row = 0;
+	double *v = malloc(sizeof(double) * (size_t)cap);
+	int i = from;
+	for (; i < argc && strncmp(argv[i], "--", 2); i++) {
+		char *p = argv[i];
+		while (*p) {
+			if (*p == ',') {
+				if (c < 0)
+					c = in_row;
+				else if (in_row != c)
+					goto ragged;
+				r++;
+				in_row = 0;
+				p++;
+				continue;
+			}
+			char *end;
+			double x = strtod(p, &end);
+			if (end == p) {
+				errorf("'%s' is not a number: give rows of numbers separated by commas, e.g. 1 2 3, 4 5 6", argv[i]);
+				free(v);
+				return -1;
+			}
+			if (n == cap)
+				v = realloc(v, sizeof(double) * (size_t)(cap *= 2));
+			v[n++] = x;
+			in_row++;
+			p = end;
+		}
+	}
+	if (in_row) {
+		if (c >= 0 && in_row != c)
+			goto ragged;
+		if (c < 0)
+			c = in_row;
+		r++;
+	}
+	if (n == 0) {
+		errorf("give the numbers: rows separated by commas, e.g. 1 2 3, 4 5 6");
+		free(v);
+		return -1;
+	}
+	*out = v;
+	*rows = r;
+	*cols = c;
+	*next = i;
+	return 0;
+ragged:
+	errorf("every row needs as many numbers as the first (%d)", c);
+	free(v);
+	return -1;
+}
+
+/* Shows a (rows, cols) result with its numbers, as a small heatmap a slide can use. */
+static int show_matrix(session *s, const double *v, int rows, int cols, const char *title, const char *caption, int prec)
+{
+	float *f32 = malloc(sizeof(float) * (size_t)rows * cols);
+	for (int i = 0; i < rows * cols; i++)
+		f32[i] = (float)v[i];
+	gb_figure *f = gb_fig_new(GB_FIG_HEATMAP);
+	gb_fig_set_values(f, f32, rows, cols);
+	free(f32);
+	gb_fig_set_title(f, title);
+	gb_fig_set_caption(f, caption);
+	f->numbers = 1;
+	f->precision = prec;
+	for (int i = 0; i < rows; i++) {
+		printf("  ");
+		for (int j = 0; j < cols; j++)
+			printf(" %10.*f", prec + 2, v[i * cols + j]);
+		printf("\n");
+	}
+	return show(s, f);
+}
+
+/* Exact arithmetic on numbers the user gives: the textbook's worked examples. */
+static int cmd_calc(session *s, int argc, char **argv, const char *rest)
+{
+	if (argc < 3)
+		return usage(argv[0]);
+	double *v;
+	int rows, cols, i;
+	if (parse_matrix(argc, argv, 2, &v, &rows, &cols, &i))
+		return -1;
+	int causal = 0, textbook = 0, rc = 0;
+	double eps = 1e-5;
+	for (; i < argc; i++) {
+		if (!strcmp(argv[i], "--causal"))
+			causal = 1;
+		else if (!strcmp(argv[i], "--textbook"))
+			textbook = 1;
+		else if (!strcmp(argv[i], "--eps") && i + 1 < argc) {
+			char *end;
+			eps = strtod(argv[++i], &end);
+			if (*end || !(eps >= 0)) {
+				errorf("--eps must be a number >= 0");
+				free(v);
+				return -1;
+			}
+		} else {
+			errorf("unknown option '%s': --causal, --eps E or --textbook", argv[i]);
+			free(v);
+			return -1;
+		}
+	}
+	double *out = malloc(sizeof(double) * (size_t)rows * cols);
+	if (!strcmp(argv[1], "softmax")) {
+		for (int r = 0; r < rows; r++) {
+			double mx = -INFINITY, z = 0;
+			for (int c = 0; c < cols; c++)
+				if (!(causal && c > r))
+					mx = fmax(mx, v[r * cols + c]);
+			for (int c = 0; c < cols; c++)
+				z += out[r * cols + c] = causal && c > r ? 0 : exp(v[r * cols + c] - mx);
+			for (int c = 0; c < cols; c++)
+				out[r * cols + c] /= z;
+		}
+		printf("softmax of each row%s:\n", causal ? ", with the causal mask (-inf added where j > i)" : "");
+		rc = show_matrix(s, out, rows, cols, causal ? "Masked softmax, computed exactly" : "Softmax, computed exactly",
+		                 causal ? "softmax_j(x_ij + m_ij), m_ij = 0 for j <= i and -inf for j > i" : "softmax_j(x_ij) = e^x_ij / sum_k e^x_ik", 2);
+	} else if (!strcmp(argv[1], "layernorm")) {
+		printf("%-6s %10s %10s %10s\n", "row", "mean", "variance", "sigma");
+		for (int r = 0; r < rows; r++) {
+			double mu = 0, var = 0;
+			for (int c = 0; c < cols; c++)
+				mu += v[r * cols + c];
+			mu /= cols;
+			for (int c = 0; c < cols; c++)
+				var += (v[r * cols + c] - mu) * (v[r * cols + c] - mu);
+			var /= cols;
+			double den = textbook ? sqrt(var) + eps : sqrt(var + eps);
+			for (int c = 0; c < cols; c++)
+				out[r * cols + c] = (v[r * cols + c] - mu) / den;
+			printf("%-6d %10.6f %10.6f %10.6f\n", r + 1, mu, var, sqrt(var));
+		}
+		char cap[160];
+		snprintf(cap, sizeof cap, textbook ? "(h - mean) / (sigma + eps), eps = %g (population sigma)" : "(h - mean) / sqrt(var + eps), eps = %g", eps);
+		printf("normalized (gain 1, bias 0), %s:\n", cap);
+		rc = show_matrix(s, out, rows, cols, textbook ? "Layer norm, the textbook's form" : "Layer norm, the library form", cap, 3);
+	} else {
+		errorf("calc knows softmax and layernorm (got '%s')", argv[1]);
+		rc = -1;
+	}
+	free(v);
+	free(out);
+	return rc;
+}
+
+/* The tokens whose embeddings point the most the same way as TEXT's (cosine similarity). */
+static int cmd_near(session *s, int argc, char **argv, const char *rest)
+{
+	if (need_model(s))
+		return -1;
+	int k = 10;
+	char text[256];
+	snprintf(text, sizeof text, "%s", rest);
+	char *sp = strrchr(text, ' ');
+	if (sp && sp[1] && strspn(sp + 1, "0123456789") == strlen(sp + 1)) {
+		k = atoi(sp + 1);
+		*sp = 0;
+		if (k < 1 || k > 100) {
+			errorf("K must be a whole number from 1 to 100");
+			return -1;
+		}
+	}
+	if (!*text) {
+		errorf("usage: near TEXT [K]");
+		return -1;
+	}
+	int *ids, n;
+	/* A word inside a sentence carries its space (" cat"): prefer that form when it is one token. */
+	char spaced[260];
+	snprintf(spaced, sizeof spaced, " %s", text);
+	if (encode(s, spaced, &ids, &n))
+		return -1;
+	if (n != 1) {
+		free(ids);
+		if (encode(s, text, &ids, &n))
+			return -1;
+	}
+	if (n == 0) {
+		errorf("the text gave no tokens");
+		free(ids);
+		return -1;
+	}
+	int id = ids[0], D = s->model.cfg.d_model, V = s->model.cfg.vocab;
+	char piece[128];
+	piece_str(s, id, piece, sizeof piece);
+	if (n > 1)
+		printf("'%s' is %d tokens; using the first, %s\n", text, n, piece);
+	free(ids);
+	const float *E = s->model.tok_embed, *e = E + (size_t)id * D;
+	double ne = 0;
+	for (int d = 0; d < D; d++)
+		ne += (double)e[d] * e[d];
+	double *sim = malloc(sizeof(double) * (size_t)V);
+	for (int v = 0; v < V; v++) {
+		double dot = 0, nv = 0;
+		for (int d = 0; d < D; d++) {
+			dot += (double)e[d] * E[(size_t)v * D + d];
+			nv += (double)E[(size_t)v * D + d] * E[(size_t)v * D + d];
+		}
+		sim[v] = nv > 0 && ne > 0 ? dot / sqrt(ne * nv) : 0;
+	}
+	printf("tokens whose embedding is closest to %s (cosine similarity):\n", piece);
+	sim[id] = -2; /* itself */
+	for (int i = 0; i < k; i++) {
+		int best = 0;
+		for (int v = 1; v < V; v++)
+			if (sim[v] > sim[best])
+				best = v;
+		piece_str(s, best, piece, sizeof piece);
+		printf("  %-16s %6.3f\n", piece, sim[best]);
+		sim[best] = -3;
+	}
+	free(sim);
+	return 0;
+}
+
+/* The sparse attention patterns of efficient Transformers, from their definitions: which keys
+ * (columns) each query (row) may see. Each panel's title counts the pairs it computes. */
+static int cmd_masks(session *s, int argc, char **argv, const char *rest)
+{
+	int T = 16, w = 3;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--window") && i + 1 < argc) {
+			if (parse_int(argv[++i], 1, 64, &w, "--window"))
+				return -1;
+		} else if (parse_int(argv[i], 4, 64, &T, "the length"))
+			return -1;
+	}
+	enum { CAUSAL, WINDOW, BLOCK, STRIDED, DILATED, GLOBAL, RANDOM, HYBRID, N_MASKS };
+	static const char *names[N_MASKS] = { "causal (full)", "local window", "blocks (chunked)", "strided",
+	                                      "dilated window", "global tokens", "random", "window + global + random" };
+	gb_figure *g = gb_fig_new(GB_FIG_GRID);
+	g->grid_cols = 4;
+	g->range = GB_RANGE_FIXED;
+	g->vmin = 0;
+	g->vmax = 1;
+	g->cmap = GB_CMAP_GRAY;
+	g->colorbar = 0;
+	float *m = malloc(sizeof(float) * (size_t)T * T);
+	gb_rng rng;
+	gb_rng_seed(&rng, 7);
+	for (int k = 0; k < N_MASKS; k++) {
+		int pairs = 0;
+		for (int i = 0; i < T; i++)
+			for (int j = 0; j < T; j++) {
+				int d = i - j, on;
+				switch (k) {
+				case CAUSAL: on = d >= 0; break;
+				case WINDOW: on = d >= 0 && d < w; break;
+				case BLOCK: on = d >= 0 && i / w == j / w; break;
+				case STRIDED: on = d >= 0 && (d < w || d % w == 0); break;
+				case DILATED: on = d >= 0 && d % 2 == 0 && d < 2 * w; break;
+				case GLOBAL: on = d >= 0 && (d < w || j < 2); break;
+				case RANDOM: on = d == 0 || (d > 0 && gb_rng_uniform(&rng) < 0.25); break;
+				default: on = d >= 0 && (d < w || j < 2 || gb_rng_uniform(&rng) < 0.15); break;
+				}
+				m[i * T + j] = (float)on;
+				pairs += on;
+			}
+		gb_figure *f = gb_fig_new(GB_FIG_HEATMAP);
+		gb_fig_set_values(f, m, T, T);
+		char title[96];
+		snprintf(title, sizeof title, "%s: %d pairs", names[k], pairs);
+		gb_fig_set_title(f, title);
+		gb_fig_add_panel(g, f);
+	}
+	free(m);
+	char title[128], cap[256];
+	snprintf(title, sizeof title, "Sparse attention patterns for %d tokens (white: the query may see the key)", T);
+	snprintf(cap, sizeof cap, "full causal attention computes %d pairs (n(n+1)/2); a window of %d computes about n*%d: "
+	                          "L stacked layers see L(%d - 1) + 1 positions back", T * (T + 1) / 2, w, w, w);
+	gb_fig_set_title(g, title);
+	gb_fig_set_caption(g, cap);
+	gb_fig_set_axes(g, "query", "key");
+	return show(s, g);
+}
+
 static int cmd_bench(session *s, int argc, char **argv, const char *rest)
 {
 	return bench_all(stdout);
@@ -1269,7 +1810,10 @@ const command commands[] = {
 	{ "init", "DIR [--preset gpt2|llama|encdec] [--seed N] [--force]",
 	  "write a small randomly initialized model folder",
 	  "A random model shows how the engine works, not what a trained model learned.", cmd_init },
-	{ "tokenize", "TEXT", "show the tokens (pieces and ids) of TEXT", "", cmd_tokenize },
+	{ "tokenize", "[--steps] TEXT", "show the tokens (pieces and ids) of TEXT; --steps replays every BPE merge",
+	  "Byte-level BPE starts from the bytes of each word and merges neighbouring pieces, the\n"
+	  "merge learned earliest (lowest rank) first, until no learned merge applies. A word the\n"
+	  "training text never had stays in several pieces.", cmd_tokenize },
 	{ "run", "TEXT | --ids N... [--target-ids N...]", "run TEXT through the model; it becomes the current text",
 	  "Everything the trace holds comes from the last run. A text longer than the context keeps\n"
 	  "its last tokens (and says so). An encoder-decoder runs TEXT through the encoder and the\n"
@@ -1330,6 +1874,21 @@ const command commands[] = {
 	  "continues a stopped run. At the end the probes are measured and written, with the\n"
 	  "command and the loss curves, into the folder's README.md and loss.csv.", cmd_train },
 	{ "eval", "DIR", "measure a trained model's probes on held-out data", "", cmd_eval },
+	{ "calc", "softmax|layernorm ROW, ROW, ... [--causal] [--eps E] [--textbook]",
+	  "compute a softmax or a layer norm of numbers you give, exactly (the textbook's examples)",
+	  "Rows are separated by commas: calc softmax 2 0.1 1 1, 0 0.9 0.9 0.9 --causal.\n"
+	  "layernorm prints each row's mean, variance and sigma; --textbook divides by (sigma + eps)\n"
+	  "as the textbook does, otherwise by sqrt(variance + eps) as libraries do.", cmd_calc },
+	{ "near", "TEXT [K]", "the K tokens whose embeddings are closest to TEXT's first token (cosine)", "", cmd_near },
+	{ "masks", "[N] [--window W]", "the sparse attention patterns of efficient Transformers, as masks for N tokens",
+	  "Causal, local window, chunked blocks, strided, dilated, global tokens, random, and the\n"
+	  "window + global + random hybrid (the Longformer/BigBird idea), each with its count of\n"
+	  "query-key pairs against full attention's n(n+1)/2.", cmd_masks },
+	{ "lens", "", "the logit lens: the top next token if the model stopped after each layer", "", cmd_lens },
+	{ "ablate", "L H", "zero head H of layer L and compare the next-token distribution (then restore it)",
+	  "The head's output is multiplied by 0 before the heads are merged, the text is run again,\n"
+	  "and the five most probable next tokens are shown with and without it. The session's\n"
+	  "trace is unchanged afterwards.", cmd_ablate },
 	{ "bench", "", "measure the kernels and the forward pass", "", cmd_bench },
 	{ "quit", "", "leave glassbox", "", cmd_quit },
 	{ NULL, NULL, NULL, NULL, NULL },

@@ -13,7 +13,7 @@ check() { desc=$1; shift; if "$@" >/dev/null 2>&1; then ok 0 "$desc"; else ok 1 
 have() { grep -qF -- "$2" "$1"; }
 lines() { wc -l <"$1" | tr -d ' '; }
 
-echo "1..47"
+echo "1..53"
 
 $G -c "init $T/gpt2 --seed 3; init $T/llama --preset llama; init $T/encdec --preset encdec" >"$T/out" 2>"$T/err"
 ok $? "init writes three random model folders"
@@ -113,5 +113,17 @@ $G train --preset tiny-mt --out "$T/gpt2" 2>"$T/err"; rc=$?
 check "train: an existing folder is kept unless --force" sh -c "test $rc = 1 && grep -q 'already exists' $T/err && test -s $T/gpt2/model.safetensors"
 $G train --preset tiny-xl 2>"$T/err"; rc=$?
 check "train: an unknown preset names the ones there are" sh -c "test $rc = 1 && grep -q 'tiny-lm or tiny-mt' $T/err"
+
+# calc: the textbook's masked softmax and layer norm, computed exactly.
+$G -c "calc softmax 2 0.1 1 1, 0 0.9 0.9 0.9, 0.2 0.8 0.7 2, 0.3 1 0.3 3 --causal" >"$T/calc" 2>"$T/err"
+check "calc softmax --causal: row 2 is (0.2891, 0.7109, 0, 0)" have "$T/calc" "0.2891     0.7109     0.0000     0.0000"
+check "calc softmax --causal: row 4 is (0.0529, 0.1066, 0.0529, 0.7876)" have "$T/calc" "0.0529     0.1066     0.0529     0.7876"
+$G -c "calc layernorm 1 1 2, 0.9 0.9 0, 0.7 0.8 0, 3 1 7 --eps 0.1 --textbook" >"$T/calc" 2>"$T/err"
+check "calc layernorm --textbook: h4 has mean 11/3 and sigma 2.494438" have "$T/calc" "4        3.666667   6.222222   2.494438"
+check "calc layernorm --textbook: h1 normalizes to (-0.58336, -0.58336, 1.16672)" have "$T/calc" "-0.58336   -0.58336    1.16672"
+$G -c "load $T/gpt2; run the cat sat; ablate 1 2; lens; tokenize --steps the cat; near cat 3; masks 8" >"$T/more" 2>"$T/err"
+ok $? "ablate, lens, tokenize --steps, near and masks run"
+$G -c "calc softmax 1 2, 3" 2>"$T/err"; rc=$?
+check "calc: ragged rows are refused with the rule" sh -c "test $rc = 1 && grep -q 'every row needs as many numbers as the first (2)' $T/err"
 
 exit $((fails > 0))
