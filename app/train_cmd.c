@@ -33,48 +33,7 @@ static int exists(const char *p)
 	return !stat(p, &st);
 }
 
-/* The probes of a trained model, written to f (the terminal or the README). n per kind. */
-typedef struct probe_row {
-	const char *name;
-	double acc, bar;
-	int n;
-} probe_row;
-
-static int run_probes(const gb_model *m, int n, probe_row *rows, int *n_rows, gb_err *err)
-{
-	const gb_kernels *k = gb_kernels_fast();
-	*n_rows = 0;
-	if (m->cfg.encdec) {
-		gb_date_pair *p;
-		gb_eval_result r;
-		if (gb_corpus_dates(n, 77, 1, &p, err))
-			return -1;
-		int rc = gb_eval_dates(m, k, p, n, &r, err);
-		free(p);
-		if (rc)
-			return -1;
-		rows[(*n_rows)++] = (probe_row){ "dates, exact match (held-out)", (double)r.correct / r.n, 0.98, r.n };
-		return 0;
-	}
-	static const double bars[GB_PROBE_N_KINDS] = { 0.95, 0.95, 0.90, 0.90, 0.90 };
-	static const char *names[GB_PROBE_N_KINDS] = { "agreement (held-out)", "pronoun gender (held-out)",
-	                                                "indirect object (held-out)", "possession (held-out)",
-	                                                "induction, top-1 (held-out)" };
-	for (int kind = 0; kind < GB_PROBE_N_KINDS; kind++) {
-		gb_probe_set ps;
-		gb_eval_result r;
-		if (gb_corpus_world_probe(&ps, kind, n, 77, 1, err))
-			return -1;
-		int rc = gb_eval_probes(m, k, &ps, kind == GB_PROBE_INDUCTION, &r, err);
-		gb_probe_set_free(&ps);
-		if (rc)
-			return -1;
-		rows[(*n_rows)++] = (probe_row){ names[kind], (double)r.correct / r.n, bars[kind], r.n };
-	}
-	return 0;
-}
-
-static void print_probes(FILE *f, const probe_row *rows, int n, int markdown)
+static void print_probes(FILE *f, const gb_probe_score *rows, int n, int markdown)
 {
 	if (markdown)
 		fprintf(f, "| probe | accuracy | bar | probes |\n|---|---|---|---|\n");
@@ -87,81 +46,34 @@ static void print_probes(FILE *f, const probe_row *rows, int n, int markdown)
 	}
 }
 
-/* The head table of a decoder-only model on held-out text, for its README. */
+/* The head table of a model for its README. */
 static int head_table(const gb_model *m, FILE *f, gb_err *err)
 {
 	const gb_config *c = &m->cfg;
 	int L = c->n_layer, H = c->n_head;
 	if (c->encdec) {
-		gb_date_pair *p;
-		int n = 50;
-		if (gb_corpus_dates(n, 78, 1, &p, err))
-			return -1;
-		int *src[50], *tgt[50], sl[50], tl[50];
-		for (int i = 0; i < n; i++) {
-			sl[i] = (int)strlen(p[i].src);
-			tl[i] = (int)strlen(p[i].dst) + 1;
-			src[i] = malloc(sizeof(int) * (size_t)sl[i]);
-			tgt[i] = malloc(sizeof(int) * (size_t)tl[i]);
-			for (int k = 0; k < sl[i]; k++)
-				src[i][k] = (unsigned char)p[i].src[k];
-			tgt[i][0] = c->dec_start_id;
-			for (int k = 1; k < tl[i]; k++)
-				tgt[i][k] = (unsigned char)p[i].dst[k - 1];
-		}
 		float *mono = malloc(sizeof(float) * (size_t)L * H);
-		int rc = gb_cross_monotone(m, gb_kernels_fast(), (const int *const *)src, sl, (const int *const *)tgt, tl, n,
-		                           mono, err);
+		int rc = gb_eval_cross(m, gb_kernels_fast(), mono, err);
 		if (!rc) {
-			fprintf(f, "| layer | head | cross-attention monotone |\n|---|---|---|\n");
+			fprintf(f, "How monotone each cross-attention head's alignment is on 50 held-out dates (the share\n"
+			           "of output steps whose most-attended input position does not move back):\n\n");
+			fprintf(f, "| layer | head | monotone |\n|---|---|---|\n");
 			for (int i = 0; i < L * H; i++)
 				fprintf(f, "| %d | %d | %.3f |\n", i / H + 1, i % H + 1, (double)mono[i]);
 		}
-		for (int i = 0; i < n; i++) {
-			free(src[i]);
-			free(tgt[i]);
-		}
 		free(mono);
-		free(p);
 		return rc;
 	}
-	gb_world_opts o = { 0 };
-	o.max_docs = 40;
-	o.delim = "\n";
-	char *text;
-	size_t len;
-	if (gb_corpus_world(&o, 79, 1, &text, &len, err))
-		return -1;
-	/* Each line (a document) is one text, after the end-of-text token. */
-	int *texts[40], lens[40], n = 0;
-	char *line = text;
-	while (n < 40 && *line) {
-		char *nl = strchr(line, '\n');
-		size_t ll = nl ? (size_t)(nl - line) : strlen(line);
-		int *ids, ni;
-		if (gb_tok_encode(m->tok, line, ll, 0, &ids, &ni, NULL, err) == 0 && ni + 1 <= c->n_ctx && ni > 2) {
-			texts[n] = malloc(sizeof(int) * (size_t)(ni + 1));
-			texts[n][0] = c->bos_id;
-			memcpy(texts[n] + 1, ids, sizeof(int) * (size_t)ni);
-			lens[n++] = ni + 1;
-		}
-		free(ids);
-		line = nl ? nl + 1 : line + ll;
-	}
-	free(text);
 	gb_head_score *sc = malloc(sizeof *sc * (size_t)L * H);
-	int hi = gb_tok_vocab_size(m->tok);
-	while (hi > 0 && gb_tok_is_special(m->tok, hi - 1))
-		hi--;
-	int rc = gb_head_scores(m, gb_kernels_fast(), (const int *const *)texts, lens, n, 24, 50, 256, hi, 5, sc, err);
+	int rc = gb_eval_heads(m, gb_kernels_fast(), sc, err);
 	if (!rc) {
+		fprintf(f, "Mean attention weight to the previous token, the first token and itself on 40 held-out\n"
+		           "documents, and the induction score on 50 random runs of 24 tokens seen twice:\n\n");
 		fprintf(f, "| layer | head | previous token | first token | self | induction |\n|---|---|---|---|---|---|\n");
 		for (int i = 0; i < L * H; i++)
 			fprintf(f, "| %d | %d | %.3f | %.3f | %.3f | %.3f |\n", i / H + 1, i % H + 1, (double)sc[i].prev,
 			        (double)sc[i].first, (double)sc[i].self, (double)sc[i].induction);
 	}
-	for (int i = 0; i < n; i++)
-		free(texts[i]);
 	free(sc);
 	return rc;
 }
@@ -185,7 +97,7 @@ static int write_curves(const char *dir, const curve *c, int n, gb_err *err)
 }
 
 static int write_readme(const char *dir, const gb_recipe *r, const gb_model *m, const char *command,
-                        double seconds, const curve *c, int n_curve, const probe_row *rows, int n_rows, gb_err *err)
+                        double seconds, const curve *c, int n_curve, const gb_probe_score *rows, int n_rows, gb_err *err)
 {
 	char path[1200];
 	snprintf(path, sizeof path, "%s/README.md", dir);
@@ -438,9 +350,9 @@ int cmd_train(session *s, int argc, char **argv, const char *rest)
 	if (rc == 0 && t.step >= r.steps) {
 		printf("trained in %.1f minutes; measuring the probes...\n", seconds / 60);
 		fflush(stdout);
-		probe_row rows[8];
+		gb_probe_score rows[8];
 		int n_rows;
-		if (run_probes(&m, m.cfg.encdec ? 500 : 300, rows, &n_rows, &err) ||
+		if (gb_eval_model(&m, gb_kernels_fast(), m.cfg.encdec ? 500 : 300, rows, &n_rows, &err) ||
 		    write_readme(out, &r, &m, command, seconds, cv, n_cv, rows, n_rows, &err)) {
 			errorf("%s", err.msg);
 			rc = -1;
@@ -479,9 +391,9 @@ int cmd_eval(session *s, int argc, char **argv, const char *rest)
 		gb_model_free(&m);
 		return -1;
 	}
-	probe_row rows[8];
+	gb_probe_score rows[8];
 	int n;
-	int rc = run_probes(&m, m.cfg.encdec ? 500 : 300, rows, &n, &err);
+	int rc = gb_eval_model(&m, gb_kernels_fast(), m.cfg.encdec ? 500 : 300, rows, &n, &err);
 	if (rc)
 		errorf("%s", err.msg);
 	else {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "model/decode.h"
+#include "model/heads.h"
 #include "model/tokenizer.h"
 
 /* ids of bos + text; *n_pre gets how many come from bos + prefix (prefix_len bytes of text). */
@@ -191,4 +192,107 @@ int gb_eval_dates(const gb_model *m, const gb_kernels *k, const gb_date_pair *pa
 		r->correct += !strcmp(out, pairs[i].dst);
 	}
 	return 0;
+}
+
+int gb_eval_model(const gb_model *m, const gb_kernels *k, int n, gb_probe_score *rows, int *n_rows, gb_err *err)
+{
+	*n_rows = 0;
+	if (m->cfg.encdec) {
+		gb_date_pair *p;
+		gb_eval_result r;
+		if (gb_corpus_dates(n, 77, 1, &p, err))
+			return -1;
+		int rc = gb_eval_dates(m, k, p, n, &r, err);
+		free(p);
+		if (rc)
+			return -1;
+		rows[(*n_rows)++] = (gb_probe_score){ "dates, exact match (held-out)", (double)r.correct / r.n, 0.98, r.n };
+		return 0;
+	}
+	static const double bars[GB_PROBE_N_KINDS] = { 0.95, 0.95, 0.90, 0.90, 0.90 };
+	static const char *names[GB_PROBE_N_KINDS] = { "agreement (held-out)", "pronoun gender (held-out)",
+	                                                "indirect object (held-out)", "possession (held-out)",
+	                                                "induction, top-1 (held-out)" };
+	for (int kind = 0; kind < GB_PROBE_N_KINDS; kind++) {
+		gb_probe_set ps;
+		gb_eval_result r;
+		if (gb_corpus_world_probe(&ps, kind, n, 77, 1, err))
+			return -1;
+		int rc = gb_eval_probes(m, k, &ps, kind == GB_PROBE_INDUCTION, &r, err);
+		gb_probe_set_free(&ps);
+		if (rc)
+			return -1;
+		rows[(*n_rows)++] = (gb_probe_score){ names[kind], (double)r.correct / r.n, bars[kind], r.n };
+	}
+	return 0;
+}
+
+int gb_eval_heads(const gb_model *m, const gb_kernels *k, gb_head_score *out, gb_err *err)
+{
+	const gb_config *c = &m->cfg;
+	if (c->encdec || !m->tok)
+		return gb_fail(err, "head scores need a decoder-only model with a tokenizer");
+	gb_world_opts o = { 0 };
+	o.max_docs = 40;
+	o.delim = "\n";
+	char *text;
+	size_t len;
+	if (gb_corpus_world(&o, 79, 1, &text, &len, err))
+		return -1;
+	/* Each line (a document) is one text, after the end-of-text token, as in training. */
+	int *texts[40], lens[40], n = 0;
+	char *line = text;
+	while (n < 40 && *line) {
+		char *nl = strchr(line, '\n');
+		size_t ll = nl ? (size_t)(nl - line) : strlen(line);
+		int *ids, ni;
+		if (gb_tok_encode(m->tok, line, ll, 0, &ids, &ni, NULL, err) == 0) {
+			if (ni + 1 <= c->n_ctx && ni > 2) {
+				texts[n] = malloc(sizeof(int) * (size_t)(ni + 1));
+				texts[n][0] = c->bos_id;
+				memcpy(texts[n] + 1, ids, sizeof(int) * (size_t)ni);
+				lens[n++] = ni + 1;
+			}
+			free(ids);
+		}
+		line = nl ? nl + 1 : line + ll;
+	}
+	free(text);
+	/* Induction runs draw merged (word-like) tokens, never the special ones at the end. */
+	int hi = gb_tok_vocab_size(m->tok);
+	while (hi > 0 && gb_tok_is_special(m->tok, hi - 1))
+		hi--;
+	int lo = hi - 256 >= 64 ? 256 : 0;
+	int rc = gb_head_scores(m, k, (const int *const *)texts, lens, n, 24, 50, lo, hi, 5, out, err);
+	for (int i = 0; i < n; i++)
+		free(texts[i]);
+	return rc;
+}
+
+int gb_eval_cross(const gb_model *m, const gb_kernels *k, float *out, gb_err *err)
+{
+	const gb_config *c = &m->cfg;
+	gb_date_pair *p;
+	enum { N = 50 };
+	if (gb_corpus_dates(N, 78, 1, &p, err))
+		return -1;
+	int *src[N], *tgt[N], sl[N], tl[N];
+	for (int i = 0; i < N; i++) {
+		sl[i] = (int)strlen(p[i].src);
+		tl[i] = (int)strlen(p[i].dst) + 1;
+		src[i] = malloc(sizeof(int) * (size_t)sl[i]);
+		tgt[i] = malloc(sizeof(int) * (size_t)tl[i]);
+		for (int j = 0; j < sl[i]; j++)
+			src[i][j] = (unsigned char)p[i].src[j];
+		tgt[i][0] = c->dec_start_id;
+		for (int j = 1; j < tl[i]; j++)
+			tgt[i][j] = (unsigned char)p[i].dst[j - 1];
+	}
+	int rc = gb_cross_monotone(m, k, (const int *const *)src, sl, (const int *const *)tgt, tl, N, out, err);
+	for (int i = 0; i < N; i++) {
+		free(src[i]);
+		free(tgt[i]);
+	}
+	free(p);
+	return rc;
 }
