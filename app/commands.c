@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "app/bench_forward.h"
+#include "app/tour.h"
 #include "app/train_cmd.h"
 #include "app/views.h"
 #include "viz/cells.h"
@@ -127,6 +128,7 @@ static int forward(session *s, const int *ids, int n, const int *tgt, int n_tgt)
 		return -1;
 	}
 	s->have_run = 1;
+	s->tour = 0;
 	return 0;
 }
 
@@ -437,6 +439,38 @@ static int cmd_show(session *s, int argc, char **argv, const char *rest)
 	if (argc == 3 && parse_int(argv[2], 0, 1 << 20, &idx, "the index"))
 		return -1;
 	return show(s, view_tensor(s, argv[1], idx));
+}
+
+/* The guided tour: each `step` shows the next stop, `step back` the previous one. */
+static int cmd_step(session *s, int argc, char **argv, const char *rest)
+{
+	if (need_run(s))
+		return -1;
+	int n = tour_length(s), i = s->tour;
+	if (argc == 2 && !strcmp(argv[1], "back"))
+		i = s->tour - 2;
+	else if (argc == 2) {
+		if (parse_int(argv[1], 1, n, &i, "the stop"))
+			return -1;
+		i--;
+	} else if (argc != 1)
+		return usage(argv[0]);
+	if (i < 0) {
+		errorf("this is the first stop: 'step' goes forward");
+		return -1;
+	}
+	if (i >= n) {
+		printf("the tour is over (%d stops): 'step 1' starts again, or 'run' a new text\n", n);
+		return 0;
+	}
+	char heading[160];
+	const char *text;
+	gb_figure *f = tour_stop(s, i, heading, sizeof heading, &text);
+	if (!f)
+		return -1;
+	printf("== stop %d of %d: %s\n%s\n\n", i + 1, n, heading, text);
+	s->tour = i + 1;
+	return show(s, f);
 }
 
 /* ---- handlers ---- */
@@ -1818,6 +1852,10 @@ const command commands[] = {
 	  "Everything the trace holds comes from the last run. A text longer than the context keeps\n"
 	  "its last tokens (and says so). An encoder-decoder runs TEXT through the encoder and the\n"
 	  "decoder start token through the decoder, or --target-ids as the decoder input.", cmd_run },
+	{ "step", "[back|N]", "walk the current text through the pipeline, one stage at a time",
+	  "Each step shows the next stop of the tour, from the tokens through every layer's norm,\n"
+	  "queries and keys, scores, weights, heads and feed-forward to the next token, with a\n"
+	  "plain explanation and the figure. 'step back' goes back; 'step N' jumps to stop N.", cmd_step },
 	{ "embed", "", "the token embeddings of the current text (token x feature)", "", cmd_embed },
 	{ "pe", "[DIM ...]", "the positional encoding (position x dimension), or a line plot of chosen dimensions",
 	  "Sinusoidal: PE(i, 2k) = sin(i / 10000^(2k/d)), PE(i, 2k+1) = cos(i / 10000^(2k/d)).\n"

@@ -22,6 +22,7 @@ typedef struct session {
 	int depth;                /* terminal colour depth (enum gb_depth), -1 to detect */
 	int stage, layer, head;   /* the view on show (enum stage in views.h; layer, head from 1) */
 	struct gb_window *win;    /* the SDL window, when open */
+	int tour;                 /* the guided tour's next stop (step), reset by run */
 } session;
 
 #endif

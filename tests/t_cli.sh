@@ -13,7 +13,7 @@ check() { desc=$1; shift; if "$@" >/dev/null 2>&1; then ok 0 "$desc"; else ok 1 
 have() { grep -qF -- "$2" "$1"; }
 lines() { wc -l <"$1" | tr -d ' '; }
 
-echo "1..53"
+echo "1..56"
 
 $G -c "init $T/gpt2 --seed 3; init $T/llama --preset llama; init $T/encdec --preset encdec" >"$T/out" 2>"$T/err"
 ok $? "init writes three random model folders"
@@ -125,5 +125,11 @@ $G -c "load $T/gpt2; run the cat sat; ablate 1 2; lens; tokenize --steps the cat
 ok $? "ablate, lens, tokenize --steps, near and masks run"
 $G -c "calc softmax 1 2, 3" 2>"$T/err"; rc=$?
 check "calc: ragged rows are refused with the rule" sh -c "test $rc = 1 && grep -q 'every row needs as many numbers as the first (2)' $T/err"
+
+$G -c "load $T/gpt2; run the cat sat; step; step; step; step back" >"$T/tour" 2>"$T/err"
+ok $? "step walks the tour and step back returns"
+check "the tour numbers its stops out of the model's total (3 + 6 per layer + 2)" sh -c "grep -c '^== stop' $T/tour | grep -q 4 && grep -q '== stop 3 of 17: positions (pe)' $T/tour && tail -n 30 $T/tour | grep -q '== stop 2 of 17'"
+$G -c "load $T/gpt2; run the cat; step back" 2>"$T/err"; rc=$?
+check "step back at the first stop says so" sh -c "test $rc = 1 && grep -q 'this is the first stop' $T/err"
 
 exit $((fails > 0))
