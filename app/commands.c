@@ -20,6 +20,7 @@
 #include "app/train_cmd.h"
 #include "app/views.h"
 #include "viz/cells.h"
+#include "viz/colormap.h"
 #include "viz/export.h"
 #include "viz/window.h"
 #include "model/decode.h"
@@ -44,6 +45,7 @@ void session_init(session *s)
 	memset(s, 0, sizeof *s);
 	s->k = gb_kernels_fast();
 	s->depth = -1;
+	s->palette = -1;
 	s->stage = ST_ATTN;
 	s->layer = s->head = 1;
 }
@@ -122,6 +124,7 @@ static int forward(session *s, const int *ids, int n, const int *tgt, int n_tgt)
 	gb_err err;
 	gb_fwd_opts o = { 0 };
 	o.k = s->k;
+	o.textbook_ln = s->textbook;
 	s->have_run = 0;
 	if (gb_forward(&s->model, ids, n, tgt, n_tgt, &s->trace, &o, &err)) {
 		errorf("%s", err.msg);
@@ -166,6 +169,11 @@ static int show(session *s, gb_figure *f)
 		return -1;
 	gb_fig_free(s->fig);
 	s->fig = f;
+	if (s->palette >= 0 && f->cmap != GB_CMAP_COOLWARM) {
+		f->cmap = s->palette;
+		for (int i = 0; i < f->n_panels; i++)
+			f->panels[i]->cmap = s->palette;
+	}
 	int w, h, depth = term_depth(s);
 	term_size(&w, &h);
 	gb_grid g;
@@ -1002,28 +1010,89 @@ static int cmd_compare(session *s, int argc, char **argv, const char *rest)
 	return 0;
 }
 
+/* Runs the current input again with the session's settings (after a change of engine or
+ * convention), so every view stays valid. */
+static int rerun(session *s)
+{
+	if (!s->have_run)
+		return 0;
+	const gb_trace *tr = &s->trace;
+	int n = tr->n_ids, nt = tr->n_tgt, rc;
+	int *ids = malloc(sizeof(int) * (size_t)n), *tgt = malloc(sizeof(int) * (size_t)(nt ? nt : 1));
+	memcpy(ids, tr->ids, sizeof(int) * (size_t)n);
+	if (nt)
+		memcpy(tgt, tr->tgt, sizeof(int) * (size_t)nt);
+	int keep = s->tour;
+	rc = forward(s, ids, n, tr->encdec ? tgt : NULL, tr->encdec ? nt : 0);
+	s->tour = keep;
+	free(ids);
+	free(tgt);
+	return rc;
+}
+
+static int on_off(const char *v, int *out)
+{
+	if (!strcmp(v, "on") || !strcmp(v, "1") || !strcmp(v, "yes"))
+		*out = 1;
+	else if (!strcmp(v, "off") || !strcmp(v, "0") || !strcmp(v, "no"))
+		*out = 0;
+	else {
+		errorf("say on or off (got '%s')", v);
+		return -1;
+	}
+	return 0;
+}
+
 static int cmd_set(session *s, int argc, char **argv, const char *rest)
 {
 	if (argc != 3)
 		return usage(argv[0]);
-	if (!strcmp(argv[1], "engine")) {
-		const gb_kernels *k = gb_kernels_by_name(argv[2]);
-		if (!k) {
-			errorf("unknown or unsupported engine '%s': ref, fast, scalar, avx2 or avx512", argv[2]);
+	const char *k = argv[1], *v = argv[2];
+	if (!strcmp(k, "engine")) {
+		const gb_kernels *t = gb_kernels_by_name(v);
+		if (!t) {
+			errorf("unknown or unsupported engine '%s': ref, fast, scalar, avx2 or avx512", v);
 			return -1;
 		}
-		s->k = k;
-		s->have_run = 0;
-		return 0;
+		s->k = t;
+		return rerun(s);
 	}
-	if (!strcmp(argv[1], "threads")) {
+	if (!strcmp(k, "threads")) {
 		int n;
-		if (parse_int(argv[2], 1, 64, &n, "threads"))
+		if (parse_int(v, 1, 64, &n, "threads"))
 			return -1;
 		gb_kernels_set_threads(n);
 		return 0;
 	}
-	errorf("unknown setting '%s': engine or threads", argv[1]);
+	if (!strcmp(k, "palette")) {
+		int c = gb_cmap_by_name(v);
+		if (c < 0 && strcmp(v, "auto")) {
+			errorf("unknown palette '%s': auto, viridis, magma, cividis, gray or coolwarm", v);
+			return -1;
+		}
+		s->palette = c;
+		return 0;
+	}
+	if (!strcmp(k, "colors")) {
+		static const char *names[] = { "plain", "16", "256", "truecolor" };
+		for (int i = 0; i < 4; i++)
+			if (!strcmp(v, names[i])) {
+				s->depth = i;
+				return 0;
+			}
+		if (!strcmp(v, "auto")) {
+			s->depth = -1;
+			return 0;
+		}
+		errorf("unknown colour depth '%s': auto, plain, 16, 256 or truecolor", v);
+		return -1;
+	}
+	if (!strcmp(k, "textbook")) {
+		if (on_off(v, &s->textbook))
+			return -1;
+		return rerun(s);
+	}
+	errorf("unknown setting '%s': engine, threads, palette, colors or textbook", k);
 	return -1;
 }
 
@@ -1888,7 +1957,12 @@ const command commands[] = {
 	{ "compare", "", "run the current input on the ref and fast engines and show their differences",
 	  "For every trace tensor: the largest absolute difference and the largest relative\n"
 	  "difference, max|fast - ref| / max|ref|.", cmd_compare },
-	{ "set", "engine ref|fast|scalar|avx2|avx512 | threads N", "change a setting", "", cmd_set },
+	{ "set", "engine ref|fast|scalar|avx2|avx512 | threads N | palette auto|viridis|magma|cividis|gray|coolwarm | colors auto|plain|16|256|truecolor | textbook on|off",
+	  "change a setting",
+	  "engine: the full-precision reference or the optimized kernels (the text runs again).\n"
+	  "palette: the colormap of unsigned figures (signed ones keep the diverging map).\n"
+	  "colors: the terminal's colour depth (auto follows COLORTERM, TERM and NO_COLOR).\n"
+	  "textbook: layer norm divides by (sigma + eps) as the textbook does (the text runs again).", cmd_set },
 	{ "generate", "N [--temp T] [--top-k K] [--top-p P] [--seed S]", "extend the current text by N tokens, one step at a time",
 	  "Each step samples the next token from the model's distribution at the last position:\n"
 	  "softmax(logits / T), keeping the K most probable and then the smallest set reaching P.\n"

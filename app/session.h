@@ -23,6 +23,8 @@ typedef struct session {
 	int stage, layer, head;   /* the view on show (enum stage in views.h; layer, head from 1) */
 	struct gb_window *win;    /* the SDL window, when open */
 	int tour;                 /* the guided tour's next stop (step), reset by run */
+	int palette;              /* colormap for unsigned figures (enum gb_cmap), -1: the view's */
+	int textbook;             /* layer norm in the textbook's form (sigma + eps) */
 } session;
 
 #endif

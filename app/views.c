@@ -411,7 +411,7 @@ gb_figure *view_ln(session *s, int layer, int which)
 	f->range = GB_RANGE_SYMMETRIC;
 	titlef(f, "Layer %d, norm %d: output per token (statistics of its input on the left)", layer, which);
 	gb_fig_set_caption(f, rms ? "y = g * x / sqrt(mean(x^2) + eps)"
-	                          : s->model.cfg.textbook_ln ? "y = g * (x - mean) / (sigma + eps) + b   (textbook form)"
+	                          : s->model.cfg.textbook_ln || s->textbook ? "y = g * (x - mean) / (sigma + eps) + b   (textbook form)"
 	                                                     : "y = g * (x - mean) / sqrt(var + eps) + b");
 	meta(s, f, out->name);
 	return f;

@@ -13,7 +13,7 @@ check() { desc=$1; shift; if "$@" >/dev/null 2>&1; then ok 0 "$desc"; else ok 1 
 have() { grep -qF -- "$2" "$1"; }
 lines() { wc -l <"$1" | tr -d ' '; }
 
-echo "1..56"
+echo "1..59"
 
 $G -c "init $T/gpt2 --seed 3; init $T/llama --preset llama; init $T/encdec --preset encdec" >"$T/out" 2>"$T/err"
 ok $? "init writes three random model folders"
@@ -131,5 +131,12 @@ ok $? "step walks the tour and step back returns"
 check "the tour numbers its stops out of the model's total (3 + 6 per layer + 2)" sh -c "grep -c '^== stop' $T/tour | grep -q 4 && grep -q '== stop 3 of 17: positions (pe)' $T/tour && tail -n 30 $T/tour | grep -q '== stop 2 of 17'"
 $G -c "load $T/gpt2; run the cat; step back" 2>"$T/err"; rc=$?
 check "step back at the first stop says so" sh -c "test $rc = 1 && grep -q 'this is the first stop' $T/err"
+
+$G -c "load $T/gpt2; run the cat; set engine ref; dump logits $T/ref.npy; set engine fast; dump logits $T/fast.npy" 2>"$T/err"
+ok $? "set engine runs the text again, so the views stay valid"
+$G -c "load $T/gpt2; run the cat; set textbook on; ln 1" >"$T/ln" 2>"$T/err"
+check "set textbook on: layer norm in the textbook's form" have "$T/ln" "(sigma + eps) + b   (textbook form)"
+$G -c "set colors sepia" 2>"$T/err"; rc=$?
+check "an unknown setting value lists the choices" sh -c "test $rc = 1 && grep -q 'auto, plain, 16, 256 or truecolor' $T/err"
 
 exit $((fails > 0))
