@@ -1202,6 +1202,43 @@ static int parse_sampling(int argc, char **argv, int from, gb_sampling *sm, int 
 	return 0;
 }
 
+/* The tokens the newest position attends to most, averaged over the last layer's heads:
+ * printed after a generated token ("looks at ..."). */
+static void attended(session *s, int n)
+{
+	const gb_config *c = &s->model.cfg;
+	char name[64];
+	snprintf(name, sizeof name, "%sL%d.attn.weights", c->encdec ? "dec." : "", c->n_layer);
+	const gb_ttensor *w = gb_trace_get(&s->trace, name);
+	const int *ids = c->encdec ? s->trace.tgt : s->trace.ids;
+	if (!w || n < 2) {
+		printf("\n");
+		return;
+	}
+	int H = w->shape[0], T = w->shape[1];
+	double best[3] = { -1, -1, -1 };
+	int at[3] = { 0, 0, 0 };
+	for (int j = 0; j < T; j++) {
+		double m = 0;
+		for (int h = 0; h < H; h++)
+			m += w->data[((size_t)h * T + (T - 1)) * T + j] / H;
+		for (int k = 0; k < 3; k++)
+			if (m > best[k]) {
+				for (int q = 2; q > k; q--)
+					best[q] = best[q - 1], at[q] = at[q - 1];
+				best[k] = m, at[k] = j;
+				break;
+			}
+	}
+	printf("   looks at");
+	for (int k = 0; k < 3 && best[k] >= 0; k++) {
+		char piece[128];
+		piece_str(s, ids[at[k]], piece, sizeof piece);
+		printf(" %s (%.2f)", piece, best[k]);
+	}
+	printf("\n");
+}
+
 static int cmd_generate(session *s, int argc, char **argv, const char *rest)
 {
 	if (argc < 2)
@@ -1248,11 +1285,14 @@ static int cmd_generate(session *s, int argc, char **argv, const char *rest)
 		seq[n++] = id;
 		char piece[128];
 		piece_str(s, id, piece, sizeof piece);
-		printf("%3d  %-16s  id %-6d p = %.4f\n", step + 1, piece, id, p);
-		fflush(stdout);
+		printf("%3d  %-16s  id %-6d p = %.4f", step + 1, piece, id, p);
 		rc = c->encdec ? forward(s, src, n_src, seq, n) : forward(s, seq, n, NULL, 0);
-		if (rc)
+		if (rc) {
+			printf("\n");
 			break;
+		}
+		attended(s, n);
+		fflush(stdout);
 		if (id == c->eos_id && c->eos_id >= 0)
 			break;
 	}
@@ -1967,6 +2007,7 @@ const command commands[] = {
 	  "Each step samples the next token from the model's distribution at the last position:\n"
 	  "softmax(logits / T), keeping the K most probable and then the smallest set reaching P.\n"
 	  "--temp 0 is greedy. The text grows, so every view afterwards shows the longer text.\n"
+	  "After each token: the earlier tokens the new one attends to most (last layer, mean of heads).\n"
 	  "Ctrl-C stops it and keeps what was generated.", cmd_generate },
 	{ "beam", "K N", "beam search of width K for N tokens after the current text, step by step",
 	  "At every step each kept sequence is extended by its K most probable next tokens, and the\n"
