@@ -4,9 +4,11 @@
 #include "app/bench_forward.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "app/bench.h"
+#include "app/commands.h"
 #include "app/bench_raster.h"
 #include "app/bench_train.h"
 #include "app/bench_viz.h"
@@ -85,9 +87,51 @@ int bench_forward(FILE *out)
 	return 0;
 }
 
+/* The two figures a student feels: from `glassbox` to the prompt with tiny-lm loaded (the
+ * process start is measured by hand with `time`; here: loading the model, which is most of
+ * it), and `run` plus `attn` on a 30-token sentence, drawn as terminal cells. */
+int bench_session(FILE *out)
+{
+	session s;
+	session_init(&s);
+	double t0 = now();
+	if (session_load_default(&s)) {
+		fprintf(out, "\nsession: no shipped tiny-lm found; skipped\n");
+		session_free(&s);
+		return 0;
+	}
+	double load_ms = (now() - t0) * 1e3;
+	const char *text = "When Mary and John went to the park, John gave a ball to Mary because she asked him for it";
+	double best = 1e9, total = 0;
+	int reps = 50;
+	FILE *null = fopen("/dev/null", "w");
+	int saved = dup(1);
+	fflush(stdout);
+	dup2(fileno(null), 1);
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "run %s", text);
+	for (int i = 0; i < reps; i++) {
+		double t = now();
+		command_line(&s, cmd);
+		command_line(&s, "attn 1 1");
+		fflush(stdout);
+		t = (now() - t) * 1e3;
+		total += t;
+		best = t < best ? t : best;
+	}
+	dup2(saved, 1);
+	close(saved);
+	fclose(null);
+	fprintf(out, "\nsession: load tiny-lm %.2f ms (budget for the whole start: 50 ms);\n"
+	             "  run + attn on a %d-token sentence, drawn in terminal cells: mean %.2f ms, best %.2f ms (budget 10 ms)\n",
+	        load_ms, s.trace.n_ids, total / reps, best);
+	session_free(&s);
+	return 0;
+}
+
 int bench_all(FILE *out)
 {
-	if (bench_kernels(out) || bench_forward(out))
+	if (bench_session(out) || bench_kernels(out) || bench_forward(out))
 		return -1;
 	if (bench_cells(out) || bench_raster(out))
 		return -1;

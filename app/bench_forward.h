@@ -8,6 +8,9 @@
  * model, on every kernel table, side by side. */
 int bench_forward(FILE *out);
 
+/* Loading tiny-lm, and run + attn on a 30-token sentence. */
+int bench_session(FILE *out);
+
 /* Everything `glassbox bench` measures: the kernels, then the forward pass. */
 int bench_all(FILE *out);
 
