@@ -63,6 +63,43 @@ void session_free(session *s)
 	memset(s, 0, sizeof *s);
 }
 
+/* Edit distance (insertions, deletions, substitutions) between two short strings, for
+ * "did you mean" suggestions. */
+static int edit_distance(const char *a, const char *b)
+{
+	int la = (int)strlen(a), lb = (int)strlen(b), row[64];
+	if (la > 63 || lb > 63)
+		return 99;
+	for (int j = 0; j <= lb; j++)
+		row[j] = j;
+	for (int i = 1; i <= la; i++) {
+		int prev = row[0];
+		row[0] = i;
+		for (int j = 1; j <= lb; j++) {
+			int cur = row[j], sub = prev + (a[i - 1] != b[j - 1]);
+			int best = row[j] + 1 < row[j - 1] + 1 ? row[j] + 1 : row[j - 1] + 1;
+			row[j] = sub < best ? sub : best;
+			prev = cur;
+		}
+	}
+	return row[lb];
+}
+
+/* The closest of names (n of them) to word, when it is close enough to be a likely typo. */
+static const char *closest(const char *word, const char *const *names, int n)
+{
+	const char *best = NULL;
+	int bd = 99, lw = (int)strlen(word);
+	for (int i = 0; i < n; i++) {
+		int d = edit_distance(word, names[i]);
+		if (d < bd) {
+			bd = d;
+			best = names[i];
+		}
+	}
+	return bd <= (lw < 5 ? 1 : lw < 10 ? 2 : 3) ? best : NULL;
+}
+
 /* ---- small helpers ---- */
 
 static int need_model(session *s)
@@ -338,10 +375,19 @@ static int layer_head(int argc, char **argv, int need, int *l, int *h)
 {
 	if (argc != 1 + need)
 		return usage(argv[0]);
-	if (parse_int(argv[1], -1000000, 1000000, l, "the layer"))
+	char *end;
+	*l = (int)strtol(argv[1], &end, 10);
+	if (!*argv[1] || *end) {
+		errorf("the layer must be a whole number, counted from 1 (got '%s')", argv[1]);
 		return -1;
-	if (need > 1 && parse_int(argv[2], -1000000, 1000000, h, "the head"))
-		return -1;
+	}
+	if (need > 1) {
+		*h = (int)strtol(argv[2], &end, 10);
+		if (!*argv[2] || *end) {
+			errorf("the head must be a whole number, counted from 1 (got '%s')", argv[2]);
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -439,12 +485,16 @@ static int cmd_next(session *s, int argc, char **argv, const char *rest)
 	return show(s, view_next(s, k, temp));
 }
 
+static const gb_ttensor *find_tensor(session *s, const char *name);
+
 static int cmd_show(session *s, int argc, char **argv, const char *rest)
 {
 	int idx = 0;
 	if (argc < 2 || argc > 3)
 		return usage(argv[0]);
 	if (argc == 3 && parse_int(argv[2], 0, 1 << 20, &idx, "the index"))
+		return -1;
+	if (need_run(s) || !find_tensor(s, argv[1]))
 		return -1;
 	return show(s, view_tensor(s, argv[1], idx));
 }
@@ -918,8 +968,17 @@ static int cmd_trace(session *s, int argc, char **argv, const char *rest)
 static const gb_ttensor *find_tensor(session *s, const char *name)
 {
 	const gb_ttensor *t = gb_trace_get(&s->trace, name);
-	if (!t)
-		errorf("no trace tensor '%s': 'trace' lists the names", name);
+	if (!t) {
+		const char **names = malloc(sizeof(char *) * (size_t)(s->trace.n ? s->trace.n : 1));
+		for (int i = 0; i < s->trace.n; i++)
+			names[i] = s->trace.t[i].name;
+		const char *near = closest(name, (const char *const *)names, s->trace.n);
+		if (near)
+			errorf("no trace tensor '%s': did you mean '%s'? ('trace' lists the names)", name, near);
+		else
+			errorf("no trace tensor '%s': 'trace' lists the names", name);
+		free(names);
+	}
 	return t;
 }
 
@@ -2070,7 +2129,15 @@ const command *command_find(const char *name)
 		errorf("'%s' is ambiguous: %s", name, list);
 		return NULL;
 	}
-	errorf("unknown command '%s': 'help' lists the commands", name);
+	const char *names[128];
+	int nn = 0;
+	for (const command *c = commands; c->name && nn < 128; c++)
+		names[nn++] = c->name;
+	const char *near = closest(name, names, nn);
+	if (near)
+		errorf("unknown command '%s': did you mean '%s'? ('help' lists the commands)", name, near);
+	else
+		errorf("unknown command '%s': 'help' lists the commands", name);
 	return NULL;
 }
 

@@ -399,9 +399,9 @@ gb_figure *view_ln(session *s, int layer, int which)
 	for (int i = 0; i < T; i++) {
 		labels[i] = malloc(256);
 		if (rms)
-			snprintf(labels[i], 256, "%s  rms %.3g", i < n ? tok[i] : "?", (double)a->data[i]);
+			snprintf(labels[i], 256, "%s\trms %.3g", i < n ? tok[i] : "?", (double)a->data[i]);
 		else
-			snprintf(labels[i], 256, "%s  mean %.3g var %.3g", i < n ? tok[i] : "?", (double)a->data[i], (double)b->data[i]);
+			snprintf(labels[i], 256, "%s\tmean %.3g var %.3g", i < n ? tok[i] : "?", (double)a->data[i], (double)b->data[i]);
 	}
 	gb_figure *f = heat(s, out->data, T, out->shape[1], NULL, NULL, "token", "feature");
 	gb_fig_set_row_labels(f, (const char *const *)labels);

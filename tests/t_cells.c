@@ -318,7 +318,8 @@ static void test_labels(void)
 	label_is("hello world", 5, "hell\xE2\x80\xA6", "cut to 5 columns with …");
 	label_is("hello", 5, "hello", "exactly 5 columns is not cut");
 	label_is("\n", 4, "\xE2\x8F\x8E", "a newline shown as ⏎");
-	label_is("\t", 8, "\\x09", "a tab shown as \\x09");
+	label_is("\t", 8, " ", "a tab starts an annotation, shown as a space");
+	label_is(" cat\tmean 1", 20, "·cat mean 1", "an annotation after a tab keeps plain spaces");
 	label_is("\xff" "a", 8, "\\xFFa", "a byte that is not UTF-8 shown as \\xFF");
 	label_is("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", 3, "\xe6\x97\xa5\xE2\x80\xA6",
 	         "three CJK characters (6 columns) cut to 3: one character and …");

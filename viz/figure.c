@@ -416,11 +416,14 @@ static int put_utf8(char *o, uint32_t c)
 }
 
 /* The visible form of one decoded piece of a label, into piece (>= 24 bytes); its columns. */
-static int display_piece(const char *src, int len, uint32_t cp, int first, char *piece, int *plen)
+static int display_piece(const char *src, int len, uint32_t cp, int first, int note, char *piece, int *plen)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	int k = 0, w;
-	if (cp == ' ') { /* a token's leading space is its most important character */
+	if (note && (cp == ' ' || cp == '\t')) { /* an annotation after the tab: plain spaces */
+		piece[k++] = ' ';
+		w = 1;
+	} else if (cp == ' ') { /* a token's leading space is its most important character */
 		k = put_utf8(piece, 0xB7);
 		w = 1;
 	} else if (cp == '\n') {
@@ -468,15 +471,20 @@ void gb_label_display(const char *label, int max_cols, char *out, size_t cap)
 	uint32_t cp;
 	char piece[32];
 	const char *s = label;
-	for (int first = 1; (n = gb_utf8_decode(s, &cp)) > 0; s += n, first = 0)
-		total += display_piece(s, n, cp, first, piece, &plen);
+	int note = 0;
+	for (int first = 1; (n = gb_utf8_decode(s, &cp)) > 0; s += n, first = 0) {
+		note |= cp == '\t';
+		total += display_piece(s, n, cp, first, note, piece, &plen);
+	}
 	int room = total <= max_cols ? max_cols : max_cols - 1; /* keep a column for the "…" */
 	int cut = total > max_cols;
 	size_t k = 0;
 	int w = 0;
 	s = label;
+	note = 0;
 	for (int first = 1; (n = gb_utf8_decode(s, &cp)) > 0; s += n, first = 0) {
-		int pw = display_piece(s, n, cp, first, piece, &plen);
+		note |= cp == '\t';
+		int pw = display_piece(s, n, cp, first, note, piece, &plen);
 		if (w + pw > room)
 			break;
 		if (k + (size_t)plen + 4 > cap) { /* out is full: still say the label goes on */

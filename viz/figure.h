@@ -93,7 +93,8 @@ int gb_fig_add_meta(gb_figure *f, const char *key, const char *value);
  * (backends draw them in a distinct colour and say how many in the caption). */
 void gb_fig_range(const gb_figure *f, float *lo, float *hi, int *n_bad);
 
-/* A label shortened to at most max_cols terminal columns (UTF-8 aware; an ellipsis "…" marks
+/* A label shortened to at most max_cols terminal columns (a tab ends the token: what follows
+ * is an annotation, e.g. "mean 0.1 var 2", shown with plain spaces) (UTF-8 aware; an ellipsis "…" marks
  * a cut), with spaces made visible as "·" and control bytes as "\xNN" or "⏎" for a newline.
  * Writes a NUL-terminated string into out (cap bytes). Shared by every backend so a token
  * looks the same in the terminal, in a PNG and in an SVG. */
