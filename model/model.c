@@ -635,26 +635,32 @@ int gb_model_make_writable(gb_model *m, gb_err *err)
 	return 0;
 }
 
-static int save_safetensors(const gb_model *m, const char *path, gb_err *err)
+int gb_safetensors_write(const gb_model *m, const char *path, const char *const *prefixes, const float *const *data,
+                         int n_blocks, const char *const *meta, int n_meta, gb_err *err)
 {
 	json_t *h = json_object();
 	size_t off = 0;
-	for (int i = 0; i < m->n_params; i++) {
-		const gb_param *p = &m->params[i];
-		json_t *e = json_object(), *shape = json_array(), *offs = json_array();
-		for (int d = 0; d < p->ndim; d++)
-			json_array_append_new(shape, json_integer(p->shape[d]));
-		json_array_append_new(offs, json_integer((json_int_t)off));
-		off += p->n * 4;
-		json_array_append_new(offs, json_integer((json_int_t)off));
-		json_object_set_new(e, "dtype", json_string("F32"));
-		json_object_set_new(e, "shape", shape);
-		json_object_set_new(e, "data_offsets", offs);
-		json_object_set_new(h, p->name, e);
-	}
-	json_t *meta = json_object();
-	json_object_set_new(meta, "format", json_string("pt"));
-	json_object_set_new(h, "__metadata__", meta);
+	char name[256];
+	for (int b = 0; b < n_blocks; b++)
+		for (int i = 0; i < m->n_params; i++) {
+			const gb_param *p = &m->params[i];
+			json_t *e = json_object(), *shape = json_array(), *offs = json_array();
+			for (int d = 0; d < p->ndim; d++)
+				json_array_append_new(shape, json_integer(p->shape[d]));
+			json_array_append_new(offs, json_integer((json_int_t)off));
+			off += p->n * 4;
+			json_array_append_new(offs, json_integer((json_int_t)off));
+			json_object_set_new(e, "dtype", json_string("F32"));
+			json_object_set_new(e, "shape", shape);
+			json_object_set_new(e, "data_offsets", offs);
+			snprintf(name, sizeof name, "%s%s", prefixes[b], p->name);
+			json_object_set_new(h, name, e);
+		}
+	json_t *mt = json_object();
+	json_object_set_new(mt, "format", json_string("pt"));
+	for (int i = 0; i < n_meta; i++)
+		json_object_set_new(mt, meta[2 * i], json_string(meta[2 * i + 1]));
+	json_object_set_new(h, "__metadata__", mt);
 	char *text = json_dumps(h, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(h);
 	if (!text)
@@ -674,9 +680,23 @@ static int save_safetensors(const gb_model *m, const char *path, gb_err *err)
 	for (size_t i = hlen; i < padded; i++)
 		fputc(' ', w.f);
 	free(text);
-	for (int i = 0; i < m->n_params; i++)
-		fwrite(m->params[i].data, sizeof(float), m->params[i].n, w.f); /* little-endian host */
+	for (int b = 0; b < n_blocks; b++)
+		for (int i = 0; i < m->n_params; i++) /* the host is little-endian, as the format */
+			fwrite(data[(size_t)b * m->n_params + i], sizeof(float), m->params[i].n, w.f);
 	return gb_file_commit(&w, err);
+}
+
+static int save_safetensors(const gb_model *m, const char *path, gb_err *err)
+{
+	const float **data = malloc(sizeof *data * (size_t)(m->n_params ? m->n_params : 1));
+	if (!data)
+		return gb_fail(err, "%s: out of memory", path);
+	for (int i = 0; i < m->n_params; i++)
+		data[i] = m->params[i].data;
+	const char *prefix = "";
+	int rc = gb_safetensors_write(m, path, &prefix, data, 1, NULL, 0, err);
+	free(data);
+	return rc;
 }
 
 int gb_model_save(const gb_model *m, const char *dir, gb_err *err)

@@ -586,61 +586,33 @@ static const char *sched_name(int s)
 int gb_train_save(const gb_trainer *t, const char *dir, gb_err *err)
 {
 	const gb_model *m = t->m;
-	char path[1200], buf[160];
+	char path[1200];
 	if (gb_model_save(m, dir, err))
 		return -1;
 	snprintf(path, sizeof path, "%s/optimizer.safetensors", dir);
-	json_t *h = json_object(), *meta = json_object();
-	size_t off = 0;
-	for (int pass = 0; pass < 2; pass++)
-		for (int i = 0; i < m->n_params; i++) {
-			const gb_param *p = &m->params[i];
-			json_t *e = json_object(), *shape = json_array(), *offs = json_array();
-			for (int d = 0; d < p->ndim; d++)
-				json_array_append_new(shape, json_integer(p->shape[d]));
-			json_array_append_new(offs, json_integer((json_int_t)off));
-			off += p->n * sizeof(float);
-			json_array_append_new(offs, json_integer((json_int_t)off));
-			json_object_set_new(e, "dtype", json_string("F32"));
-			json_object_set_new(e, "shape", shape);
-			json_object_set_new(e, "data_offsets", offs);
-			snprintf(buf, sizeof buf, "%s.%s", pass ? "exp_avg_sq" : "exp_avg", p->name);
-			json_object_set_new(h, buf, e);
-		}
-	json_object_set_new(meta, "format", json_string("glassbox-adamw"));
-	snprintf(buf, sizeof buf, "%ld", t->step);
-	json_object_set_new(meta, "step", json_string(buf));
-	snprintf(buf, sizeof buf, "%016llx%016llx%016llx%016llx", (unsigned long long)t->rng.s[0],
+	char step[32], rng[80], hash[32], opts[200];
+	snprintf(step, sizeof step, "%ld", t->step);
+	snprintf(rng, sizeof rng, "%016llx%016llx%016llx%016llx", (unsigned long long)t->rng.s[0],
 	         (unsigned long long)t->rng.s[1], (unsigned long long)t->rng.s[2], (unsigned long long)t->rng.s[3]);
-	json_object_set_new(meta, "rng", json_string(buf));
-	snprintf(buf, sizeof buf, "%016llx", (unsigned long long)weights_hash(m));
-	json_object_set_new(meta, "weights_hash", json_string(buf));
-	snprintf(buf, sizeof buf, "lr=%g schedule=%s warmup=%d total=%d betas=%g,%g eps=%g wd=%g clip=%g smoothing=%g",
+	snprintf(hash, sizeof hash, "%016llx", (unsigned long long)weights_hash(m));
+	snprintf(opts, sizeof opts, "lr=%g schedule=%s warmup=%d total=%d betas=%g,%g eps=%g wd=%g clip=%g smoothing=%g",
 	         t->o.lr, sched_name(t->o.schedule), t->o.warmup, t->o.total_steps, t->o.beta1, t->o.beta2, t->o.eps,
 	         t->o.weight_decay, t->o.clip, t->o.label_smoothing);
-	json_object_set_new(meta, "options", json_string(buf));
-	json_object_set_new(h, "__metadata__", meta);
-	char *text = json_dumps(h, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(h);
-	if (!text)
+	const char *meta[] = { "format", "glassbox-adamw", "step", step, "rng", rng, "weights_hash", hash, "options", opts };
+	/* The moments are laid out as the parameter list in one block each. */
+	const float **data = malloc(sizeof *data * 2 * (size_t)m->n_params);
+	if (!data)
 		return gb_fail(err, "%s: out of memory", path);
-	size_t hlen = strlen(text), padded = (hlen + 7) & ~(size_t)7;
-	unsigned char len8[8];
-	for (int i = 0; i < 8; i++)
-		len8[i] = (unsigned char)(padded >> (8 * i));
-	gb_file w;
-	if (gb_file_begin(&w, path, err)) {
-		free(text);
-		return -1;
+	size_t off = 0;
+	for (int i = 0; i < m->n_params; i++) {
+		data[i] = t->mom + off;
+		data[m->n_params + i] = t->vel + off;
+		off += m->params[i].n;
 	}
-	fwrite(len8, 1, 8, w.f);
-	fwrite(text, 1, hlen, w.f);
-	for (size_t i = hlen; i < padded; i++)
-		fputc(' ', w.f);
-	free(text);
-	fwrite(t->mom, sizeof(float), m->n_weights, w.f); /* little-endian host, as gb_model_save */
-	fwrite(t->vel, sizeof(float), m->n_weights, w.f);
-	return gb_file_commit(&w, err);
+	const char *prefixes[2] = { "exp_avg.", "exp_avg_sq." };
+	int rc = gb_safetensors_write(m, path, prefixes, data, 2, meta, 5, err);
+	free(data);
+	return rc;
 }
 
 /* The first field where two configurations differ, described for a message; NULL if none. */
