@@ -20,11 +20,17 @@ static const struct {
 };
 #define NSHAPES (int)(sizeof shapes / sizeof *shapes)
 
-static double now(void)
+double bench_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int bench_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
 }
 
 /* p (n): uniform in [-0.5, 0.5), from a private generator (rand()'s state is the program's). */
@@ -44,16 +50,16 @@ static double measure(const gb_kernels *T, float *out, const float *a, const flo
 	double flops = 2.0 * M * K * N, best = 1e30, t0, t1;
 	long reps = 1;
 	T->matmul(out, a, b, bias, M, K, N, bt); /* warm-up: caches, pool threads, page faults */
-	t0 = now();
+	t0 = bench_now();
 	T->matmul(out, a, b, bias, M, K, N, bt);
-	t1 = now();
+	t1 = bench_now();
 	if (t1 - t0 < min_s)
 		reps = (long)(min_s / (t1 - t0 > 1e-7 ? t1 - t0 : 1e-7)) + 1;
 	for (int s = 0; s < samples; s++) {
-		t0 = now();
+		t0 = bench_now();
 		for (long r = 0; r < reps; r++)
 			T->matmul(out, a, b, bias, M, K, N, bt);
-		t1 = now();
+		t1 = bench_now();
 		if ((t1 - t0) / reps < best)
 			best = (t1 - t0) / reps;
 	}

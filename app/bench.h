@@ -9,4 +9,8 @@
  * Takes about 10-20 s. Returns 0, or -1 when memory runs out. */
 int bench_kernels(FILE *out);
 
+/* A monotonic clock in seconds, and a qsort comparison of doubles, for every benchmark. */
+double bench_now(void);
+int bench_cmp_double(const void *a, const void *b);
+
 #endif

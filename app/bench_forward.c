@@ -15,19 +15,6 @@
 #include "model/forward.h"
 #include "model/rng.h"
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 int bench_forward(FILE *out)
 {
 	gb_config c;
@@ -68,11 +55,11 @@ int bench_forward(FILE *out)
 			double *t = malloc(sizeof(double) * reps);
 			gb_forward(&m, ids, T, NULL, 0, &tr, &o, &err); /* warm-up: sizes the trace */
 			for (int rep = 0; rep < reps; rep++) {
-				double t0 = now();
+				double t0 = bench_now();
 				gb_forward(&m, ids, T, NULL, 0, &tr, &o, &err);
-				t[rep] = (now() - t0) * 1e3;
+				t[rep] = (bench_now() - t0) * 1e3;
 			}
-			qsort(t, (size_t)reps, sizeof *t, cmp_double);
+			qsort(t, (size_t)reps, sizeof *t, bench_cmp_double);
 			if (i == 0)
 				ref_ms = t[reps / 2];
 			fprintf(out, "  %-7s %d thread%s  median %8.3f ms  best %8.3f ms  (%5.1fx ref)\n", k->name,
@@ -94,13 +81,13 @@ int bench_session(FILE *out)
 {
 	session s;
 	session_init(&s);
-	double t0 = now();
+	double t0 = bench_now();
 	if (session_load_default(&s)) {
 		fprintf(out, "\nsession: no shipped tiny-lm found; skipped\n");
 		session_free(&s);
 		return 0;
 	}
-	double load_ms = (now() - t0) * 1e3;
+	double load_ms = (bench_now() - t0) * 1e3;
 	const char *text = "When Mary and John went to the park, John gave a ball to Mary because she asked him for it";
 	double best = 1e9, total = 0;
 	int reps = 50;
@@ -111,11 +98,11 @@ int bench_session(FILE *out)
 	char cmd[256];
 	snprintf(cmd, sizeof cmd, "run %s", text);
 	for (int i = 0; i < reps; i++) {
-		double t = now();
+		double t = bench_now();
 		command_line(&s, cmd);
 		command_line(&s, "attn 1 1");
 		fflush(stdout);
-		t = (now() - t) * 1e3;
+		t = (bench_now() - t) * 1e3;
 		total += t;
 		best = t < best ? t : best;
 	}

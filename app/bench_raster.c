@@ -2,6 +2,7 @@
  * heatmap with token labels, 1920 x 1080 PNG). Best of several runs rather than the mean,
  * since everything else on the machine only ever adds time; the cold first run is shown too,
  * because that is what a user waits for on the first export. */
+#include "app/bench.h"
 #include "app/bench_raster.h"
 
 #include <math.h>
@@ -16,13 +17,6 @@
 
 #define N 128
 #define RUNS 10
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* Attention-like weights over 128 tokens: causal, decaying with distance, rows summing to 1. */
 static gb_figure *make_figure(void)
@@ -79,20 +73,20 @@ int bench_raster(FILE *out)
 	snprintf(path, sizeof path, "%s/glassbox-bench-%ld.png", tmp && *tmp ? tmp : "/tmp", (long)getpid());
 	for (int r = 0; r <= RUNS; r++) {
 		gb_canvas c;
-		double t0 = now(), t1, t2;
+		double t0 = bench_now(), t1, t2;
 		if (gb_raster_render(f, &ro, &c, NULL, &err)) {
 			fprintf(out, "bench raster: %s\n", err.msg);
 			gb_fig_free(f);
 			return -1;
 		}
-		t1 = now();
+		t1 = bench_now();
 		if (gb_png_write(path, &c, NULL, NULL, 0, 1, &err)) {
 			fprintf(out, "bench raster: %s\n", err.msg);
 			gb_canvas_free(&c);
 			gb_fig_free(f);
 			return -1;
 		}
-		t2 = now();
+		t2 = bench_now();
 		gb_canvas_free(&c);
 		if (r == 0) {
 			cold = t2 - t0; /* fonts and glyph cache start empty */

@@ -3,6 +3,7 @@
  * gets its own trainer, two warm-up steps (which size the traces and workspaces), then timed
  * steps; the best and the median step are reported, since everything else on the machine
  * only ever adds time. Prints figures; asserts nothing. */
+#include "app/bench.h"
 #include "app/bench_train.h"
 
 #include <stdlib.h>
@@ -12,19 +13,6 @@
 #include "model/train.h"
 
 enum { B = 16, T = 128, WARM = 2, STEPS = 8 };
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
 int bench_train(FILE *out)
 {
@@ -70,17 +58,17 @@ int bench_train(FILE *out)
 		int bad = 0;
 		for (int s = 0; s < WARM + STEPS && !bad; s++) {
 			gb_step_stats st;
-			double t0 = now();
+			double t0 = bench_now();
 			if (gb_train_step(&t, &b, &st, &err)) {
 				fprintf(out, "bench: %s\n", err.msg);
 				bad = 1;
 			}
 			if (s >= WARM)
-				ts[s - WARM] = now() - t0;
+				ts[s - WARM] = bench_now() - t0;
 			loss = st.loss;
 		}
 		if (!bad) {
-			qsort(ts, STEPS, sizeof *ts, cmp_double);
+			qsort(ts, STEPS, sizeof *ts, bench_cmp_double);
 			fprintf(out, "  %d thread%s  median step %7.1f ms  %7.0f tokens/s   best %7.1f ms  %7.0f tokens/s"
 			             "  (loss %.3f)\n", threads[ti], threads[ti] == 1 ? " " : "s", ts[STEPS / 2] * 1e3,
 			        B * T / ts[STEPS / 2], ts[0] * 1e3, B * T / ts[0], loss);

@@ -3,19 +3,13 @@
  * Each figure is the best of many samples, after a warm-up run, for the same reason as the
  * kernel benchmark: everything else on the machine only ever adds time. What is timed is what
  * the REPL does per figure: layout into a fresh grid plus the writer, not the terminal. */
+#include "app/bench.h"
 #include "app/bench_viz.h"
 #include "viz/cells.h"
 #include "viz/figure.h"
 
 #include <stdlib.h>
 #include <time.h>
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* Best time in seconds of layout + truecolor writer for f in a w x h grid; -1 on failure. */
 static double time_cells(const gb_figure *f, int w, int h, size_t *bytes)
@@ -29,14 +23,14 @@ static double time_cells(const gb_figure *f, int w, int h, size_t *bytes)
 	gb_cells_opts_default(&o, GB_DEPTH_TRUE);
 	for (int s = 0; s < 200; s++) {
 		char *text;
-		double t0 = now();
+		double t0 = bench_now();
 		gb_grid_clear(&g);
 		if (gb_cells_render(&g, 0, 0, w, h, f, &o, &err) ||
 		    gb_cells_write(&g, GB_DEPTH_TRUE, &text, bytes, &err)) {
 			gb_grid_free(&g);
 			return -1;
 		}
-		double t = now() - t0;
+		double t = bench_now() - t0;
 		free(text);
 		if (s > 0 && t < best) /* sample 0 is the warm-up */
 			best = t;

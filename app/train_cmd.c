@@ -2,6 +2,7 @@
  * progress bar on a terminal and plain log lines otherwise, checkpoints the model folder as
  * it goes (so a stopped run resumes with --resume), keeps the loss curves with the model
  * (loss.csv) and writes the model's README.md with the command, the time and the probes. */
+#include "app/bench.h"
 #include "app/train_cmd.h"
 
 #include <errno.h>
@@ -19,13 +20,6 @@
 #include "model/fileio.h"
 #include "model/heads.h"
 #include "model/recipe.h"
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static int exists(const char *p)
 {
@@ -294,7 +288,7 @@ int cmd_train(session *s, int argc, char **argv, const char *rest)
 	curve *cv = calloc((size_t)r.steps / r.eval_every + 2, sizeof *cv);
 	int n_cv = 0;
 	gb_batch_buf buf = { 0 }, hbuf = { 0 };
-	double t0 = now(), tokens = 0, run_loss = 0, held_l = NAN;
+	double t0 = bench_now(), tokens = 0, run_loss = 0, held_l = NAN;
 	long last_saved = t.step;
 	int run_n = 0;
 	interrupted = 0;
@@ -327,7 +321,7 @@ int cmd_train(session *s, int argc, char **argv, const char *rest)
 			run_n = 0;
 		}
 		if (t.step % 50 == 0 || done) {
-			double el = now() - t0;
+			double el = bench_now() - t0;
 			progress(tty, (int)t.step, r.steps, n_cv ? cv[n_cv - 1].train : st.loss, held_l, tokens / el,
 			         el / (t.step - (resume ? 0 : 0) + 1e-9) * (r.steps - t.step));
 		}
@@ -344,7 +338,7 @@ int cmd_train(session *s, int argc, char **argv, const char *rest)
 			break;
 		}
 	}
-	double seconds = now() - t0;
+	double seconds = bench_now() - t0;
 	if (tty)
 		printf("\n");
 	if (rc == 0 && t.step >= r.steps) {
