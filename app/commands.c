@@ -391,19 +391,23 @@ static int layer_head(int argc, char **argv, int need, int *l, int *h)
 	return 0;
 }
 
-static int cmd_attn(session *s, int argc, char **argv, const char *rest)
+/* attn, cross and qkv: a stage of one head, named like the command. */
+static int cmd_head_stage(session *s, int argc, char **argv, const char *rest)
 {
-	int l, h;
+	int l, h, stage = 0;
+	const char *name = command_find(argv[0])->name;
+	while (stage < ST_N && strcmp(stage_name(stage), name))
+		stage++;
 	if (layer_head(argc, argv, 2, &l, &h))
 		return -1;
-	return show_stage(s, ST_ATTN, l, h);
+	return show_stage(s, stage, l, h);
 }
 
 static int cmd_scores(session *s, int argc, char **argv, const char *rest)
 {
 	int l, h;
 	if (argc == 4 && (!strcmp(argv[3], "raw") || !strcmp(argv[3], "masked"))) {
-		if (parse_int(argv[1], -1000000, 1000000, &l, "the layer") || parse_int(argv[2], -1000000, 1000000, &h, "the head"))
+		if (layer_head(3, argv, 2, &l, &h))
 			return -1;
 		return show(s, view_attention(s, !strcmp(argv[3], "raw") ? "scores" : "masked", l, h));
 	}
@@ -412,21 +416,6 @@ static int cmd_scores(session *s, int argc, char **argv, const char *rest)
 	return show_stage(s, ST_SCORES, l, h);
 }
 
-static int cmd_cross(session *s, int argc, char **argv, const char *rest)
-{
-	int l, h;
-	if (layer_head(argc, argv, 2, &l, &h))
-		return -1;
-	return show_stage(s, ST_CROSS, l, h);
-}
-
-static int cmd_qkv(session *s, int argc, char **argv, const char *rest)
-{
-	int l, h;
-	if (layer_head(argc, argv, 2, &l, &h))
-		return -1;
-	return show_stage(s, ST_QKV, l, h);
-}
 
 static int cmd_ln(session *s, int argc, char **argv, const char *rest)
 {
@@ -2028,17 +2017,17 @@ const command commands[] = {
 	{ "pe", "[DIM ...]", "the positional encoding (position x dimension), or a line plot of chosen dimensions",
 	  "Sinusoidal: PE(i, 2k) = sin(i / 10000^(2k/d)), PE(i, 2k+1) = cos(i / 10000^(2k/d)).\n"
 	  "For RoPE it shows the rotation angles, for ALiBi the bias of each head.", cmd_pe },
-	{ "qkv", "L H", "queries, keys and values of head H in layer L", "", cmd_qkv },
+	{ "qkv", "L H", "queries, keys and values of head H in layer L", "", cmd_head_stage },
 	{ "scores", "L H [raw|masked]", "attention scores of head H in layer L: raw q.k, or scaled and masked",
 	  "masked (the default) is q.k / sqrt(d_head) with -inf where the causal mask hides a key:\n"
 	  "exactly what enters the softmax.", cmd_scores },
-	{ "attn", "L H", "attention weights of head H in layer L (query x key; rows sum to 1)", "", cmd_attn },
+	{ "attn", "L H", "attention weights of head H in layer L (query x key; rows sum to 1)", "", cmd_head_stage },
 	{ "model", "", "every layer and head's attention weights at once", "", cmd_model },
 	{ "ln", "L [K]", "layer norm K (1, 2 or 3) of layer L: statistics of its input and its output", "", cmd_ln },
 	{ "ffn", "L", "the feed-forward network's hidden units in layer L", "", cmd_ffn },
 	{ "resid", "", "the residual stream's length per token after every sub-layer", "", cmd_resid },
 	{ "next", "[K] [--temp T]", "the K most probable next tokens (default 10)", "", cmd_next },
-	{ "cross", "L H", "cross-attention of head H in decoder layer L (encoder-decoder models)", "", cmd_cross },
+	{ "cross", "L H", "cross-attention of head H in decoder layer L (encoder-decoder models)", "", cmd_head_stage },
 	{ "show", "NAME [I]", "any trace tensor as a figure; I picks one slice of a 3-D tensor", "", cmd_show },
 	{ "export", "FILE.png|FILE.svg|FILE.csv|FILE.npy [--scale S] [--size WxH] [--force]",
 	  "write the current figure for slides (PNG, SVG) or as numbers (CSV, NPY)",
