@@ -33,7 +33,12 @@ int gb_recipe_preset(gb_recipe *r, const char *name, gb_err *err)
 		r->vocab = 1024;
 		lm_config(&r->cfg, r->vocab, 128, 4, 4, 128);
 		r->corpus_bytes = 24u << 20;
-		r->steps = 12000;
+		/* 12000 steps on the plain mix left agreement at 93% and possession at chance, and the
+		 * anchored induction template ("The list was: ...") was solved by position, without an
+		 * induction head: more of the hard tasks, random repeated runs, and longer training. */
+		r->extra_bytes = 8u << 20;
+		r->induction_frac = 0.125f;
+		r->steps = 20000;
 		r->batch = 16;
 		r->seq = 128;
 		r->opts.lr = 1e-3f;
@@ -194,6 +199,28 @@ int gb_recipe_data(const gb_recipe *r, const char *text, size_t len, gb_tokenize
 		o.delim = EOT;
 		if (gb_corpus_world(&o, r->data_seed, 0, &owned, &len, err))
 			goto fail;
+		if (r->extra_bytes) {
+			gb_world_opts x = o;
+			char *more;
+			size_t more_len;
+			x.max_bytes = r->extra_bytes;
+			x.tasks = GB_TASK_AGREEMENT | GB_TASK_POSSESSION;
+			if (gb_corpus_world(&x, r->data_seed + 7, 0, &more, &more_len, err)) {
+				free(owned);
+				goto fail;
+			}
+			char *both = realloc(owned, len + more_len + 1);
+			if (!both) {
+				free(owned);
+				free(more);
+				gb_fail(err, "out of memory");
+				goto fail;
+			}
+			memcpy(both + len, more, more_len + 1);
+			free(more);
+			owned = both;
+			len += more_len;
+		}
 		o.max_bytes = r->corpus_bytes / 20;
 		if (gb_corpus_world(&o, r->data_seed + 1, 1, &held_text, &held_len, err)) {
 			free(owned);
@@ -263,7 +290,24 @@ int gb_recipe_batch(const gb_recipe *r, const gb_dataset *d, gb_rng *rng, gb_bat
 		int T = r->seq;
 		if (grow(&buf->ids, &buf->cap_ids, B * T) || grow(&buf->tgt, &buf->cap_tgt, B * T))
 			return gb_fail(err, "out of memory");
+		int eot = r->cfg.eos_id;
 		for (int i = 0; i < B; i++) {
+			if (r->induction_frac > 0 && gb_rng_uniform(rng) < r->induction_frac) {
+				/* A run of 8 to 40 ordinary tokens (merged pieces, not bytes or specials),
+				 * repeated to the end of the sequence after an end-of-text token. Only the
+				 * copies are scored: the first run is random and cannot be predicted. */
+				int len = 8 + gb_rng_below(rng, 33), run[40];
+				for (int k = 0; k < len; k++)
+					run[k] = 256 + gb_rng_below(rng, r->cfg.vocab - 257);
+				for (int t = 0; t <= T; t++) {
+					int tok = t == 0 ? eot : run[(t - 1) % len];
+					if (t < T)
+						buf->ids[i * T + t] = tok;
+					if (t > 0)
+						buf->tgt[i * T + t - 1] = t <= len ? -1 : tok;
+				}
+				continue;
+			}
 			/* Start at a random document; if the stream ends first, pad the rest out. */
 			size_t s = d->n_starts ? d->starts[gb_rng_below(rng, (int)d->n_starts)]
 			                       : (size_t)gb_rng_below(rng, (int)(d->n_tok - 1));

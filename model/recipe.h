@@ -28,6 +28,9 @@ typedef struct gb_recipe {
 	int save_every;       /* checkpoint every this many steps */
 	uint64_t data_seed;
 	size_t corpus_bytes;  /* tiny-lm: the generated training text */
+	size_t extra_bytes;   /* tiny-lm: more text of the harder tasks (agreement, possession) */
+	float induction_frac; /* tiny-lm: share of sequences that are a random run of tokens
+	                       * repeated, the setting in which induction heads form */
 	int vocab;            /* BPE vocabulary (decoder-only) */
 	int n_pairs;          /* tiny-mt: training date pairs */
 } gb_recipe;
