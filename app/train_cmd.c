@@ -116,6 +116,12 @@ static int write_readme(const char *dir, const gb_recipe *r, const gb_model *m, 
 		           "gender, the indirect object, possession look-ups, repeated runs). The held-out probes use\n"
 		           "combinations of names, objects and orders never seen in training.\n\n",
 		        k->n_layer, k->n_head, k->d_model, k->d_ffn, k->n_ctx, k->vocab);
+	if (!k->encdec && (r->extra_bytes || r->induction_frac > 0))
+		fprintf(f, "The training text is %.0f MB of the world with all five tasks plus %.0f MB of agreement and\n"
+		           "possession alone (the two the model found hardest); %.0f%% of the training sequences are\n"
+		           "instead a random run of 8 to 40 tokens repeated to the end (only the repeats are scored),\n"
+		           "the setting in which induction heads form.\n\n",
+		        r->corpus_bytes / 1048576.0, r->extra_bytes / 1048576.0, 100.0 * r->induction_frac);
 	fprintf(f, "## Training\n\n    %s\n\n", command);
 	fprintf(f, "%ld steps of %d %s, %s schedule, peak rate %g, %.1f minutes on this machine (%d threads).\n",
 	        (long)(n_curve ? c[n_curve - 1].step : 0), r->batch, k->encdec ? "date pairs" : "sequences of 128 tokens",
