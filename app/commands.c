@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "app/bench_forward.h"
+#include "app/lesson.h"
 #include "app/tour.h"
 #include "app/train_cmd.h"
 #include "app/views.h"
@@ -567,7 +568,7 @@ static int models_dir(char *out, size_t cap)
 }
 
 /* A model argument: a folder as given, or the name of a shipped model. */
-static void resolve_model(const char *arg, char *out, size_t cap)
+void resolve_model(const char *arg, char *out, size_t cap)
 {
 	struct stat st;
 	char dir[600];
@@ -2090,6 +2091,14 @@ const command commands[] = {
 	  "The head's output is multiplied by 0 before the heads are merged, the text is run again,\n"
 	  "and the five most probable next tokens are shown with and without it. The session's\n"
 	  "trace is unchanged afterwards.", cmd_ablate },
+	{ "lesson", "[N|NAME|FILE] [--export DIR [--force]] [--answers] [--check] [--interactive]",
+	  "list the lessons, or start one (step by step at a terminal)",
+	  "A lesson is a text file in lessons/ (lessons/README.md has the format): prose, commands\n"
+	  "run as if typed here, pauses and questions. At a terminal: Enter or n goes on, b back,\n"
+	  "j N jumps, r repeats, q leaves; anything else runs as a command. In a script or a pipe\n"
+	  "the lesson runs straight through and questions show their answers. --export DIR writes\n"
+	  "every figure as DIR/01-NAME.png ... and DIR/lesson.md, a handout for pandoc (an existing\n"
+	  "DIR needs --force); --answers prints the answer key; --check only checks the file.", cmd_lesson },
 	{ "bench", "", "measure the kernels and the forward pass", "", cmd_bench },
 	{ "quit", "", "leave glassbox", "", cmd_quit },
 	{ NULL, NULL, NULL, NULL, NULL },

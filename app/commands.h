@@ -37,6 +37,9 @@ void session_init(session *s);
 int window_pump(session *s);
 void window_key(session *s, int key, int mods);
 
+/* A model argument: a folder as given, or the name of a shipped model (tiny-lm, tiny-mt). */
+void resolve_model(const char *arg, char *out, size_t cap);
+
 /* Loads the default model (tiny-lm) when it can be found; 0 on success. */
 int session_load_default(session *s);
 void session_free(session *s);

@@ -382,7 +382,9 @@ int cmd_eval(session *s, int argc, char **argv, const char *rest)
 	}
 	gb_model m;
 	gb_err err;
-	if (gb_model_load(&m, argv[1], &err)) {
+	char path[1024];
+	resolve_model(argv[1], path, sizeof path);
+	if (gb_model_load(&m, path, &err)) {
 		errorf("%s", err.msg);
 		return -1;
 	}
