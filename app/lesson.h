@@ -1,0 +1,28 @@
+/* lesson.h — `lesson`: prepared lessons read from plain text files (lessons/NN-name.lesson, the
+ * format is in lessons/README.md) and run through the command table as if typed at the prompt.
+ *
+ *   lesson                       the lessons with their titles, steps and estimated minutes
+ *   lesson N|NAME|FILE           start one: at a terminal step by step (Enter or n next, b back,
+ *                                j N jump, q quit, questions checked and scored); in a script
+ *                                or a pipe straight through, questions showing their answers
+ *   lesson N --export DIR        every figure as DIR/01-attn.png ... and DIR/lesson.md, a
+ *                                Markdown handout (answers at the end); DIR must not exist
+ *                                unless --force
+ *   lesson N --answers           the answer key, computed from the loaded model
+ *   lesson N --check             parse only: errors as FILE:LINE: expected ..., and the
+ *                                commands the lesson needs that glassbox does not have yet
+ *   lesson N --interactive       step by step even without a terminal (tests, demos)
+ *
+ * Expected answers are computed when the lesson runs (from a command's figure or printed
+ * output, or by arithmetic), so they always agree with the model in use. */
+#ifndef GLASSBOX_LESSON_H
+#define GLASSBOX_LESSON_H
+
+#include "app/session.h"
+
+/* The command table's handler for `lesson`. Returns 0, -1 after an error (a lesson that does
+ * not parse, a command that failed in a straight run), or 1 when the student typed `quit`
+ * inside the lesson (the prompt ends too). */
+int cmd_lesson(session *s, int argc, char **argv, const char *rest);
+
+#endif
