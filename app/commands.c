@@ -18,6 +18,7 @@
 #include "app/bench_forward.h"
 #include "app/lesson.h"
 #include "app/tour.h"
+#include "app/tui.h"
 #include "app/train_cmd.h"
 #include "app/views.h"
 #include "viz/cells.h"
@@ -1990,6 +1991,13 @@ static int cmd_bench(session *s, int argc, char **argv, const char *rest)
 	return bench_all(stdout);
 }
 
+static int cmd_tui(session *s, int argc, char **argv, const char *rest)
+{
+	if (argc != 1)
+		return usage(argv[0]);
+	return tui_run(s);
+}
+
 static int cmd_quit(session *s, int argc, char **argv, const char *rest) { return 1; }
 
 const command commands[] = {
@@ -2100,6 +2108,10 @@ const command commands[] = {
 	  "every figure as DIR/01-NAME.png ... and DIR/lesson.md, a handout for pandoc (an existing\n"
 	  "DIR needs --force); --answers prints the answer key; --check only checks the file.", cmd_lesson },
 	{ "bench", "", "measure the kernels and the forward pass", "", cmd_bench },
+	{ "tui", "", "the full-screen explorer: every stage, layer and head under the keys, a cursor on the figure",
+	  "Tab and Shift-Tab change the stage, [ and ] the layer, < and > the head; the arrows move\n"
+	  "the cursor and the status line shows the value under it with its query and key; e exports\n"
+	  "a PNG; : runs any command; ? lists the keys; q comes back to the prompt.", cmd_tui },
 	{ "quit", "", "leave glassbox", "", cmd_quit },
 	{ NULL, NULL, NULL, NULL, NULL },
 };

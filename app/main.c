@@ -19,6 +19,7 @@
 #include "app/bench_forward.h"
 #include "app/commands.h"
 #include "app/complete.h"
+#include "app/tui.h"
 #include "model/fileio.h"
 
 static void on_sigint(int sig)
@@ -29,7 +30,7 @@ static void on_sigint(int sig)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: glassbox [-c \"CMD; CMD ...\" | FILE | bench]\n"
+	fprintf(f, "usage: glassbox [-c \"CMD; CMD ...\" | FILE | --tui | bench | train ... | eval DIR]\n"
 	           "  With no arguments on a terminal, glassbox starts a prompt; 'help' lists the commands.\n"
 	           "  Commands on stdin, in FILE or after -c run without a prompt and stop at the first error.\n");
 }
@@ -132,7 +133,8 @@ int main(int argc, char **argv)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_sigint;
 	sigemptyset(&sa.sa_mask);
-	if ((argc == 1 && isatty(0) && isatty(1)) || (argc >= 2 && !strcmp(argv[1], "train")))
+	if (((argc == 1 || (argc == 2 && !strcmp(argv[1], "--tui"))) && isatty(0) && isatty(1)) ||
+	    (argc >= 2 && !strcmp(argv[1], "train")))
 		sigaction(SIGINT, &sa, NULL);
 	if (gb_kernels_env_problem())
 		fprintf(stderr, "glassbox: %s\n", gb_kernels_env_problem());
@@ -140,6 +142,10 @@ int main(int argc, char **argv)
 		usage(stdout);
 	} else if (argc >= 2 && !strcmp(argv[1], "--version")) {
 		printf("glassbox %s\n", GLASSBOX_VERSION);
+	} else if (argc == 2 && !strcmp(argv[1], "--tui")) {
+		s.interactive = 1;
+		session_load_default(&s);
+		rc = tui_run(&s) < 0 ? 1 : 0;
 	} else if (argc == 3 && !strcmp(argv[1], "-c")) {
 		rc = command_script(&s, argv[2], "-c") ? 1 : 0;
 	} else if (argc == 2 && !strcmp(argv[1], "bench")) {
