@@ -202,6 +202,10 @@ static void term_size(int *w, int *h)
 }
 
 /* Makes f the current figure and draws it on stdout. NULL (a view's error) fails. */
+static int show(session *s, gb_figure *f);
+
+int show_figure(session *s, gb_figure *f) { return show(s, f); }
+
 static int show(session *s, gb_figure *f)
 {
 	if (!f)
@@ -2084,6 +2088,7 @@ const command commands[] = {
 	  "continues a stopped run. At the end the probes are measured and written, with the\n"
 	  "command and the loss curves, into the folder's README.md and loss.csv.", cmd_train },
 	{ "eval", "DIR", "measure a trained model's probes on held-out data", "", cmd_eval },
+	{ "curves", "DIR", "a trained model's loss curves (its loss.csv) as a figure", "", cmd_curves },
 	{ "calc", "softmax|layernorm ROW, ROW, ... [--causal] [--eps E] [--textbook]",
 	  "compute a softmax or a layer norm of numbers you give, exactly (the textbook's examples)",
 	  "Rows are separated by commas: calc softmax 2 0.1 1 1, 0 0.9 0.9 0.9 --causal.\n"

@@ -37,6 +37,9 @@ void session_init(session *s);
 int window_pump(session *s);
 void window_key(session *s, int key, int mods);
 
+/* Makes f the session's current figure and draws it (as every view does); NULL fails. */
+int show_figure(session *s, struct gb_figure *f);
+
 /* A model argument: a folder as given, or the name of a shipped model (tiny-lm, tiny-mt). */
 void resolve_model(const char *arg, char *out, size_t cap);
 

@@ -20,6 +20,7 @@
 #include "model/fileio.h"
 #include "model/heads.h"
 #include "model/recipe.h"
+#include "viz/export.h"
 
 static int exists(const char *p)
 {
@@ -77,6 +78,82 @@ typedef struct curve {
 	double train, held, lr;
 } curve;
 
+/* The loss curves as a figure, drawn by the same backends as every other figure. */
+static gb_figure *curves_figure(const curve *c, int n)
+{
+	float *x = malloc(sizeof(float) * (size_t)n), *tr = malloc(sizeof(float) * (size_t)n),
+	      *he = malloc(sizeof(float) * (size_t)n);
+	for (int i = 0; i < n; i++) {
+		x[i] = (float)c[i].step;
+		tr[i] = (float)c[i].train;
+		he[i] = (float)c[i].held;
+	}
+	gb_figure *f = gb_fig_new(GB_FIG_LINES);
+	gb_fig_set_xs(f, x, n);
+	gb_fig_add_series(f, "train", tr, n);
+	gb_fig_add_series(f, "held-out", he, n);
+	gb_fig_set_title(f, "Training: cross-entropy per token");
+	gb_fig_set_caption(f, "train: mean over the steps since the last point; held-out: 8 fixed batches");
+	gb_fig_set_axes(f, "loss", "step");
+	free(x);
+	free(tr);
+	free(he);
+	return f;
+}
+
+/* loss.png beside loss.csv. */
+static void write_curves_png(const char *dir, const curve *c, int n)
+{
+	if (n < 2)
+		return;
+	gb_figure *f = curves_figure(c, n);
+	char path[1200];
+	snprintf(path, sizeof path, "%s/loss.png", dir);
+	gb_export_opts o = { 0 };
+	o.force = 1;
+	o.version = GLASSBOX_VERSION;
+	gb_verr verr;
+	if (gb_export(f, path, &o, &verr))
+		fprintf(stderr, "glassbox: note: %s (the numbers are in loss.csv)\n", verr.msg);
+	gb_fig_free(f);
+}
+
+int cmd_curves(session *s, int argc, char **argv, const char *rest)
+{
+	if (argc != 2) {
+		errorf("usage: curves DIR");
+		return -1;
+	}
+	char dir[1024], path[1200];
+	resolve_model(argv[1], dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/loss.csv", dir);
+	gb_err err;
+	char *text = gb_read_file(path, 64u << 20, NULL, &err);
+	if (!text) {
+		errorf("%s", err.msg);
+		return -1;
+	}
+	int cap = 64, n = 0;
+	curve *c = malloc(sizeof *c * (size_t)cap);
+	for (char *line = strchr(text, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+		curve v;
+		if (sscanf(line + 1, "%d,%lf,%lf,%lf", &v.step, &v.train, &v.held, &v.lr) != 4)
+			continue;
+		if (n == cap)
+			c = realloc(c, sizeof *c * (size_t)(cap *= 2));
+		c[n++] = v;
+	}
+	free(text);
+	if (n < 2) {
+		errorf("%s: fewer than two points of step,train_loss,heldout_loss,lr", path);
+		free(c);
+		return -1;
+	}
+	int rc = show_figure(s, curves_figure(c, n));
+	free(c);
+	return rc;
+}
+
 static int write_curves(const char *dir, const curve *c, int n, gb_err *err)
 {
 	char path[1200];
@@ -128,7 +205,7 @@ static int write_readme(const char *dir, const gb_recipe *r, const gb_model *m, 
 	        r->opts.schedule == GB_SCHED_NOAM ? "the textbook's warm-up" : "warm-up and cosine", (double)r->opts.lr,
 	        seconds / 60, gb_kernels_threads());
 	if (n_curve)
-		fprintf(f, "Final losses: train %.4f, held-out %.4f (cross-entropy per token%s). The curves are in loss.csv.\n\n",
+		fprintf(f, "Final losses: train %.4f, held-out %.4f (cross-entropy per token%s). The curves are in loss.csv and loss.png.\n\n",
 		        c[n_curve - 1].train, c[n_curve - 1].held, r->opts.label_smoothing > 0 ? ", label smoothing 0.1 in the train loss" : "");
 	fprintf(f, "## Probes (`glassbox eval`)\n\n");
 	print_probes(f, rows, n_rows, 1);
@@ -358,7 +435,8 @@ int cmd_train(session *s, int argc, char **argv, const char *rest)
 			rc = -1;
 		} else {
 			print_probes(stdout, rows, n_rows, 0);
-			printf("wrote %s (config.json, model.safetensors, tokenizer.json, loss.csv, README.md)\n", out);
+			write_curves_png(out, cv, n_cv);
+			printf("wrote %s (config.json, model.safetensors, tokenizer.json, loss.csv, loss.png, README.md)\n", out);
 		}
 	}
 	free(cv);

@@ -6,5 +6,6 @@
 
 int cmd_train(session *s, int argc, char **argv, const char *rest);
 int cmd_eval(session *s, int argc, char **argv, const char *rest);
+int cmd_curves(session *s, int argc, char **argv, const char *rest);
 
 #endif
