@@ -350,9 +350,11 @@ static int cmd_export(session *s, int argc, char **argv, const char *rest)
 				return -1;
 			}
 		} else if (!strcmp(argv[i], "--size") && i + 1 < argc) {
-			if (sscanf(argv[++i], "%dx%d", &o.width, &o.height) != 2 || o.width < 200 || o.height < 150 ||
+			int used = 0;
+			const char *sz = argv[++i];
+			if (sscanf(sz, "%dx%d%n", &o.width, &o.height, &used) != 2 || sz[used] || o.width < 200 || o.height < 150 ||
 			    o.width > 8000 || o.height > 8000) {
-				errorf("--size must be WIDTHxHEIGHT in pixels, from 200x150 to 8000x8000 (got '%s')", argv[i]);
+				errorf("--size must be WIDTHxHEIGHT in pixels, from 200x150 to 8000x8000 (got '%s')", sz);
 				return -1;
 			}
 		} else if (!path && argv[i][0] != '-')
@@ -381,18 +383,17 @@ static int layer_head(int argc, char **argv, int need, int *l, int *h)
 {
 	if (argc != 1 + need)
 		return usage(argv[0]);
-	char *end;
-	*l = (int)strtol(argv[1], &end, 10);
-	if (!*argv[1] || *end) {
-		errorf("the layer must be a whole number, counted from 1 (got '%s')", argv[1]);
-		return -1;
-	}
-	if (need > 1) {
-		*h = (int)strtol(argv[2], &end, 10);
-		if (!*argv[2] || *end) {
-			errorf("the head must be a whole number, counted from 1 (got '%s')", argv[2]);
+	const char *what[2] = { "layer", "head" };
+	int *out[2] = { l, h };
+	for (int i = 0; i < need; i++) {
+		char *end;
+		errno = 0;
+		long v = strtol(argv[1 + i], &end, 10);
+		if (!*argv[1 + i] || *end || errno || v < -1000000 || v > 1000000) {
+			errorf("the %s must be a whole number, counted from 1 (got '%s')", what[i], argv[1 + i]);
 			return -1;
 		}
+		*out[i] = (int)v;
 	}
 	return 0;
 }
@@ -489,8 +490,14 @@ static int cmd_show(session *s, int argc, char **argv, const char *rest)
 		return usage(argv[0]);
 	if (argc == 3 && parse_int(argv[2], 0, 1 << 20, &idx, "the index"))
 		return -1;
-	if (need_run(s) || !find_tensor(s, argv[1]))
+	const gb_ttensor *t;
+	if (need_run(s) || !(t = find_tensor(s, argv[1])))
 		return -1;
+	if (idx > 0 && t->ndim < 3) {
+		errorf("%s has %d dimension%s: an index picks a slice of a 3-D tensor only", argv[1], t->ndim,
+		       t->ndim == 1 ? "" : "s");
+		return -1;
+	}
 	return show(s, view_tensor(s, argv[1], idx));
 }
 
@@ -519,10 +526,10 @@ static int cmd_step(session *s, int argc, char **argv, const char *rest)
 	char heading[160];
 	const char *text;
 	gb_figure *f = tour_stop(s, i, heading, sizeof heading, &text);
+	s->tour = i + 1; /* a stop this model cannot show (e.g. no positions) is passed, not a wall */
 	if (!f)
 		return -1;
 	printf("== stop %d of %d: %s\n%s\n\n", i + 1, n, heading, text);
-	s->tour = i + 1;
 	return show(s, f);
 }
 
@@ -641,6 +648,8 @@ static int cmd_load(session *s, int argc, char **argv, const char *rest)
 	s->model = m;
 	s->loaded = 1;
 	s->have_run = 0;
+	gb_fig_free(s->fig); /* the old model's figure must not be exported as this one's */
+	s->fig = NULL;
 	if (s->interactive)
 		printf("loaded %s: %s, %zu parameters\n", argv[1], gb_family_name(m.cfg.family), m.n_weights);
 	return 0;
@@ -1446,7 +1455,18 @@ static int cmd_translate(session *s, int argc, char **argv, const char *rest)
 			errorf("%s", err.msg);
 			rc = -1;
 		} else {
-			fwrite(out, 1, len, stdout);
+			/* Bytes that are not whole UTF-8 characters are shown as \xNN, never raw. */
+			for (size_t i = 0; i < len;) {
+				int u = utf8_len((const unsigned char *)out + i, len - i);
+				unsigned char ch = (unsigned char)out[i];
+				if (!u || ch < 32 || ch == 127) {
+					printf("\\x%02x", ch);
+					i++;
+				} else {
+					fwrite(out + i, 1, (size_t)u, stdout);
+					i += (size_t)u;
+				}
+			}
 			putchar('\n');
 			free(out);
 			free(s->text);
@@ -1475,6 +1495,10 @@ static int cmd_heads(session *s, int argc, char **argv, const char *rest)
 	int L = c->n_layer, H = c->n_head;
 	gb_err err;
 	if (c->encdec) {
+		if (s->trace.n_tgt < 2) {
+			errorf("the decoder has only its start token: translate TEXT first, then heads shows the alignment");
+			return -1;
+		}
 		float *mono = malloc(sizeof(float) * (size_t)L * H);
 		const int *src[1] = { s->trace.ids }, *tgt[1] = { s->trace.tgt };
 		int sl[1] = { s->trace.n_ids }, tl[1] = { s->trace.n_tgt };
@@ -1643,7 +1667,7 @@ static int cmd_lens(session *s, int argc, char **argv, const char *rest)
 			if (c->norm == GB_NORM_RMS)
 				s->k->rmsnorm(x, st, x, nw->g, T, D, c->norm_eps);
 			else
-				s->k->layernorm(x, st, st + T, x, nw->g, nw->b, T, D, c->norm_eps, c->textbook_ln);
+				s->k->layernorm(x, st, st + T, x, nw->g, nw->b, T, D, c->norm_eps, c->textbook_ln || s->textbook);
 		}
 		s->k->matmul(lg, x, s->model.lm_head.w, NULL, T, D, V, s->model.lm_head.trans);
 		for (int i = show_from; i < T; i++) {
@@ -1983,7 +2007,7 @@ static int cmd_masks(session *s, int argc, char **argv, const char *rest)
 	char title[128], cap[256];
 	snprintf(title, sizeof title, "Sparse attention patterns for %d tokens (white: the query may see the key)", T);
 	snprintf(cap, sizeof cap, "full causal attention computes %d pairs (n(n+1)/2); a window of %d computes about n*%d: "
-	                          "L stacked layers see L(%d - 1) + 1 positions back", T * (T + 1) / 2, w, w, w);
+	                          "L stacked layers reach L(%d - 1) positions back", T * (T + 1) / 2, w, w, w);
 	gb_fig_set_title(g, title);
 	gb_fig_set_caption(g, cap);
 	gb_fig_set_axes(g, "query", "key");
@@ -2168,8 +2192,10 @@ static int split_words(const char *line, char ***argv_out)
 		if (!*p)
 			break;
 		char *w = malloc(strlen(p) + 1), *o = w;
+		const char *word = p;
 		while (*p && !isspace((unsigned char)*p)) {
-			if (*p == '"' || *p == '\'') {
+			/* A quote groups only when it opens a word: "John's" stays one word. */
+			if ((*p == '"' || *p == '\'') && p == word && strchr(p + 1, *p)) {
 				char q = *p++;
 				while (*p && *p != q)
 					*o++ = *p++;
@@ -2232,14 +2258,28 @@ int command_script(session *s, const char *text, const char *where)
 	while (*p) {
 		char *o = buf, q = 0;
 		int start = lineno;
-		while (*p && (q || (*p != ';' && *p != '\n'))) {
-			if (!q && (*p == '"' || *p == '\''))
+		/* A command ends at a newline, or at a ';' outside quotes; a quote opens only at the
+		 * start of a word (an apostrophe inside "John's" is text) and never spans lines. */
+		while (*p && *p != '\n' && (q || *p != ';')) {
+			int word_start = o == buf || isspace((unsigned char)o[-1]);
+			if (!q && (*p == '"' || *p == '\'') && word_start)
 				q = *p;
 			else if (q && *p == q)
 				q = 0;
 			*o++ = *p++;
 		}
 		*o = 0;
+		if (q) {
+			index++;
+			if (by_index)
+				snprintf(err_where, sizeof err_where, "%s command %d", where, index);
+			else
+				snprintf(err_where, sizeof err_where, "%s line %d", where, start);
+			errorf("a quote (%c) is not closed on this line", q);
+			err_where[0] = 0;
+			free(buf);
+			return -1;
+		}
 		if (*p == '\n')
 			lineno++;
 		if (*p)

@@ -31,7 +31,7 @@ gb_figure *tour_stop(session *s, int i, char *heading, size_t cap, const char **
 		                                "positions (pe)" };
 		snprintf(heading, cap, "%s", h[i]);
 		*text = t[i];
-		return i == 0 ? view_tensor(s, c->encdec ? "dec.tokens" : "tokens", 0) : i == 1 ? view_embed(s)
+		return i == 0 ? view_tensor(s, c->encdec ? "enc.tokens" : "tokens", 0) : i == 1 ? view_embed(s)
 		                                                                               : view_pe(s, NULL, 0);
 	}
 	i -= START;

@@ -178,7 +178,12 @@ static int write_readme(const char *dir, const gb_recipe *r, const gb_model *m, 
 	FILE *f = w.f;
 	const gb_config *k = &m->cfg;
 	fprintf(f, "# %s\n\n", r->name);
-	if (k->encdec)
+	if (!strcmp(r->name, "corpus"))
+		fprintf(f, "A decoder-only model (GPT-2 layout: pre-norm LayerNorm, tanh GELU, learned positions,\n"
+		           "tied output), %d layers x %d heads, d_model %d, context %d, byte-level BPE of %d tokens\n"
+		           "learned on the teacher's text named in the command below (its last 5%% held out).\n\n",
+		        k->n_layer, k->n_head, k->d_model, k->n_ctx, k->vocab);
+	else if (k->encdec)
 		fprintf(f, "An encoder-decoder in the textbook's original layout (post-norm, sinusoidal positions, ReLU,\n"
 		           "embeddings scaled by sqrt(d_model)), %d + %d layers x %d heads, d_model %d, FFN %d,\n"
 		           "character-level (bytes plus <s>, </s>, <pad>), trained to translate dates written in\n"
@@ -207,6 +212,8 @@ static int write_readme(const char *dir, const gb_recipe *r, const gb_model *m, 
 	if (n_curve)
 		fprintf(f, "Final losses: train %.4f, held-out %.4f (cross-entropy per token%s). The curves are in loss.csv and loss.png.\n\n",
 		        c[n_curve - 1].train, c[n_curve - 1].held, r->opts.label_smoothing > 0 ? ", label smoothing 0.1 in the train loss" : "");
+	if (!strcmp(r->name, "corpus")) /* the probes test the generated world, not this text */
+		return gb_file_commit(&w, err);
 	fprintf(f, "## Probes (`glassbox eval`)\n\n");
 	print_probes(f, rows, n_rows, 1);
 	fprintf(f, "\n## Heads (`heads`)\n\n");
@@ -317,7 +324,11 @@ int cmd_train(session *s, int argc, char **argv, const char *rest)
 			free(text);
 			return -1;
 		}
-		gb_recipe_for_text(&r, len, &err);
+		if (gb_recipe_for_text(&r, len, &err)) {
+			errorf("%s", err.msg);
+			free(text);
+			return -1;
+		}
 	}
 	if (steps > 0) {
 		r.steps = steps;
@@ -342,6 +353,11 @@ int cmd_train(session *s, int argc, char **argv, const char *rest)
 		return -1;
 	}
 	free(text);
+	if (gb_tok_vocab_size(tok) != r.cfg.vocab) { /* a small text supports fewer tokens */
+		printf("the text supports a vocabulary of %d tokens (not %d): using that\n", gb_tok_vocab_size(tok), r.cfg.vocab);
+		r.vocab = r.cfg.vocab = gb_tok_vocab_size(tok);
+		r.cfg.bos_id = r.cfg.eos_id = r.cfg.vocab - 1;
+	}
 	gb_model m;
 	gb_trainer t;
 	int rc = -1;
@@ -425,18 +441,19 @@ int cmd_train(session *s, int argc, char **argv, const char *rest)
 	if (tty)
 		printf("\n");
 	if (rc == 0 && t.step >= r.steps) {
-		printf("trained in %.1f minutes; measuring the probes...\n", seconds / 60);
+		printf("trained in %.1f minutes%s\n", seconds / 60, strcmp(r.name, "corpus") ? "; measuring the probes..." : "");
 		fflush(stdout);
 		gb_probe_score rows[8];
-		int n_rows;
-		if (gb_eval_model(&m, gb_kernels_fast(), m.cfg.encdec ? 500 : 300, rows, &n_rows, &err) ||
+		int n_rows = 0, corpus_model = !strcmp(r.name, "corpus");
+		if ((!corpus_model && gb_eval_model(&m, gb_kernels_fast(), m.cfg.encdec ? 500 : 300, rows, &n_rows, &err)) ||
 		    write_readme(out, &r, &m, command, seconds, cv, n_cv, rows, n_rows, &err)) {
 			errorf("%s", err.msg);
 			rc = -1;
 		} else {
 			print_probes(stdout, rows, n_rows, 0);
 			write_curves_png(out, cv, n_cv);
-			printf("wrote %s (config.json, model.safetensors, tokenizer.json, loss.csv, loss.png, README.md)\n", out);
+			printf("wrote %s (config.json, model.safetensors, tokenizer.json, loss.csv%s, README.md)\n", out,
+			       n_cv >= 2 ? ", loss.png" : "");
 		}
 	}
 	free(cv);

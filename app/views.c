@@ -554,6 +554,9 @@ gb_figure *view_tensor(session *s, const char *name, int index)
 	}
 	const char *stack = !strncmp(name, "enc.", 4) ? "enc." : !strncmp(name, "dec.", 4) ? "dec." : "";
 	int tok_rows = t->ndim >= 2 && (t->axes[t->ndim - 2] == GB_AX_TOKEN || t->axes[t->ndim - 2] == GB_AX_QUERY);
+	/* Cross-attention's keys and values come from the encoder: their rows are source tokens. */
+	if (strstr(name, ".cross.k") || strstr(name, ".cross.v"))
+		stack = "enc.";
 	int tok_cols = t->ndim >= 1 && t->axes[t->ndim - 1] == GB_AX_KEY;
 	const char *col_stack = tok_cols ? (strstr(name, ".cross.") ? "enc." : stack) : NULL;
 	gb_figure *f;
@@ -614,7 +617,7 @@ const char *stage_name(int stage) { return stage >= 0 && stage < ST_N ? stage_na
 
 gb_figure *view_stage(session *s)
 {
-	int l = s->layer < 1 ? 1 : s->layer, h = s->head < 1 ? 1 : s->head;
+	int l = s->layer, h = s->head;
 	switch (s->stage) {
 	case ST_EMBED: return view_embed(s);
 	case ST_PE: return view_pe(s, NULL, 0);

@@ -240,11 +240,14 @@ int gb_recipe_data(const gb_recipe *r, const char *text, size_t len, gb_tokenize
 		held_text[held_len] = 0;
 		len = cut;
 	}
-	int rc = gb_tok_train(text, len, r->vocab, &EOT, 1, 0, tok, err);
+	/* A teacher's text may support fewer tokens than asked: take what it supports (the caller
+	 * sizes the model from the tokenizer). */
+	int rc = gb_tok_train(text, len, r->vocab, &EOT, 1, owned ? 0 : GB_TOK_ALLOW_SMALLER, tok, err);
+	int eot = rc ? -1 : gb_tok_special_id(*tok, EOT);
 	if (!rc)
-		rc = stream(*tok, text, len, r->vocab - 1, train, err);
+		rc = stream(*tok, text, len, eot, train, err);
 	if (!rc)
-		rc = stream(*tok, held_text, held_len, r->vocab - 1, held, err);
+		rc = stream(*tok, held_text, held_len, eot, held, err);
 	free(owned);
 	free(held_text);
 	if (!rc && train->n_tok < (size_t)r->seq + 1)
