@@ -154,8 +154,13 @@ int gb_beam_search(const gb_model *m, const gb_kernels *kt, const int *ids, int 
 		goto out;
 	}
 	beams[0].ids = malloc(sizeof(int) * (size_t)steps);
+	if (!beams[0].ids) {
+		rc = gb_fail(err, "out of memory");
+		goto out;
+	}
+	int nc = 0;
 	for (int step = 0; step < steps; step++) {
-		int nc = 0;
+		nc = 0;
 		for (int b = 0; b < nb; b++) {
 			if (beams[b].done) { /* a finished beam carries over unchanged */
 				cand[nc] = beams[b];
@@ -173,8 +178,10 @@ int gb_beam_search(const gb_model *m, const gb_kernels *kt, const int *ids, int 
 				memcpy(seq + n, beams[b].ids, sizeof(int) * (size_t)beams[b].n);
 				rc = gb_forward(m, seq, n + beams[b].n, NULL, 0, &tr, &o, err);
 			}
-			if (rc)
+			if (rc) {
+				gb_beams_free(cand, nc); /* the extensions made so far this step */
 				goto out;
+			}
 			last_logprobs(&tr, lp);
 			for (int v = 0; v < V; v++)
 				r[v].p = lp[v], r[v].id = v;

@@ -13,7 +13,7 @@ check() { desc=$1; shift; if "$@" >/dev/null 2>&1; then ok 0 "$desc"; else ok 1 
 have() { grep -qF -- "$2" "$1"; }
 lines() { wc -l <"$1" | tr -d ' '; }
 
-echo "1..59"
+echo "1..61"
 
 $G -c "init $T/gpt2 --seed 3; init $T/llama --preset llama; init $T/encdec --preset encdec" >"$T/out" 2>"$T/err"
 ok $? "init writes three random model folders"
@@ -138,5 +138,10 @@ $G -c "load $T/gpt2; run the cat; set textbook on; ln 1" >"$T/ln" 2>"$T/err"
 check "set textbook on: layer norm in the textbook's form" have "$T/ln" "(sigma + eps) + b   (textbook form)"
 $G -c "set colors sepia" 2>"$T/err"; rc=$?
 check "an unknown setting value lists the choices" sh -c "test $rc = 1 && grep -q 'auto, plain, 16, 256 or truecolor' $T/err"
+
+$G -c "load $T/gpt2; run John's ball; trace" >"$T/apos" 2>"$T/err"
+check "an apostrophe inside a word does not swallow the commands after it" sh -c "grep -q '^logits' $T/apos"
+$G -c "load $T/gpt2; run \"oops; trace" >"$T/apos" 2>"$T/err"; rc=$?
+check "a quote left open is an error, and nothing after it runs" sh -c "test $rc = 1 && grep -q 'is not closed on this line' $T/err && ! grep -q logits $T/apos"
 
 exit $((fails > 0))
