@@ -6,18 +6,22 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int tap_n, tap_failed, tap_planned;
 
 __attribute__((unused)) static void tap_plan(int n) { tap_planned = n; printf("1..%d\n", n); fflush(stdout); }
 
+/* A description ending in "# TODO reason" marks a known gap: prove reports it, and it does
+ * not fail the program (as TAP says). */
 static int tap_ok(int cond, const char *fmt, ...) {
+	char desc[1024];
 	va_list ap;
+	va_start(ap, fmt); vsnprintf(desc, sizeof desc, fmt, ap); va_end(ap);
 	tap_n++;
-	if (!cond) tap_failed++;
-	printf("%sok %d - ", cond ? "" : "not ", tap_n);
-	va_start(ap, fmt); vprintf(fmt, ap); va_end(ap);
-	printf("\n");
+	if (!cond && !strstr(desc, "# TODO"))
+		tap_failed++;
+	printf("%sok %d - %s\n", cond ? "" : "not ", tap_n, desc);
 	fflush(stdout);
 	return cond;
 }
