@@ -5,6 +5,7 @@
  * longer) to swamp clock resolution, after a warm-up call that also starts the thread pool.
  * Best-of rather than mean because everything else on the machine only ever adds time. */
 #include "app/bench.h"
+#include "model/config.h"
 #include "model/kernels.h"
 
 #include <stdlib.h>
@@ -25,6 +26,18 @@ double bench_now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void bench_tiny_config(gb_config *c, int vocab)
+{
+	gb_config_defaults(c, GB_FAM_GPT2);
+	c->d_model = 128;
+	c->n_layer = 4;
+	c->n_head = c->n_kv_head = 4;
+	c->d_head = 32;
+	c->d_ffn = 512;
+	c->vocab = vocab;
+	c->n_ctx = 128;
 }
 
 int bench_cmp_double(const void *a, const void *b)

@@ -11,6 +11,11 @@ int bench_kernels(FILE *out);
 
 /* A monotonic clock in seconds, and a qsort comparison of doubles, for every benchmark. */
 double bench_now(void);
+
+/* The configuration the issues name for the forward and training figures: tiny-lm's shape
+ * (gpt2 family, 4 layers, d_model 128, 4 heads, FFN 512, context 128). */
+struct gb_config;
+void bench_tiny_config(struct gb_config *c, int vocab);
 int bench_cmp_double(const void *a, const void *b);
 
 #endif

@@ -18,14 +18,7 @@
 int bench_forward(FILE *out)
 {
 	gb_config c;
-	gb_config_defaults(&c, GB_FAM_GPT2);
-	c.d_model = 128;
-	c.n_layer = 4;
-	c.n_head = c.n_kv_head = 4;
-	c.d_head = 32;
-	c.d_ffn = 512;
-	c.vocab = 512;
-	c.n_ctx = 128;
+	bench_tiny_config(&c, 512);
 	gb_model m;
 	gb_err err;
 	if (gb_model_init(&m, &c, 7, 0.1f, &err)) {

@@ -17,14 +17,7 @@ enum { B = 16, T = 128, WARM = 2, STEPS = 8 };
 int bench_train(FILE *out)
 {
 	gb_config c;
-	gb_config_defaults(&c, GB_FAM_GPT2);
-	c.d_model = 128;
-	c.n_layer = 4;
-	c.n_head = c.n_kv_head = 4;
-	c.d_head = 32;
-	c.d_ffn = 512;
-	c.vocab = 1024;
-	c.n_ctx = 128;
+	bench_tiny_config(&c, 1024);
 	static int ids[B * T], tgt[B * T];
 	gb_rng r;
 	gb_rng_seed(&r, 5);
