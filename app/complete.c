@@ -86,19 +86,25 @@ char **complete_candidates(session *s, const char *line, int start, const char *
 	for (char *p = usage; *p; p++)
 		if (*p == '[' || *p == ']')
 			*p = ' ';
-	/* A bare "|" word separates the forms, restarting the position count. */
+	/* A bare "|" word separates the forms, restarting the position count. Past the first
+	 * argument, only the form whose first word the user typed counts ("set engine <Tab>"
+	 * offers engines, not palettes). */
 	char *fs = NULL;
-	int pos = 0;
+	int pos = 0, form_ok = 1;
 	for (char *tok = strtok_r(usage, " ", &fs); tok; tok = strtok_r(NULL, " ", &fs)) {
 		if (!strcmp(tok, "|")) {
 			pos = 0;
+			form_ok = 1;
 			continue;
 		}
 		if (!strncmp(tok, "--", 2)) {
 			push(&l, tok, text);
 			continue;
 		}
-		if (pos++ != nw - 1 || !islower((unsigned char)tok[0]))
+		int at = pos++;
+		if (at == 0 && nw >= 2 && islower((unsigned char)tok[0]) && !strchr(tok, '|'))
+			form_ok = !strcmp(tok, w[1]);
+		if (!form_ok || at != nw - 1 || !islower((unsigned char)tok[0]))
 			continue;
 		char alt[128], *save = NULL;
 		snprintf(alt, sizeof alt, "%s", tok);
@@ -107,7 +113,9 @@ char **complete_candidates(session *s, const char *line, int start, const char *
 				push(&l, a, text);
 	}
 	/* Trace names where the usage takes a NAME; layer and head numbers where it takes L and H. */
-	if (strstr(c->usage, "NAME") && s->have_run)
+	/* NAME as a word of its own (not "DIR|NAME" of load or lesson's "N|NAME|FILE"). */
+	const char *nm = strstr(c->usage, "NAME");
+	if (nm && (nm == c->usage || nm[-1] == ' ') && (nm[4] == ' ' || !nm[4]) && s->have_run)
 		for (int i = 0; i < s->trace.n; i++)
 			push(&l, s->trace.t[i].name, text);
 	if (s->loaded) {

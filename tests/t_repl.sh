@@ -22,7 +22,7 @@ lastline() { screen | grep -v "^$" | tail -n 1; }
 # waitline REGEX: up to 5 s for the last screen line to match
 waitline() { i=0; while [ $i -lt 50 ]; do lastline | grep -q -- "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
 
-echo "1..8"
+echo "1..9"
 tmux kill-session -t "$S" 2>/dev/null
 tmux new-session -d -s "$S" -x 100 -y 30 "env XDG_STATE_HOME=$T/state TERM=xterm-256color ./glassbox; echo EXIT=\$?; sleep 5"
 waitfor "glassbox>"; ok $? "the prompt appears"
@@ -36,6 +36,8 @@ tmux send-keys -t "$S" "3 --te" Tab
 waitline "glassbox> generate 3 --temp$"; ok $? "Tab completes an option from the command's usage (--te -> --temp)"
 tmux send-keys -t "$S" C-u "set en" Tab
 waitline "glassbox> set engine$"; ok $? "Tab completes a setting (set en -> set engine)"
+tmux send-keys -t "$S" C-u "set engine a" Tab
+waitline "glassbox> set engine avx$"; ok $? "Tab completes within the setting's own choices (set engine a -> avx, not auto)"
 tmux send-keys -t "$S" C-u C-d
 waitfor "EXIT=0"; ok $? "Ctrl-D leaves with status 0"
 grep -q "run hello there" "$T/state/glassbox/history" 2>/dev/null; ok $? "history is kept in \$XDG_STATE_HOME/glassbox/history"
