@@ -866,6 +866,26 @@ static void piece_str(session *s, int id, char *out, size_t cap)
 	out[o] = 0;
 }
 
+/* Prints s in exactly `width` terminal columns: cut at a whole character, padded with spaces
+ * (printf's %-10s counts bytes, which shifts columns after a "·"). */
+static void put_cols(const char *s, int width)
+{
+	int used = 0;
+	while (*s && used < width) {
+		uint32_t cp;
+		int n = gb_utf8_decode(s, &cp);
+		if (n <= 0)
+			break;
+		int w = gb_cp_width(cp);
+		if (used + w > width)
+			break;
+		fwrite(s, 1, (size_t)n, stdout);
+		s += n;
+		used += w;
+	}
+	printf("%*s", width - used, "");
+}
+
 /* Shows one word's pieces, e.g. [th][e] for the merge replay. */
 static void print_pieces(session *s, const int *p, int n)
 {
@@ -1692,7 +1712,8 @@ static int cmd_lens(session *s, int argc, char **argv, const char *rest)
 	for (int i = show_from; i < T; i++) {
 		char piece[128];
 		piece_str(s, (int)s->trace.t[0].data[i], piece, sizeof piece);
-		printf(" %-10.10s", c->encdec ? tok[i] : piece);
+		putchar(' ');
+		put_cols(c->encdec ? tok[i] : piece, 10);
 	}
 	printf("\n");
 	for (int l = 0; l <= L; l++) {
@@ -1702,7 +1723,8 @@ static int cmd_lens(session *s, int argc, char **argv, const char *rest)
 		for (int i = 0; i < cols; i++) {
 			char piece[128];
 			piece_str(s, top[l * cols + i], piece, sizeof piece);
-			printf(" %-10.10s", piece);
+			putchar(' ');
+			put_cols(piece, 10);
 		}
 		printf("\n");
 	}
