@@ -138,7 +138,10 @@ static int parse_int(const char *a, int lo, int hi, int *out, const char *what)
 static int usage(const char *name)
 {
 	const command *c = command_find(name);
-	errorf("usage: %s %s", c->name, c->usage);
+	if (!*c->usage)
+		errorf("%s takes no arguments", c->name);
+	else
+		errorf("usage: %s %s", c->name, c->usage);
 	return -1;
 }
 
@@ -445,9 +448,9 @@ static int cmd_ffn(session *s, int argc, char **argv, const char *rest)
 	return show_stage(s, ST_FFN, l, s->head);
 }
 
-static int cmd_embed(session *s, int argc, char **argv, const char *rest) { return show_stage(s, ST_EMBED, s->layer, s->head); }
-static int cmd_model(session *s, int argc, char **argv, const char *rest) { return show(s, view_model(s)); }
-static int cmd_resid(session *s, int argc, char **argv, const char *rest) { return show_stage(s, ST_RESID, s->layer, s->head); }
+static int cmd_embed(session *s, int argc, char **argv, const char *rest) { return argc != 1 ? usage(argv[0]) : show_stage(s, ST_EMBED, s->layer, s->head); }
+static int cmd_model(session *s, int argc, char **argv, const char *rest) { return argc != 1 ? usage(argv[0]) : show(s, view_model(s)); }
+static int cmd_resid(session *s, int argc, char **argv, const char *rest) { return argc != 1 ? usage(argv[0]) : show_stage(s, ST_RESID, s->layer, s->head); }
 
 static int cmd_pe(session *s, int argc, char **argv, const char *rest)
 {
@@ -612,6 +615,8 @@ int session_load_default(session *s)
 
 static int cmd_models(session *s, int argc, char **argv, const char *rest)
 {
+	if (argc != 1)
+		return usage(argv[0]);
 	char dir[600];
 	if (models_dir(dir, sizeof dir)) {
 		printf("no shipped models found (looked beside the program and in %s/models)\n", GLASSBOX_DATADIR);
@@ -723,6 +728,8 @@ static void info_table(session *s)
 
 static int cmd_info(session *s, int argc, char **argv, const char *rest)
 {
+	if (argc != 1)
+		return usage(argv[0]);
 	if (need_model(s))
 		return -1;
 	const gb_config *c = &s->model.cfg;
@@ -976,6 +983,8 @@ static int cmd_tokenize(session *s, int argc, char **argv, const char *rest)
 
 static int cmd_trace(session *s, int argc, char **argv, const char *rest)
 {
+	if (argc != 1)
+		return usage(argv[0]);
 	if (need_run(s))
 		return -1;
 	for (int i = 0; i < s->trace.n; i++) {
@@ -1050,6 +1059,8 @@ static int cmd_print(session *s, int argc, char **argv, const char *rest)
 /* Runs the current input through ref and through the session's other engine, per tensor. */
 static int cmd_compare(session *s, int argc, char **argv, const char *rest)
 {
+	if (argc != 1)
+		return usage(argv[0]);
 	if (need_run(s))
 		return -1;
 	const gb_kernels *ref = gb_kernels_ref(), *fast = s->k == ref ? gb_kernels_fast() : s->k;
@@ -1667,6 +1678,8 @@ static int cmd_ablate(session *s, int argc, char **argv, const char *rest)
  * position, and a figure of that token's probability. */
 static int cmd_lens(session *s, int argc, char **argv, const char *rest)
 {
+	if (argc != 1)
+		return usage(argv[0]);
 	if (need_run(s))
 		return -1;
 	const gb_config *c = &s->model.cfg;
@@ -1774,7 +1787,7 @@ static int parse_matrix(int argc, char **argv, int from, double **out, int *rows
 			}
 			char *end;
 			double x = strtod(p, &end);
-			if (end == p) {
+			if (end == p || !isfinite(x)) {
 				errorf("'%s' is not a number: give rows of numbers separated by commas, e.g. 1 2 3, 4 5 6", argv[i]);
 				free(v);
 				return -1;
