@@ -1463,18 +1463,16 @@ static int cmd_translate(session *s, int argc, char **argv, const char *rest)
 		free(src);
 		return -1;
 	}
-	int *tgt = malloc(sizeof(int) * (size_t)(c->n_ctx + 1)), m = 0, rc = 0;
-	tgt[m++] = c->dec_start_id;
-	gb_sampling greedy = { 0, 0, 1 };
+	int *tgt = malloc(sizeof(int) * (size_t)(c->n_ctx + 1)), m = 0;
+	gb_err derr;
+	gb_fwd_opts o = { 0 };
+	o.k = s->k;
+	o.textbook_ln = s->textbook;
 	interrupted = 0;
-	while (m < c->n_ctx && !interrupted) {
-		if ((rc = forward(s, src, n, tgt, m)))
-			break;
-		const gb_ttensor *lg = gb_trace_get(&s->trace, "logits");
-		int id = gb_sample(lg->data + (size_t)(m - 1) * lg->shape[1], lg->shape[1], &greedy, NULL, NULL);
-		if (id == c->eos_id)
-			break;
-		tgt[m++] = id;
+	int rc = gb_greedy_decode(&s->model, &o, src, n, &s->trace, tgt, &m, &interrupted, &derr);
+	if (rc) {
+		s->have_run = 0;
+		errorf("%s", derr.msg);
 	}
 	if (!rc)
 		rc = forward(s, src, n, tgt, m); /* the trace shows the whole translation */
@@ -1579,14 +1577,9 @@ static int cmd_heads(session *s, int argc, char **argv, const char *rest)
 /* The top next tokens at the last position of a trace, for before/after tables. */
 static void top_tokens(const gb_trace *tr, int k, int *ids, double *p)
 {
-	const gb_ttensor *lg = gb_trace_get(tr, "logits");
-	int T = lg->shape[0], V = lg->shape[1];
-	const float *row = lg->data + (size_t)(T - 1) * V;
-	double mx = -INFINITY, z = 0;
-	for (int v = 0; v < V; v++)
-		mx = fmax(mx, row[v]);
-	for (int v = 0; v < V; v++)
-		z += exp(row[v] - mx);
+	int V;
+	const float *row = gb_last_logits(tr, &V);
+	double lz = gb_logsumexp(row, V);
 	for (int i = 0; i < k; i++) {
 		int best = -1;
 		for (int v = 0; v < V; v++) {
@@ -1597,21 +1590,15 @@ static void top_tokens(const gb_trace *tr, int k, int *ids, double *p)
 				best = v;
 		}
 		ids[i] = best;
-		p[i] = exp(row[best] - mx) / z;
+		p[i] = exp(row[best] - lz);
 	}
 }
 
 static double prob_of(const gb_trace *tr, int id)
 {
-	const gb_ttensor *lg = gb_trace_get(tr, "logits");
-	int T = lg->shape[0], V = lg->shape[1];
-	const float *row = lg->data + (size_t)(T - 1) * V;
-	double mx = -INFINITY, z = 0;
-	for (int v = 0; v < V; v++)
-		mx = fmax(mx, row[v]);
-	for (int v = 0; v < V; v++)
-		z += exp(row[v] - mx);
-	return exp(row[id] - mx) / z;
+	int V;
+	const float *row = gb_last_logits(tr, &V);
+	return exp(row[id] - gb_logsumexp(row, V));
 }
 
 /* Zeroes one head's output, reruns, and compares the next-token distributions. The session's

@@ -100,6 +100,26 @@ int gb_sample(const float *logits, int V, const gb_sampling *s, gb_rng *rng, dou
 	return pick;
 }
 
+int gb_greedy_decode(const gb_model *m, const gb_fwd_opts *o, const int *src, int n_src, gb_trace *tr, int *tgt,
+                     int *n_tgt, const volatile sig_atomic_t *stop, gb_err *err)
+{
+	const gb_config *c = &m->cfg;
+	gb_sampling greedy = { 0, 0, 1 };
+	int n = 0;
+	tgt[n++] = c->dec_start_id;
+	while (n < c->n_ctx && !(stop && *stop)) {
+		if (gb_forward(m, src, n_src, tgt, n, tr, o, err))
+			return -1;
+		const gb_ttensor *lg = gb_trace_get(tr, "logits");
+		int id = gb_sample(lg->data + (size_t)(n - 1) * lg->shape[1], lg->shape[1], &greedy, NULL, NULL);
+		if (id == c->eos_id)
+			break;
+		tgt[n++] = id;
+	}
+	*n_tgt = n;
+	return 0;
+}
+
 void gb_beams_free(gb_beam *b, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -115,17 +135,28 @@ static int by_score(const void *a, const void *b)
 }
 
 /* log-softmax of the last row of the trace's logits into lp (V). */
-static void last_logprobs(const gb_trace *tr, double *lp)
+double gb_logsumexp(const float *row, int V)
 {
-	const gb_ttensor *t = gb_trace_get(tr, "logits");
-	int T = t->shape[0], V = t->shape[1];
-	const float *row = t->data + (size_t)(T - 1) * V;
 	double mx = -INFINITY, z = 0;
 	for (int v = 0; v < V; v++)
 		mx = fmax(mx, row[v]);
 	for (int v = 0; v < V; v++)
 		z += exp(row[v] - mx);
-	double lz = mx + log(z);
+	return mx + log(z);
+}
+
+const float *gb_last_logits(const gb_trace *tr, int *V)
+{
+	const gb_ttensor *t = gb_trace_get(tr, "logits");
+	*V = t->shape[1];
+	return t->data + (size_t)(t->shape[0] - 1) * t->shape[1];
+}
+
+static void last_logprobs(const gb_trace *tr, double *lp)
+{
+	int V;
+	const float *row = gb_last_logits(tr, &V);
+	double lz = gb_logsumexp(row, V);
 	for (int v = 0; v < V; v++)
 		lp[v] = row[v] - lz;
 }

@@ -3,6 +3,8 @@
 #ifndef GLASSBOX_DECODE_H
 #define GLASSBOX_DECODE_H
 
+#include <signal.h>
+
 #include "model/forward.h"
 #include "model/rng.h"
 
@@ -12,6 +14,13 @@ typedef struct gb_sampling {
 	double top_p;    /* keep the smallest set whose probability reaches p (1: all) */
 } gb_sampling;
 
+/* log(sum_v exp(row[v])) of a row of logits (V), computed stably in double: a token's
+ * log-probability is row[id] minus it. */
+double gb_logsumexp(const float *row, int V);
+
+/* The last position's row of a trace's logits (V floats; *V receives the vocabulary size). */
+const float *gb_last_logits(const gb_trace *tr, int *V);
+
 /* The distribution sampling draws from, into probs (V): softmax(logits / temp), then top-k,
  * then top-p, renormalized (greedy: 1 on the argmax). Returns how many tokens keep a
  * probability above 0. Ties in top-k and top-p are broken by the lower id. */
@@ -20,6 +29,13 @@ int gb_sampling_probs(const float *logits, int V, const gb_sampling *s, double *
 /* Draws a token from logits (V) under s, with rng (unused for greedy). *p gets the chosen
  * token's probability under the filtered distribution (may be NULL). */
 int gb_sample(const float *logits, int V, const gb_sampling *s, gb_rng *rng, double *p);
+
+/* Greedy decoding of an encoder-decoder: tgt (at least n_ctx) starts with the decoder start
+ * token and grows by the argmax until eos (not kept) or the context is full; *n_tgt counts
+ * the start token. tr holds the last step's forward pass. stop (may be NULL) ends the loop
+ * early when it becomes non-zero (Ctrl-C). */
+int gb_greedy_decode(const gb_model *m, const gb_fwd_opts *o, const int *src, int n_src, gb_trace *tr, int *tgt,
+                     int *n_tgt, const volatile sig_atomic_t *stop, gb_err *err);
 
 /* One hypothesis of a beam search. */
 typedef struct gb_beam {

@@ -31,15 +31,7 @@ static int encode_with_bos(const gb_model *m, const char *text, size_t len, int 
 	return 0;
 }
 
-static double log_softmax_at(const float *row, int V, int id)
-{
-	double mx = -INFINITY, z = 0;
-	for (int v = 0; v < V; v++)
-		mx = fmax(mx, row[v]);
-	for (int v = 0; v < V; v++)
-		z += exp(row[v] - mx);
-	return row[id] - mx - log(z);
-}
+static double log_softmax_at(const float *row, int V, int id) { return row[id] - gb_logsumexp(row, V); }
 
 /* Runs prompt + cont; lp = sum of the continuation's token log-probabilities; *argmax_first
  * (may be NULL) = 1 when cont's first token is the argmax after the prompt. */
@@ -151,21 +143,11 @@ int gb_translate(const gb_model *m, const gb_kernels *k, const char *src, char *
 		free(s);
 		return gb_fail(err, "the source is %d tokens; it must be 1 to %d", ns, c->n_ctx);
 	}
-	int *t = malloc(sizeof(int) * (size_t)c->n_ctx), nt = 0, rc = 0;
-	t[nt++] = c->dec_start_id;
+	int *t = malloc(sizeof(int) * (size_t)c->n_ctx), nt = 0;
 	gb_trace tr = { 0 };
 	gb_fwd_opts o = { 0 };
 	o.k = k;
-	gb_sampling greedy = { 0, 0, 1 };
-	while (nt < c->n_ctx) {
-		if ((rc = gb_forward(m, s, ns, t, nt, &tr, &o, err)))
-			break;
-		const gb_ttensor *lg = gb_trace_get(&tr, "logits");
-		int id = gb_sample(lg->data + (size_t)(nt - 1) * lg->shape[1], lg->shape[1], &greedy, NULL, NULL);
-		if (id == c->eos_id)
-			break;
-		t[nt++] = id;
-	}
+	int rc = gb_greedy_decode(m, &o, s, ns, &tr, t, &nt, NULL, err);
 	if (!rc) {
 		char *text;
 		size_t len;

@@ -21,6 +21,23 @@ static void lm_config(gb_config *c, int vocab, int d, int layers, int heads, int
 	c->bos_id = c->eos_id = vocab - 1; /* the end-of-text token, last in the vocabulary */
 }
 
+/* The language models' schedule: batches of 16 x 128 tokens, AdamW with decay 0.1, clipping at
+ * 1, a linear warm-up then a cosine decay to lr_min over `steps`. */
+static void lm_training(gb_recipe *r, int steps, float lr, int warmup, float lr_min)
+{
+	r->steps = steps;
+	r->batch = 16;
+	r->seq = 128;
+	r->opts.lr = lr;
+	r->opts.schedule = GB_SCHED_COSINE;
+	r->opts.warmup = warmup;
+	r->opts.total_steps = steps;
+	r->opts.lr_min = lr_min;
+	r->opts.weight_decay = 0.1f;
+	r->opts.clip = 1.0f;
+	r->opts.seed = 1;
+}
+
 int gb_recipe_preset(gb_recipe *r, const char *name, gb_err *err)
 {
 	memset(r, 0, sizeof *r);
@@ -38,17 +55,7 @@ int gb_recipe_preset(gb_recipe *r, const char *name, gb_err *err)
 		 * induction head: more of the hard tasks, random repeated runs, and longer training. */
 		r->extra_bytes = 8u << 20;
 		r->induction_frac = 0.125f;
-		r->steps = 20000;
-		r->batch = 16;
-		r->seq = 128;
-		r->opts.lr = 1e-3f;
-		r->opts.schedule = GB_SCHED_COSINE;
-		r->opts.warmup = 300;
-		r->opts.total_steps = r->steps;
-		r->opts.lr_min = 5e-5f;
-		r->opts.weight_decay = 0.1f;
-		r->opts.clip = 1.0f;
-		r->opts.seed = 1;
+		lm_training(r, 20000, 1e-3f, 300, 5e-5f);
 		return 0;
 	}
 	if (!strcmp(name, "tiny-mt")) {
@@ -92,19 +99,9 @@ int gb_recipe_for_text(gb_recipe *r, size_t len, gb_err *err)
 	size_t v = 256 + 1 + len / 2048;
 	r->vocab = v < 300 ? 300 : v > 1024 ? 1024 : (int)v;
 	lm_config(&r->cfg, r->vocab, 96, 3, 4, 128);
-	r->steps = 3000;
-	r->batch = 16;
-	r->seq = 128;
 	r->eval_every = 250;
 	r->save_every = 500;
-	r->opts.lr = 1e-3f;
-	r->opts.schedule = GB_SCHED_COSINE;
-	r->opts.warmup = 200;
-	r->opts.total_steps = r->steps;
-	r->opts.lr_min = 5e-5f;
-	r->opts.weight_decay = 0.1f;
-	r->opts.clip = 1.0f;
-	r->opts.seed = 1;
+	lm_training(r, 3000, 1e-3f, 200, 5e-5f);
 	return 0;
 }
 
