@@ -33,10 +33,43 @@ static int encode_with_bos(const gb_model *m, const char *text, size_t len, int 
 
 static double log_softmax_at(const float *row, int V, int id) { return row[id] - gb_logsumexp(row, V); }
 
+/* Whether a token can follow a finished word: it starts with a byte that cannot continue
+ * one (a space, punctuation, a newline), or it is a special token (the end of the text). */
+static int ends_word(const gb_tokenizer *tok, int id)
+{
+	if (gb_tok_is_special(tok, id))
+		return 1;
+	size_t n;
+	const unsigned char *b = gb_tok_piece_bytes(tok, id, &n);
+	if (!b || !n)
+		return 0;
+	unsigned c = b[0];
+	return !(c >= 0x80 || c == '\'' || c == '-' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z'));
+}
+
+/* log of the probability that the next token ends the word: the sum over the tokens that
+ * can follow a finished word. */
+static double log_word_end(const gb_tokenizer *tok, const float *row, int V)
+{
+	double mx = -INFINITY, s = 0;
+	for (int v = 0; v < V; v++)
+		if (ends_word(tok, v) && row[v] > mx)
+			mx = row[v];
+	if (mx == -INFINITY)
+		return -INFINITY;
+	for (int v = 0; v < V; v++)
+		if (ends_word(tok, v))
+			s += exp((double)row[v] - mx);
+	return mx + log(s) - gb_logsumexp(row, V);
+}
+
 /* Runs prompt + cont; lp = sum of the continuation's token log-probabilities; *argmax_first
- * (may be NULL) = 1 when cont's first token is the argmax after the prompt. */
+ * (may be NULL) = 1 when cont's first token is the argmax after the prompt. word: cont is a
+ * whole word, so lp also counts the probability that the word ends there. Without it a word
+ * that is a token-prefix of another (" sleep" of " sleep"+"s") would be credited with the
+ * longer word's probability too. */
 static int score(const gb_model *m, const gb_kernels *k, gb_trace *tr, const char *prompt, const char *cont,
-                 double *lp, int *argmax_first, gb_err *err)
+                 int word, double *lp, int *argmax_first, gb_err *err)
 {
 	if (!m->tok)
 		return gb_fail(err, "the model has no tokenizer");
@@ -79,6 +112,8 @@ static int score(const gb_model *m, const gb_kernels *k, gb_trace *tr, const cha
 		double sum = 0;
 		for (int i = np; i < na; i++)
 			sum += log_softmax_at(lg->data + (size_t)(i - 1 - start) * V, V, all[i]);
+		if (word)
+			sum += log_word_end(m->tok, lg->data + (size_t)(na - 1 - start) * V, V);
 		*lp = sum;
 		if (argmax_first) {
 			const float *row = lg->data + (size_t)(np - 1 - start) * V;
@@ -98,7 +133,7 @@ int gb_eval_logprob(const gb_model *m, const gb_kernels *k, const char *prompt, 
                     gb_err *err)
 {
 	gb_trace tr = { 0 };
-	int rc = score(m, k, &tr, prompt, cont, lp, NULL, err);
+	int rc = score(m, k, &tr, prompt, cont, 0, lp, NULL, err);
 	gb_trace_free(&tr);
 	return rc;
 }
@@ -114,10 +149,10 @@ int gb_eval_probes(const gb_model *m, const gb_kernels *k, const gb_probe_set *p
 		const gb_probe *p = &ps->p[i];
 		double good, bad, worst = -INFINITY;
 		int first;
-		if ((rc = score(m, k, &tr, p->prompt, p->good, &good, &first, err)))
+		if ((rc = score(m, k, &tr, p->prompt, p->good, !top1, &good, &first, err)))
 			break;
 		for (int b = 0; b < p->n_bad && !rc; b++) {
-			rc = score(m, k, &tr, p->prompt, p->bad[b], &bad, NULL, err);
+			rc = score(m, k, &tr, p->prompt, p->bad[b], !top1, &bad, NULL, err);
 			worst = fmax(worst, bad);
 		}
 		if (rc)

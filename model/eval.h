@@ -19,7 +19,10 @@ int gb_eval_logprob(const gb_model *m, const gb_kernels *k, const char *prompt, 
                     double *lp, gb_err *err);
 
 /* Scores a probe set. top1: a probe counts when good's first token is the argmax after the
- * prompt (induction); otherwise when log p(good) exceeds log p(bad) for every bad. */
+ * prompt (induction); otherwise when log p(good) exceeds log p(bad) for every bad, good and
+ * bad being whole words: p(word) = p(its tokens) x p(the next token ends it: a space,
+ * punctuation or end of text). Without the last factor " sleep" would be credited with
+ * " sleep"+"s" too, and a plural verb would beat a singular one it is a token-prefix of. */
 int gb_eval_probes(const gb_model *m, const gb_kernels *k, const gb_probe_set *ps, int top1,
                    gb_eval_result *r, gb_err *err);
 

@@ -8,7 +8,9 @@
 #include "model/tokenizer.h"
 #include "tests/tap.h"
 
-static double manual(const gb_model *m, const char *prompt, const char *cont)
+/* word: add log p(the next byte ends the word), the byte tokenizer's word-ending tokens
+ * being every byte but letters, digits, ' and -, bytes >= 0x80, and the special token. */
+static double manual_w(const gb_model *m, const char *prompt, const char *cont, int word)
 {
 	/* bos, then one id per byte (the byte tokenizer). */
 	int n = 1 + (int)strlen(prompt) + (int)strlen(cont), ids[128], np = 1 + (int)strlen(prompt);
@@ -30,9 +32,23 @@ static double manual(const gb_model *m, const char *prompt, const char *cont)
 			z += exp(row[v]);
 		lp += row[ids[i]] - log(z);
 	}
+	if (word) {
+		const float *row = lg->data + (size_t)(n - 1) * V;
+		double z = 0, e = 0;
+		for (int v = 0; v < V; v++) {
+			z += exp(row[v]);
+			int letter = (v >= 'a' && v <= 'z') || (v >= 'A' && v <= 'Z') || (v >= '0' && v <= '9') ||
+			             v == '\'' || v == '-' || (v >= 0x80 && v < 256);
+			if (!letter)
+				e += exp(row[v]);
+		}
+		lp += log(e / z);
+	}
 	gb_trace_free(&tr);
 	return lp;
 }
+
+static double manual(const gb_model *m, const char *prompt, const char *cont) { return manual_w(m, prompt, cont, 0); }
 
 int main(void)
 {
@@ -51,23 +67,29 @@ int main(void)
 	tap_ok(rc == 0, "log p(continuation) computed");
 	tap_near(lp, manual(&m, "the cat", " sat"), 1e-6, "log p(\" sat\" | \"the cat\") equals the sum recomputed by hand");
 
-	/* A probe set of three: each is right when its good is more probable than its bad. */
-	const char *prompts[3] = { "ab", "the keys", "Mary and John" };
-	const char *goods[3] = { "c", " are", " Mary" }, *bads[3] = { "d", " is", " John" };
-	gb_probe p[3];
+	/* A probe set of four: each is right when its good word is more probable than its bad
+	 * one, a word's probability counting that it ends there (" sleep" is not credited with
+	 * " sleeps"). */
+	const char *prompts[4] = { "ab", "the keys", "Mary and John", "the dog" };
+	const char *goods[4] = { "c", " are", " Mary", " sleeps" }, *bads[4] = { "d", " is", " John", " sleep" };
+	gb_probe p[4];
 	memset(p, 0, sizeof p);
 	int want = 0;
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		p[i].prompt = (char *)prompts[i];
 		p[i].good = (char *)goods[i];
 		p[i].bad[0] = (char *)bads[i];
 		p[i].n_bad = 1;
-		want += manual(&m, prompts[i], goods[i]) > manual(&m, prompts[i], bads[i]);
+		want += manual_w(&m, prompts[i], goods[i], 1) > manual_w(&m, prompts[i], bads[i], 1);
 	}
-	gb_probe_set ps = { GB_PROBE_AGREEMENT, 3, p };
+	gb_probe_set ps = { GB_PROBE_AGREEMENT, 4, p };
 	gb_eval_result r;
 	rc = gb_eval_probes(&m, gb_kernels_ref(), &ps, 0, &r, &err);
-	tap_ok(rc == 0 && r.n == 3 && r.correct == want, "probes: %d of 3 right, as recomputed by hand (%d)", r.correct, want);
+	tap_ok(rc == 0 && r.n == 4 && r.correct == want, "probes: %d of 4 right, as recomputed by hand (%d)", r.correct, want);
+	double mg = 0;
+	for (int i = 0; i < 4; i++)
+		mg += manual_w(&m, prompts[i], goods[i], 1) - manual_w(&m, prompts[i], bads[i], 1);
+	tap_near(r.margin, mg / 4, 1e-6, "the mean margin is the hand-computed word-level one (%.4f)", mg / 4);
 
 	/* top-1: the good continuation's first token must be the argmax after the prompt. */
 	int ids[4] = { 256, 'a', 'b' };
