@@ -1399,7 +1399,7 @@ typedef struct beam_print {
 	session *s;
 } beam_print;
 
-static void print_beams(void *arg, int step, const gb_beam *beams, int n)
+static int print_beams(void *arg, int step, const gb_beam *beams, int n)
 {
 	session *s = ((beam_print *)arg)->s;
 	printf("step %d\n", step);
@@ -1413,6 +1413,11 @@ static void print_beams(void *arg, int step, const gb_beam *beams, int n)
 		printf("%s\n", beams[b].done ? "  (ended)" : "");
 	}
 	fflush(stdout);
+	if (interrupted) {
+		printf("stopped by Ctrl-C after step %d\n", step);
+		return 1;
+	}
+	return 0;
 }
 
 static int cmd_beam(session *s, int argc, char **argv, const char *rest)
@@ -1431,6 +1436,7 @@ static int cmd_beam(session *s, int argc, char **argv, const char *rest)
 	int n_out = 0;
 	gb_err err;
 	beam_print bp = { s };
+	interrupted = 0;
 	int rc = gb_beam_search(&s->model, s->k, ids, n, k, steps, s->model.cfg.eos_id, print_beams, &bp, out, &n_out, &err);
 	free(ids);
 	if (rc) {

@@ -232,8 +232,8 @@ int gb_beam_search(const gb_model *m, const gb_kernels *kt, const int *ids, int 
 		nb = nc < k ? nc : k;
 		memcpy(beams, cand, sizeof *beams * (size_t)nb);
 		gb_beams_free(cand + nb, nc - nb);
-		if (fn)
-			fn(arg, step + 1, beams, nb);
+		if (fn && fn(arg, step + 1, beams, nb))
+			break;
 		int all_done = 1;
 		for (int b = 0; b < nb; b++)
 			all_done &= beams[b].done;

@@ -45,8 +45,9 @@ typedef struct gb_beam {
 	int done;        /* ended with eos */
 } gb_beam;
 
-/* Called after every step of a beam search with the beams kept at that step (best first). */
-typedef void (*gb_beam_step_fn)(void *arg, int step, const gb_beam *beams, int n_beams);
+/* Called after every step of a beam search with the beams kept at that step (best first);
+ * a non-zero return stops the search there (Ctrl-C), with those beams as the result. */
+typedef int (*gb_beam_step_fn)(void *arg, int step, const gb_beam *beams, int n_beams);
 
 /* Beam search of width k for up to steps tokens after the prompt (ids, n) of a decoder-only
  * model, or after the decoder start for an encoder-decoder (ids is then the source). Beams

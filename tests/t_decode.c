@@ -64,6 +64,13 @@ static void filters(void)
 	tap_ok(same, "the same seed draws the same tokens");
 }
 
+static int stop_after_2(void *arg, int step, const gb_beam *beams, int n_beams)
+{
+	(void)beams, (void)n_beams;
+	++*(int *)arg;
+	return step >= 2;
+}
+
 static void beams(void)
 {
 	gb_config c;
@@ -131,6 +138,13 @@ static void beams(void)
 		for (int b = a + 1; b < n; b++)
 			distinct &= memcmp(out[a].ids, out[b].ids, 5 * sizeof(int)) != 0;
 	tap_ok(distinct, "the 4 beams are 4 different continuations");
+	gb_beams_free(out, n);
+
+	/* A step callback that says stop (Ctrl-C) ends the search with that step's beams. */
+	int calls = 0;
+	rc = gb_beam_search(&m, k, prompt, 3, 4, 5, -1, stop_after_2, &calls, out, &n, &err);
+	tap_ok(rc == 0 && calls == 2 && n == 4 && out[0].n == 2 && out[3].n == 2,
+	       "a callback returning non-zero after step 2 stops the search with 4 beams of 2 tokens (%d calls)", calls);
 	gb_beams_free(out, n);
 	gb_trace_free(&tr);
 	gb_model_free(&m);

@@ -22,7 +22,7 @@ lastline() { screen | grep -v "^$" | tail -n 1; }
 # waitline REGEX: up to 5 s for the last screen line to match
 waitline() { i=0; while [ $i -lt 50 ]; do lastline | grep -q -- "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
 
-echo "1..9"
+echo "1..11"
 tmux kill-session -t "$S" 2>/dev/null
 tmux new-session -d -s "$S" -x 100 -y 30 "env XDG_STATE_HOME=$T/state TERM=xterm-256color ./glassbox; echo EXIT=\$?; sleep 5"
 waitfor "glassbox>"; ok $? "the prompt appears"
@@ -38,6 +38,15 @@ tmux send-keys -t "$S" C-u "set en" Tab
 waitline "glassbox> set engine$"; ok $? "Tab completes a setting (set en -> set engine)"
 tmux send-keys -t "$S" C-u "set engine a" Tab
 waitline "glassbox> set engine avx$"; ok $? "Tab completes within the setting's own choices (set engine a -> avx, not auto)"
+# Ctrl-C stops a long beam search at the end of a step and the session goes on.
+tmux send-keys -t "$S" C-u "load tiny-lm" Enter "run The old dog" Enter "beam 64 120" Enter
+waitfor "step 2"
+tmux send-keys -t "$S" C-c
+i=0; while [ $i -lt 200 ] && ! screen | grep -q "stopped by Ctrl-C after step"; do sleep 0.1; i=$((i + 1)); done
+at=$(screen | sed -n 's/.*stopped by Ctrl-C after step \([0-9]*\).*/\1/p' | tail -n 1)
+[ -n "$at" ] && [ "$at" -lt 120 ]; ok $? "Ctrl-C stops a beam search after the step it is in (step ${at:-none} of 120)"
+tmux send-keys -t "$S" C-l "info" Enter
+waitfor "family      gpt2"; ok $? "the session goes on: the next command runs"
 tmux send-keys -t "$S" C-u C-d
 waitfor "EXIT=0"; ok $? "Ctrl-D leaves with status 0"
 grep -q "run hello there" "$T/state/glassbox/history" 2>/dev/null; ok $? "history is kept in \$XDG_STATE_HOME/glassbox/history"
