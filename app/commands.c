@@ -104,11 +104,13 @@ static const char *closest(const char *word, const char *const *names, int n)
 
 /* ---- small helpers ---- */
 
+/* The first command that needs a model, in a script as at the prompt, gets tiny-lm when
+ * nothing was loaded (glassbox's default model). */
 static int need_model(session *s)
 {
-	if (s->loaded)
+	if (s->loaded || session_load_default(s) == 0)
 		return 0;
-	errorf("no model loaded: try 'load DIR'");
+	errorf("no model loaded, and the shipped tiny-lm was not found: try 'load DIR'");
 	return -1;
 }
 

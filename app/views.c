@@ -69,8 +69,8 @@ static const gb_ttensor *tensor(session *s, const char *fmt, ...)
 
 static int ready(session *s)
 {
-	if (!s->loaded) {
-		errorf("no model loaded: try 'load DIR'");
+	if (!s->loaded && session_load_default(s)) {
+		errorf("no model loaded, and the shipped tiny-lm was not found: try 'load DIR'");
 		return -1;
 	}
 	if (!s->have_run) {

@@ -10,7 +10,7 @@ rm -rf "$T" && mkdir -p "$T"
 ./glassbox -c "init $T/m --seed 11" || exit 1
 n=0
 fails=0
-echo "1..3"
+echo "1..4"
 transcript() { # name, then one or more scripts, each run by its own glassbox
 	n=$((n + 1))
 	name=$1
@@ -38,6 +38,15 @@ transcript basics "load $T/m; set engine ref; info; tokenize --steps hello there
 transcript views "load $T/m; set engine ref; run the cat sat; attn 2 3; scores 1 1 raw; ln 1; resid; heads; calc softmax 1 2 3, 3 2 1 --causal"
 transcript errors "load $T/m; run abc; attn 3 1" "load $T/m; run abc; show L1.attn.weight" \
 	"load $T/m; run abc; dump logits /nonexistent/x.npy" "load $T/m; atn 1 1" "load $T/m; a 1 1" "load $T/m; run" \
-	"load $T/m; attn one 1" "load $T/missing" "run abc" "load $T/m; run abc; generate 2 --temp -1" \
+	"load $T/m; attn one 1" "load $T/missing" "attn 1 1" "load $T/m; run abc; generate 2 --temp -1" \
 	"load $T/m; translate 3 May" "load $T/m; run abc; export $T/x.bmp" "load $T/m; export $T/x.png"
+# A script that loads nothing gets the default model, tiny-lm, as the prompt does.
+out=$(./glassbox -c "run The dog; info" 2>&1)
+if echo "$out" | grep -q "^model .*/assets/models/tiny-lm$" && echo "$out" | grep -q "vocabulary  1024"; then
+	echo "ok 4 - a script without 'load' runs on tiny-lm"
+else
+	echo "not ok 4 - a script without 'load' runs on tiny-lm"
+	echo "$out" | sed 's/^/# /' | head -5
+	fails=$((fails + 1))
+fi
 exit $((fails > 0))
