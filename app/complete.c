@@ -89,16 +89,46 @@ char **complete_candidates(session *s, const char *line, int start, const char *
 	/* A bare "|" word separates the forms, restarting the position count. Past the first
 	 * argument, only the form whose first word the user typed counts ("set engine <Tab>"
 	 * offers engines, not palettes). */
+	/* Options: offered where a word may start with "-", once each; the word after an option
+	 * that takes a value is that value ("--preset <Tab>" offers the presets, "--temp <Tab>"
+	 * nothing: it wants a number). */
+	const char *prev = w[nw - 1];
+	int after_option = 0;
+	{
+		char u2[256], *fs2 = NULL, *last = NULL;
+		snprintf(u2, sizeof u2, "%s", usage);
+		for (char *tok = strtok_r(u2, " ", &fs2); tok; last = tok, tok = strtok_r(NULL, " ", &fs2)) {
+			if (!last || strncmp(last, "--", 2) || strcmp(last, prev) || !strncmp(tok, "--", 2) || !strcmp(tok, "|"))
+				continue;
+			after_option = 1;
+			char alt[128], *save = NULL;
+			snprintf(alt, sizeof alt, "%s", tok);
+			for (char *a = strtok_r(alt, "|", &save); a; a = strtok_r(NULL, "|", &save))
+				if (islower((unsigned char)a[0]))
+					push(&l, a, text);
+		}
+	}
+	if (after_option)
+		return l.v ? l.v : calloc(1, sizeof(char *));
 	char *fs = NULL;
-	int pos = 0, form_ok = 1;
+	int pos = 0, form_ok = 1, value = 0;
 	for (char *tok = strtok_r(usage, " ", &fs); tok; tok = strtok_r(NULL, " ", &fs)) {
 		if (!strcmp(tok, "|")) {
-			pos = 0;
+			pos = value = 0;
 			form_ok = 1;
 			continue;
 		}
-		if (!strncmp(tok, "--", 2)) {
-			push(&l, tok, text);
+		if (value && strncmp(tok, "--", 2)) { /* an option's value is not a positional word */
+			value = 0;
+			continue;
+		}
+		value = !strncmp(tok, "--", 2);
+		if (value) {
+			int typed = 0;
+			for (int i = 1; i < nw; i++)
+				typed |= !strcmp(w[i], tok);
+			if (!typed && (!*text || *text == '-'))
+				push(&l, tok, text);
 			continue;
 		}
 		int at = pos++;
