@@ -778,12 +778,14 @@ static int parse_ids(char **argv, int argc, int *i, int **ids, int *n)
 	return 0;
 }
 
+static char *ids_text(session *s, const int *ids, int n);
+
 static int cmd_run(session *s, int argc, char **argv, const char *rest)
 {
 	if (need_model(s))
 		return -1;
 	const gb_config *c = &s->model.cfg;
-	int *ids = NULL, *tgt = NULL, n = 0, n_tgt = 0, rc = -1;
+	int *ids = NULL, *tgt = NULL, n = 0, n_tgt = 0, rc = -1, exact = 0;
 	if (argc > 1 && !strcmp(argv[1], "--ids")) {
 		int i = 2;
 		if (parse_ids(argv, argc, &i, &ids, &n))
@@ -812,7 +814,8 @@ static int cmd_run(session *s, int argc, char **argv, const char *rest)
 			fprintf(stderr, "glassbox: note: the text is %d tokens; kept the last %d (the context)\n", n, c->n_ctx);
 			memmove(ids, ids + (n - c->n_ctx), (size_t)c->n_ctx * sizeof *ids);
 			n = c->n_ctx;
-		}
+		} else
+			exact = 1; /* every token of the text ran: keep it as typed */
 	}
 	if (c->encdec && !tgt) {
 		tgt = malloc(sizeof *tgt);
@@ -825,8 +828,10 @@ static int cmd_run(session *s, int argc, char **argv, const char *rest)
 	}
 	rc = forward(s, ids, n, tgt, n_tgt);
 	if (!rc) {
+		/* The text that ran (what figures record): not "--ids 5 6 7", nor the part of a long
+		 * text that was cut. */
 		free(s->text);
-		s->text = strdup(rest);
+		s->text = exact ? strdup(rest) : ids_text(s, ids, n);
 	}
 out:
 	free(ids);
@@ -844,6 +849,42 @@ static int utf8_len(const unsigned char *b, size_t n)
 		if ((b[i] & 0xc0) != 0x80)
 			return 0;
 	return len;
+}
+
+/* Token ids as the text they stand for, as the session's text after they ran: the tokenizer's
+ * bytes, with control bytes (but newline) and bytes that are not whole UTF-8 characters as
+ * \xNN; "token ids: 5 6 7" when there is no tokenizer or it does not know an id. */
+static char *ids_text(session *s, const int *ids, int n)
+{
+	char *raw = NULL, *out;
+	size_t len = 0, o = 0;
+	gb_err err;
+	if (s->model.tok && !gb_tok_decode(s->model.tok, ids, n, &raw, &len, &err)) {
+		out = malloc(4 * len + 1);
+		for (size_t i = 0; out && i < len;) {
+			const unsigned char *b = (const unsigned char *)raw + i;
+			int u = utf8_len(b, len - i);
+			if (!u || (b[0] < 32 && b[0] != '\n') || b[0] == 127) {
+				o += (size_t)sprintf(out + o, "\\x%02x", b[0]);
+				i++;
+			} else {
+				memcpy(out + o, b, (size_t)u);
+				o += (size_t)u;
+				i += (size_t)u;
+			}
+		}
+		free(raw);
+		if (out)
+			out[o] = 0;
+		return out;
+	}
+	out = malloc(16 + 12 * (size_t)n);
+	if (out) {
+		o = (size_t)sprintf(out, "token ids:");
+		for (int i = 0; i < n; i++)
+			o += (size_t)sprintf(out + o, " %d", ids[i]);
+	}
+	return out;
 }
 
 /* A token's bytes for the terminal: spaces as a middle dot, newlines as a return symbol,
@@ -1391,6 +1432,12 @@ static int cmd_generate(session *s, int argc, char **argv, const char *rest)
 		fflush(stdout);
 		if (id == c->eos_id && c->eos_id >= 0)
 			break;
+	}
+	/* The text now is the prompt and what was generated, as it ran (an encoder-decoder's
+	 * source does not change: its decoder's tokens grew). */
+	if (!c->encdec && s->have_run) {
+		free(s->text);
+		s->text = ids_text(s, s->trace.ids, s->trace.n_ids);
 	}
 	free(seq);
 	free(src);

@@ -270,6 +270,7 @@ static gb_figure *attention_of(session *s, const char *stack, const char *block,
 		f->cmap = GB_CMAP_COOLWARM;
 		f->range = GB_RANGE_SYMMETRIC;
 	}
+	f->masked = !strcmp(kind, "masked"); /* its -inf are the mask's, not bad numbers */
 	f->numbers = Tq <= 8 && Tk <= 8;
 	titlef(f, "%sLayer %d, head %d: %s%s", !strcmp(block, "cross") ? "Cross-attention, " : "", layer, head,
 	       !strcmp(kind, "weights") ? "attention weights" : !strcmp(kind, "scores") ? "raw scores" : "scaled and masked scores",
@@ -601,6 +602,11 @@ gb_figure *view_tensor(session *s, const char *name, int index)
 	} else {
 		f->cmap = GB_CMAP_COOLWARM;
 		f->range = GB_RANGE_SYMMETRIC;
+	}
+	/* the scores after the mask: their -inf are masked cells (on a grid, in every panel) */
+	{
+		size_t nl = strlen(name);
+		f->masked = nl >= 7 && !strcmp(name + nl - 7, ".masked");
 	}
 	if (index > 0)
 		titlef(f, "%s [%s %d]", name, gb_axis_name(t->axes[0]), index);

@@ -13,7 +13,7 @@ check() { desc=$1; shift; if "$@" >/dev/null 2>&1; then ok 0 "$desc"; else ok 1 
 have() { grep -qF -- "$2" "$1"; }
 lines() { wc -l <"$1" | tr -d ' '; }
 
-echo "1..61"
+echo "1..74"
 
 $G -c "init $T/gpt2 --seed 3; init $T/llama --preset llama; init $T/encdec --preset encdec" >"$T/out" 2>"$T/err"
 ok $? "init writes three random model folders"
@@ -98,6 +98,54 @@ for v in "embed" "pe" "cross 1 2" "attn 2 1" "show dec.L1.cross.weights 1"; do
 	$G -c "load $T/encdec; run --ids 5 6 7 8 --target-ids 256 9 10; $v" >"$T/view" 2>"$T/err" || { echo "# $v failed: $(cat "$T/err")"; false; }
 done
 ok $? "the views draw on an encoder-decoder"
+
+# Figures record the text that ran: after run --ids, after generate, after a cut to the context.
+# png_text FILE KEY: the value of FILE's tEXt chunk KEY (an ASCII value), read from its bytes.
+png_text() {
+	od -An -v -tu1 "$1" | LC_ALL=C awk -v key="$2" '
+		{ for (i = 1; i <= NF; i++) b[n++] = $i }
+		END {
+			for (p = 8; p + 8 <= n; p += 12 + len) {
+				len = ((b[p] * 256 + b[p + 1]) * 256 + b[p + 2]) * 256 + b[p + 3]
+				if (sprintf("%c%c%c%c", b[p + 4], b[p + 5], b[p + 6], b[p + 7]) != "tEXt")
+					continue
+				k = ""
+				for (j = p + 8; b[j] != 0; j++)
+					k = k sprintf("%c", b[j])
+				if (k != key)
+					continue
+				v = ""
+				for (j++; j < p + 8 + len; j++)
+					v = v sprintf("%c", b[j])
+				print v
+				exit
+			}
+		}'
+}
+$G -c "load $T/gpt2; run hello; attn 1 1; export $T/m0.png; run --ids 104 105 33; attn 1 1; export $T/m1.png; export $T/m1.svg" >/dev/null 2>"$T/err"
+ok $? "figures export after run TEXT and run --ids"
+check "the PNG of run TEXT records Text = the text (got '$(png_text "$T/m0.png" Text)')" test "$(png_text "$T/m0.png" Text)" = "hello"
+check "after run --ids 104 105 33 the PNG records the tokens' text 'hi!' (got '$(png_text "$T/m1.png" Text)')" \
+	test "$(png_text "$T/m1.png" Text)" = "hi!"
+check "and so does the SVG's metadata" have "$T/m1.svg" '<gb:item key="Text">hi!</gb:item>'
+rm -rf "$T/notok" && cp -r "$T/gpt2" "$T/notok" && rm "$T/notok/tokenizer.json"
+$G -c "load $T/notok; run --ids 5 6 7; attn 1 1; export $T/m2.png" >/dev/null 2>"$T/err"
+check "without a tokenizer, Text lists the ids (got '$(png_text "$T/m2.png" Text)')" test "$(png_text "$T/m2.png" Text)" = "token ids: 5 6 7"
+$G -c "load $T/gpt2; run hello; generate 4 --seed 2 --top-k 5; attn 1 1; export $T/m3.png" >"$T/gen2" 2>"$T/err"
+want=hello$(awk '/ p = / { printf "%s", $2 }' "$T/gen2" | sed 's/·/ /g')
+check "after generate, Text is the prompt and the 4 tokens generated ('$want', got '$(png_text "$T/m3.png" Text)')" \
+	test "$(png_text "$T/m3.png" Text)" = "$want" -a "$want" != hello
+$G -c "load $T/gpt2; run $long; attn 1 1; export $T/m4.png" >/dev/null 2>"$T/err"
+check "a text cut to the context records the 128 tokens that ran" test "$(png_text "$T/m4.png" Text)" = "$(printf %s "$long" | tail -c 128)"
+
+# Masked scores: the mask's -inf are counted as masked cells, in the terminal, PNG and SVG alike.
+$G -c "load $T/gpt2; run abcd; scores 1 1; export $T/sc.svg; set colors truecolor; scores 1 1" >"$T/sc" 2>"$T/err"
+ok $? "scores with the mask draws and exports"
+check "the terminal caption counts 6 masked (-inf) cells" have "$T/sc" "-inf where masked (j > i)  / 6 masked (-inf)"
+check "and does not call them NaN/inf" sh -c "! grep -q 'NaN/inf' $T/sc"
+check "in colour, masked cells and their swatch are the mask gray" sh -c "test \$(grep -o '48;2;96;96;96m' $T/sc | wc -l) -ge 4"
+check "the SVG caption says 6 masked (-inf) cells, shown in gray" have "$T/sc.svg" ">6 masked (-inf) cells, shown in gray</text>"
+check "and shows no magenta" sh -c "! grep -q -e magenta -e ff00ff $T/sc.svg"
 
 # train refuses bad corpora and existing folders with one line each.
 printf '' >"$T/empty.txt"

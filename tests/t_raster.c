@@ -1,7 +1,7 @@
 /* t_raster.c — the raster backend and PNG files, judged by decoded pixels: cells have their
- * colormap colours, NaN is marked, labels and numbers really draw, text chunks come back, the
- * bytes are reproducible, and the file rules (existing file, unwritable path, font missing)
- * give their errors. */
+ * colormap colours, NaN is marked, masked cells are told from it, every heatmap has its gray
+ * outline, labels and numbers really draw, text chunks come back, the bytes are reproducible,
+ * and the file rules (existing file, unwritable path, font missing) give their errors. */
 #include "tests/tap.h"
 #include "viz/colormap.h"
 #include "viz/export.h"
@@ -453,6 +453,171 @@ static void test_other_kinds(void)
 	}
 }
 
+/* ---- outlines and masked cells ---------------------------------------------------------- */
+
+static const uint8_t OUTLINE_RGB[3] = { 0x99, 0x99, 0x99 }; /* raster.h: every heatmap's outline */
+static const uint8_t PAGE_RGB[3] = { 0xFF, 0xFF, 0xFF };
+
+static int is_rgb(const gb_canvas *c, int x, int y, const uint8_t want[3], const char *what)
+{
+	const uint8_t *p = px(c, x, y);
+	return tap_ok(same_rgb(p, want), "%s at (%d,%d) is %d,%d,%d (got %d,%d,%d)", what, x, y, want[0], want[1],
+	              want[2], p[0], p[1], p[2]);
+}
+
+/* The `masks` gallery's kind of grid: 8 causal 0/1 panels on the gray map, 1 = white, so the
+ * cells along a panel's left and bottom edges are as white as the page. */
+static gb_figure *white_edged_grid(void)
+{
+	gb_figure *g = gb_fig_new(GB_FIG_GRID);
+	float v[64];
+	g->grid_cols = 4;
+	g->cmap = GB_CMAP_GRAY;
+	g->range = GB_RANGE_FIXED;
+	g->vmin = 0;
+	g->vmax = 1;
+	g->colorbar = 0;
+	for (int i = 0; i < 64; i++)
+		v[i] = (float)(i / 8 >= i % 8);
+	for (int p = 0; p < 8; p++) {
+		gb_figure *q = gb_fig_new(GB_FIG_HEATMAP);
+		char t[32];
+		gb_fig_set_values(q, v, 8, 8);
+		snprintf(t, sizeof t, "pattern %d", p + 1);
+		gb_fig_set_title(q, t);
+		gb_fig_add_panel(g, q);
+	}
+	return g;
+}
+
+static void test_outline(void)
+{
+	gb_figure *g = white_edged_grid();
+	gb_raster_info info;
+	gb_canvas c;
+	gb_verr err = { "" };
+	tap_ok(gb_raster_render(g, NULL, &c, &info, &err) == 0 && info.grid_cols == 4, "white-edged grid renders (%s)",
+	       err.msg);
+	/* panel 0 (top left) and panel 5 (second row, second column) */
+	for (int p = 0; p < 8; p += 5) {
+		int x0 = info.plot.x + (p % 4) * info.dx, y0 = info.plot.y + (p / 4) * info.dy;
+		int w = info.plot.w, h = info.plot.h, ym = y0 + h / 2;
+		char what[64];
+		snprintf(what, sizeof what, "panel %d: its first cell, white (value 1)", p);
+		is_rgb(&c, x0, ym, PAGE_RGB, what);
+		snprintf(what, sizeof what, "panel %d: the left outline", p);
+		is_rgb(&c, x0 - 1, ym, OUTLINE_RGB, what);
+		snprintf(what, sizeof what, "panel %d: the page left of it", p);
+		is_rgb(&c, x0 - 2, ym, PAGE_RGB, what);
+		snprintf(what, sizeof what, "panel %d: the bottom outline under a white cell", p);
+		is_rgb(&c, x0 + w / 4, y0 + h, OUTLINE_RGB, what);
+		snprintf(what, sizeof what, "panel %d: the page under it", p);
+		is_rgb(&c, x0 + w / 4, y0 + h + 1, PAGE_RGB, what);
+		snprintf(what, sizeof what, "panel %d: the top outline", p);
+		is_rgb(&c, x0 + w / 2, y0 - 1, OUTLINE_RGB, what);
+		snprintf(what, sizeof what, "panel %d: the right outline", p);
+		is_rgb(&c, x0 + w, ym, OUTLINE_RGB, what);
+		snprintf(what, sizeof what, "panel %d: the top-left corner", p);
+		is_rgb(&c, x0 - 1, y0 - 1, OUTLINE_RGB, what);
+		snprintf(what, sizeof what, "panel %d: the bottom-right corner", p);
+		is_rgb(&c, x0 + w, y0 + h, OUTLINE_RGB, what);
+	}
+	gb_canvas_free(&c);
+	/* at scale 2 the outline is 2 px, still outside the cells */
+	{
+		gb_raster_opts ro = { 0, 0, 2 };
+		tap_ok(gb_raster_render(g, &ro, &c, &info, &err) == 0, "scale 2 renders (%s)", err.msg);
+		int x0 = info.plot.x, ym = info.plot.y + info.plot.h / 2, yb = info.plot.y + info.plot.h;
+		is_rgb(&c, x0, ym, PAGE_RGB, "scale 2: the first cell, white");
+		is_rgb(&c, x0 - 1, ym, OUTLINE_RGB, "scale 2: the outline's inner pixel");
+		is_rgb(&c, x0 - 2, ym, OUTLINE_RGB, "scale 2: the outline's outer pixel");
+		is_rgb(&c, x0 - 3, ym, PAGE_RGB, "scale 2: the page beyond");
+		is_rgb(&c, x0 + 4, yb + 1, OUTLINE_RGB, "scale 2: the bottom outline's second row");
+		is_rgb(&c, x0 + 4, yb + 2, PAGE_RGB, "scale 2: the page under it");
+		gb_canvas_free(&c);
+	}
+	gb_fig_free(g);
+	/* a single heatmap has the same outline */
+	{
+		gb_figure *f = known_heatmap();
+		tap_ok(gb_raster_render(f, NULL, &c, &info, &err) == 0, "known heatmap renders (%s)", err.msg);
+		is_rgb(&c, info.plot.x - 1, info.plot.y + info.plot.h / 2, OUTLINE_RGB, "single heatmap: the left outline");
+		is_rgb(&c, info.plot.x + info.plot.w / 2, info.plot.y + info.plot.h, OUTLINE_RGB,
+		       "single heatmap: the bottom outline");
+		is_rgb(&c, info.plot.x - 2, info.plot.y + info.plot.h / 2, PAGE_RGB, "single heatmap: the page left of it");
+		gb_canvas_free(&c);
+		gb_fig_free(f);
+	}
+}
+
+/* Causal scores after the mask: -inf above the diagonal by design, one real NaN. */
+static gb_figure *masked_scores(int masked)
+{
+	static const float v[9] = { 0.5f, -INFINITY, -INFINITY, 0.2f, -0.3f, -INFINITY, NAN, 0.1f, 0.4f };
+	gb_figure *f = gb_fig_new(GB_FIG_HEATMAP);
+	gb_fig_set_values(f, v, 3, 3);
+	gb_fig_set_title(f, "masked scores");
+	gb_fig_set_caption(f, "q_i . k_j / sqrt(d_head);  -inf where masked (j > i)");
+	f->cmap = GB_CMAP_COOLWARM;
+	f->range = GB_RANGE_SYMMETRIC;
+	f->masked = masked;
+	return f;
+}
+
+static void test_masked(void)
+{
+	gb_raster_info info;
+	gb_canvas c;
+	gb_verr err = { "" };
+	gb_fig_counts k;
+	int x, y, bad;
+	gb_figure *f = masked_scores(1);
+	gb_fig_count(f, &k);
+	tap_ok(k.masked == 3 && k.nan == 1 && k.ninf == 0 && k.pinf == 0,
+	       "masked figure: 3 masked cells and 1 NaN counted apart (masked %d, nan %d, -inf %d, inf %d)", k.masked,
+	       k.nan, k.ninf, k.pinf);
+	gb_fig_range(f, NULL, NULL, &bad);
+	tap_ok(bad == 1, "gb_fig_range's bad count leaves the masked -inf out (%d)", bad);
+	tap_ok(gb_raster_render(f, NULL, &c, &info, &err) == 0, "masked scores render (%s)", err.msg);
+	tap_ok(info.n_masked == 3 && info.n_bad == 1, "layout: 3 masked, 1 bad (%d, %d)", info.n_masked, info.n_bad);
+	cell_centre(&info, 3, 3, 0, 1, &x, &y);
+	is_rgb(&c, x, y, gb_mask_rgb, "masked cell (0,1): gb_mask_rgb");
+	cell_centre(&info, 3, 3, 1, 2, &x, &y);
+	is_rgb(&c, x, y, gb_mask_rgb, "masked cell (1,2): gb_mask_rgb");
+	cell_centre(&info, 3, 3, 2, 0, &x, &y);
+	is_rgb(&c, x, y, gb_bad_rgb, "the NaN cell (2,0): still the NaN magenta");
+	gb_canvas_free(&c);
+	gb_fig_free(f);
+
+	/* without the mark, -inf is a bad number like any other */
+	f = masked_scores(0);
+	gb_fig_count(f, &k);
+	tap_ok(k.masked == 0 && k.ninf == 3 && k.nan == 1, "unmarked figure: 3 -inf and 1 NaN, none masked");
+	tap_ok(gb_raster_render(f, NULL, &c, &info, &err) == 0, "unmarked scores render (%s)", err.msg);
+	tap_ok(info.n_masked == 0 && info.n_bad == 4, "layout: 0 masked, 4 bad (%d, %d)", info.n_masked, info.n_bad);
+	cell_centre(&info, 3, 3, 0, 1, &x, &y);
+	is_rgb(&c, x, y, gb_bad_rgb, "unmarked -inf cell (0,1): gb_bad_rgb");
+	gb_canvas_free(&c);
+	gb_fig_free(f);
+
+	/* marked on a grid, it covers the panels */
+	{
+		gb_figure *g = gb_fig_new(GB_FIG_GRID);
+		g->masked = 1;
+		gb_fig_add_panel(g, masked_scores(0));
+		gb_fig_add_panel(g, masked_scores(0));
+		gb_fig_count(g, &k);
+		tap_ok(k.masked == 6 && k.nan == 2 && k.ninf == 0, "masked grid: 6 masked, 2 NaN over two panels (%d, %d, %d)",
+		       k.masked, k.nan, k.ninf);
+		tap_ok(gb_raster_render(g, NULL, &c, &info, &err) == 0, "masked grid renders (%s)", err.msg);
+		cell_centre(&info, 3, 3, 0, 2, &x, &y);
+		is_rgb(&c, x + info.dx, y, gb_mask_rgb, "the second panel's masked cell (0,2): gb_mask_rgb");
+		gb_canvas_free(&c);
+		gb_fig_free(g);
+	}
+	tap_ok(gb_lightness(gb_mask_rgb) < 55, "white numbers on the mask gray (L* %.0f)", gb_lightness(gb_mask_rgb));
+}
+
 static void test_missing_font(void)
 {
 	gb_figure *f = known_heatmap();
@@ -483,6 +648,8 @@ int main(void)
 	test_cells_and_text();
 	test_numbers();
 	test_other_kinds();
+	test_outline();
+	test_masked();
 	test_missing_font();
 	gb_font_release();
 	{

@@ -464,9 +464,44 @@ int main(void)
 		judge(doc, "grid");
 		tap_ok(doc && count(doc, "<g class=\"cells\"") == 4 && count(doc, "linearGradient id=") == 1,
 		       "four panels of cells, one shared colorbar");
+		tap_ok(doc && count(doc, "<g class=\"outline\"") == 4 && count(doc, "fill=\"#999999\"") == 4 * 4,
+		       "each panel outlined by 4 gray rects (%d groups)", doc ? count(doc, "<g class=\"outline\"") : -1);
 		tap_ok(doc && strstr(doc, ">head &lt;2&gt; &amp; &quot;co&quot;</text>"), "panel titles escaped");
 		free(doc);
 		gb_fig_free(g);
+	}
+	/* masked scores: the -inf cells are masked (gray, counted as such), the NaN still bad; every
+	 * heatmap has its outline just outside the cells */
+	{
+		static const float v[9] = { 0.5f, -INFINITY, -INFINITY, 0.2f, -0.3f, -INFINITY, NAN, 0.1f, 0.4f };
+		double cx = -1, cy = -1, ox = -1, oy = -1;
+		const char *cells, *outline;
+		f = gb_fig_new(GB_FIG_HEATMAP);
+		gb_fig_set_values(f, v, 3, 3);
+		gb_fig_set_caption(f, "q_i . k_j / sqrt(d_head);  -inf where masked (j > i)");
+		f->cmap = GB_CMAP_COOLWARM;
+		f->range = GB_RANGE_SYMMETRIC;
+		f->masked = 1;
+		doc = gb_svg_render(f, 0, 0, 0, "0.1.0", &err);
+		judge(doc, "masked");
+		tap_ok(doc && strstr(doc, ">3 masked (-inf) cells, shown in gray</text>"), "caption: 3 masked (-inf) cells");
+		tap_ok(doc && strstr(doc, ">1 value is NaN (shown in magenta)</text>"), "caption: 1 value is NaN, apart");
+		tap_ok(doc && !strstr(doc, "not finite") && !strstr(doc, "-inf (shown in magenta)"),
+		       "the masked -inf are not called bad values");
+		tap_ok(doc && count(doc, "fill=\"#606060\"") == 3 && count(doc, "fill=\"#ff00ff\"") == 1,
+		       "3 cells in the mask gray, 1 in magenta (%d, %d)", doc ? count(doc, "fill=\"#606060\"") : -1,
+		       doc ? count(doc, "fill=\"#ff00ff\"") : -1);
+		cells = doc ? strstr(doc, "<g class=\"cells\"") : NULL;
+		outline = doc ? strstr(doc, "<g class=\"outline\" shape-rendering=\"crispEdges\">") : NULL;
+		if (cells && (cells = strstr(cells, "<rect x=\"")))
+			sscanf(cells, "<rect x=\"%lf\" y=\"%lf\"", &cx, &cy);
+		if (outline && (outline = strstr(outline, "<rect x=\"")))
+			sscanf(outline, "<rect x=\"%lf\" y=\"%lf\"", &ox, &oy);
+		tap_ok(outline && cx > 0 && ox == cx - 1 && oy == cy - 1 && strstr(outline, "fill=\"#999999\"") &&
+		       strstr(outline, "fill=\"#999999\"") < strstr(outline, "</g>"),
+		       "a crisp #999999 outline starts 1 px above and left of the first cell (%g,%g vs %g,%g)", ox, oy, cx, cy);
+		free(doc);
+		gb_fig_free(f);
 	}
 	{
 		char cmd[128];

@@ -7,7 +7,8 @@
  *
  * Layout never wraps and never writes past its rectangle: anything that does not fit is cut
  * with "…", or windowed with a notice of what is shown. Every layout function draws the title
- * on its first line and the caption (with the count of NaN/inf values) on its last. */
+ * on its first line and the caption (with the counts of masked cells and of NaN/inf values)
+ * on its last. */
 #include "viz/cells.h"
 #include "viz/colormap.h"
 
@@ -20,6 +21,7 @@
 static const char RAMP[] = " .:-=+*#%@";
 #define RAMP_N 10
 #define BAD_CHAR '!'          /* plain depth's NaN/inf, not in the ramp */
+#define MASK_CHAR '/'         /* plain depth's masked cell (hatched), not in the ramp */
 #define LBUF 192              /* bytes of one displayed label (<= 24 columns, escapes 4 bytes) */
 
 /* ---- depth ---------------------------------------------------------------------------- */
@@ -287,9 +289,11 @@ typedef struct area {
 	gb_grid *g;
 	int x, y, w, h;
 	int plain, depth;
-	const gb_figure *f;
+	const gb_figure *f;       /* the figure drawn here (a grid's panel in a panel's area) */
+	const gb_figure *top;     /* the whole figure */
 	double lo, hi;
-	int n_bad;
+	int n_bad;                /* NaN and inf, not the masked -inf */
+	int n_masked;             /* -inf of a masked figure */
 } area;
 
 static double unit(const area *a, double v)
@@ -297,10 +301,17 @@ static double unit(const area *a, double v)
 	return (v - a->lo) / (a->hi - a->lo);
 }
 
-/* The colour of a value, gb_bad_rgb for NaN/inf. */
+static int is_masked(const area *a, double v)
+{
+	return gb_fig_is_masked(a->top, a->f, (float)v);
+}
+
+/* The colour of a value: gb_mask_rgb for a masked cell, gb_bad_rgb for NaN/inf. */
 static void value_rgb(const area *a, double v, uint8_t rgb[3])
 {
-	if (!isfinite(v))
+	if (is_masked(a, v))
+		memcpy(rgb, gb_mask_rgb, 3);
+	else if (!isfinite(v))
 		memcpy(rgb, gb_bad_rgb, 3);
 	else
 		gb_cmap_rgb(a->f->cmap, unit(a, v), rgb);
@@ -308,6 +319,8 @@ static void value_rgb(const area *a, double v, uint8_t rgb[3])
 
 static char ramp_char(const area *a, double v)
 {
+	if (is_masked(a, v))
+		return MASK_CHAR;
 	if (!isfinite(v))
 		return BAD_CHAR;
 	double t = unit(a, v);
@@ -334,30 +347,46 @@ static void title_line(area *a, int y, const char *notice)
 	touch(a->g, y);
 }
 
-/* The caption, cut to leave room for "  ██ 3 NaN/inf" when there are bad values. */
+/* The caption, cut to leave room for its notes: "  ██ 10 masked (-inf)" when there are masked
+ * cells, "  ██ 3 NaN/inf" when there are bad values (plain: "/ 10 masked (-inf)", "! 3 NaN/inf"). */
 static void caption_line(area *a, int y)
 {
-	char note[64] = "", buf[1024];
-	int nw = 0;
-	if (a->n_bad)
-		nw = snprintf(note, sizeof note, " %d NaN/inf", a->n_bad) + 4; /* "  " + swatch */
-	if (nw > a->w)
-		nw = 0, note[0] = 0;
-	int cw = a->w - nw, x = a->x;
+	char note[2][64], buf[1024];
+	const uint8_t *swatch[2];
+	char sch[2];
+	int nn = 0, nw = 0, x = a->x;
+	if (a->n_masked) {
+		snprintf(note[nn], sizeof note[nn], " %d masked (-inf)", a->n_masked);
+		swatch[nn] = gb_mask_rgb;
+		sch[nn++] = MASK_CHAR;
+	}
+	if (a->n_bad) {
+		snprintf(note[nn], sizeof note[nn], " %d NaN/inf", a->n_bad);
+		swatch[nn] = gb_bad_rgb;
+		sch[nn++] = BAD_CHAR;
+	}
+	/* each note takes "  " + its swatch (2 columns, 1 plain) + its text: 4 + text reserved */
+	for (int i = 0; i < nn; i++)
+		nw += 4 + (int)strlen(note[i]);
+	while (nn && nw > a->w) /* drop the last note first */
+		nw -= 4 + (int)strlen(note[--nn]);
+	int cw = a->w - nw;
 	if (a->f->caption) {
 		shorten(a->f->caption, cw, buf, sizeof buf);
 		x += gb_grid_text(a->g, x, y, cw, buf, NULL, NULL, 0);
 	}
-	if (nw) {
-		x += a->f->caption && x > a->x ? 2 : 0;
+	for (int i = 0; i < nn; i++) {
+		int tw = (int)strlen(note[i]);
+		x += x > a->x ? 2 : 0;
 		if (a->plain) {
-			char sw[2] = { BAD_CHAR, 0 };
+			char sw[2] = { sch[i], 0 };
 			gb_grid_text(a->g, x, y, 1, sw, NULL, NULL, 0);
-			gb_grid_text(a->g, x + 1, y, nw, note, NULL, NULL, 0);
+			x += 1;
 		} else {
-			gb_grid_text(a->g, x, y, 2, "  ", NULL, gb_bad_rgb, 0);
-			gb_grid_text(a->g, x + 2, y, nw, note, NULL, NULL, 0);
+			gb_grid_text(a->g, x, y, 2, "  ", NULL, swatch[i], 0);
+			x += 2;
 		}
+		x += gb_grid_text(a->g, x, y, tw, note[i], NULL, NULL, 0);
 	}
 	touch(a->g, y);
 }
@@ -434,9 +463,15 @@ static void area_init(area *a, gb_grid *g, int x, int y, int w, int h, const gb_
 	a->w = w;
 	a->h = h;
 	a->f = f;
+	a->top = f;
 	a->plain = o->depth == GB_DEPTH_PLAIN;
 	a->depth = o->depth;
 	gb_fig_range(f, &lo, &hi, &a->n_bad);
+	{
+		gb_fig_counts k;
+		gb_fig_count(f, &k);
+		a->n_masked = k.masked;
+	}
 	a->lo = lo;
 	a->hi = hi;
 }
@@ -533,7 +568,7 @@ static int plan_heatmap(const area *a, const gb_cells_opts *o, int parts, int ha
 	p->title = (parts & P_TITLE) && f->title;
 	p->axis = (parts & P_LABELS) && (parts & P_AXIS) && (f->row_title || f->col_title);
 	p->cbar = (parts & P_COLORBAR) && f->colorbar;
-	p->cap = (parts & P_CAPTION) && (f->caption || a->n_bad);
+	p->cap = (parts & P_CAPTION) && (f->caption || a->n_bad || a->n_masked);
 	if (parts & P_LABELS) {
 		p->vert = clw > (p->cw > 1 ? p->cw - 1 : 1);
 		p->clines = p->vert ? clw : 1;
@@ -770,6 +805,7 @@ static int heatmap_in(area *a, const gb_cells_opts *o, int parts, gb_cells_shown
 		sh->rows_per_line = p.rpl;
 		sh->cell_w = p.cw;
 		sh->n_bad = a->n_bad;
+		sh->n_masked = a->n_masked;
 	}
 	return 0;
 }
@@ -812,7 +848,7 @@ int gb_cells_bars(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 	int n = f->rows * f->cols;
 	char **labels = f->col_labels && f->cols == n ? f->col_labels
 	              : f->row_labels && f->rows == n ? f->row_labels : NULL;
-	int title = f->title != NULL, cap = f->caption || a.n_bad;
+	int title = f->title != NULL, cap = f->caption || a.n_bad || a.n_masked;
 	int lines = h - title - cap;
 	if (lines < 1 && cap) cap = 0, lines++;
 	if (lines < 1 && title) title = 0, lines++;
@@ -865,9 +901,9 @@ int gb_cells_bars(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 		int k = fmt_num(v, f->precision, num, sizeof num);
 		if (!isfinite(v)) {
 			if (a.plain)
-				set_cell(g, xb, yy, BAD_CHAR, NULL, NULL, 0);
+				set_cell(g, xb, yy, is_masked(&a, v) ? MASK_CHAR : BAD_CHAR, NULL, NULL, 0);
 			else
-				set_cell(g, xb, yy, FULL_BLOCK, gb_bad_rgb, NULL, 0);
+				set_cell(g, xb, yy, FULL_BLOCK, is_masked(&a, v) ? gb_mask_rgb : gb_bad_rgb, NULL, 0);
 			gb_grid_text(g, x + w - k, yy, k, num, NULL, NULL, 0);
 			touch(g, yy);
 			continue;
@@ -902,6 +938,7 @@ int gb_cells_bars(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 	g->shown.rows_total = n;
 	g->shown.rows_per_line = 1;
 	g->shown.n_bad = a.n_bad;
+	g->shown.n_masked = a.n_masked;
 	return 0;
 }
 
@@ -982,7 +1019,7 @@ int gb_cells_lines(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 	}
 	/* lines: title, y title, plot, axis, x ends, x title, legend, caption */
 	int title = f->title != NULL, ytl = f->y_title != NULL, xtl = f->x_title != NULL;
-	int legend = f->n_series > 0, cap = f->caption || a.n_bad;
+	int legend = f->n_series > 0, cap = f->caption || a.n_bad || a.n_masked;
 	int ph;
 	for (;;) {
 		ph = h - title - ytl - 2 - xtl - legend - cap;
@@ -1102,6 +1139,7 @@ int gb_cells_lines(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 	g->shown.cols = g->shown.cols_total = npts;
 	g->shown.rows_per_line = 1;
 	g->shown.n_bad = a.n_bad;
+	g->shown.n_masked = a.n_masked;
 	return 0;
 }
 
@@ -1118,7 +1156,7 @@ int gb_cells_strip(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 	int n = f->rows * f->cols;
 	char **labels = f->col_labels && f->cols == n ? f->col_labels
 	              : f->row_labels && f->rows == n ? f->row_labels : NULL;
-	int title = f->title != NULL, cbar = f->colorbar, cap = f->caption || a.n_bad;
+	int title = f->title != NULL, cbar = f->colorbar, cap = f->caption || a.n_bad || a.n_masked;
 	int lines = h - title - cbar - cap;
 	if (lines < 1 && cbar) cbar = 0, lines++;
 	if (lines < 1 && cap) cap = 0, lines++;
@@ -1179,6 +1217,7 @@ int gb_cells_strip(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 	g->shown.rows = g->shown.rows_total = 1;
 	g->shown.rows_per_line = 1;
 	g->shown.n_bad = a.n_bad;
+	g->shown.n_masked = a.n_masked;
 	return 0;
 }
 
@@ -1204,7 +1243,7 @@ int gb_cells_panels(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 		pw = (w - (gc - 1)) / gc;
 	}
 	int gr = (n + gc - 1) / gc;
-	int title = f->title != NULL, cbar = f->colorbar, cap = f->caption || a.n_bad;
+	int title = f->title != NULL, cbar = f->colorbar, cap = f->caption || a.n_bad || a.n_masked;
 	int avail = h - title - cbar - cap;
 	if (avail < 2 && cbar) cbar = 0, avail++;
 	if (avail < 2 && cap) cap = 0, avail++;
@@ -1281,6 +1320,7 @@ int gb_cells_panels(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 	g->shown.cols = g->shown.cols_total = gc;
 	g->shown.rows_per_line = half ? 2 : 1;
 	g->shown.n_bad = a.n_bad;
+	g->shown.n_masked = a.n_masked;
 	return 0;
 }
 

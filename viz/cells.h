@@ -54,7 +54,8 @@ typedef struct gb_cells_shown {
 	int col0, cols, cols_total;
 	int rows_per_line;           /* 2 with half blocks, else 1 */
 	int cell_w;                  /* columns per heatmap column */
-	int n_bad;                   /* NaN and infinite values in the whole figure */
+	int n_bad;                   /* NaN and infinite values in the whole figure (not masked) */
+	int n_masked;                /* masked cells: the -inf of a figure marked masked */
 } gb_cells_shown;
 
 typedef struct gb_grid {

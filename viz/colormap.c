@@ -30,6 +30,9 @@
  * diverging map's saturated ends are blue and red. */
 const uint8_t gb_bad_rgb[3] = { 255, 0, 255 };
 
+/* L* 41, at least 100 (RGB distance) from every coolwarm entry; white text reads on it. */
+const uint8_t gb_mask_rgb[3] = { 0x60, 0x60, 0x60 };
+
 static const uint8_t viridis_tab[256][3] = { /* (256, rgb) */
 	/*   0 */ { 68,  1, 84}, { 68,  2, 86}, { 69,  4, 87}, { 69,  5, 89}, { 70,  7, 90}, { 70,  8, 92},
 	/*   6 */ { 70, 10, 93}, { 70, 11, 94}, { 71, 13, 96}, { 71, 14, 97}, { 71, 16, 99}, { 71, 17,100},

@@ -1,5 +1,6 @@
 /* colormap.h — the colormaps of figure.h as 256-entry RGB tables (the published tables; the
- * numbers are data, their sources named in colormap.c), and the NaN/inf marker colour. */
+ * numbers are data, their sources named in colormap.c), the NaN/inf marker colour and the
+ * colour of masked cells. */
 #ifndef GLASSBOX_COLORMAP_H
 #define GLASSBOX_COLORMAP_H
 
@@ -17,6 +18,10 @@ int gb_cmap_by_name(const char *name); /* -1 if unknown */
 
 /* The colour that marks NaN and infinite values in every backend (a magenta no table uses). */
 extern const uint8_t gb_bad_rgb[3];
+
+/* The colour of a masked cell (the -inf of a figure marked masked): a neutral dark gray, far
+ * from the diverging map masked scores use, and not the alarm of gb_bad_rgb. */
+extern const uint8_t gb_mask_rgb[3];
 
 /* CIE L* lightness (0..100) of an sRGB colour, for tests and for choosing a readable text
  * colour (black or white) over a cell. */

@@ -239,14 +239,28 @@ int gb_fig_add_meta(gb_figure *f, const char *key, const char *value)
 	return 0;
 }
 
-/* Finite min, max and max |v| of everything f draws, and how many values are not finite. */
-static void scan(const gb_figure *f, double *mn, double *mx, double *mabs, int *bad)
+static void count_one(double v, int masked, gb_fig_counts *c)
+{
+	if (isnan(v))
+		c->nan++;
+	else if (v > 0)
+		c->pinf++;
+	else if (masked)
+		c->masked++;
+	else
+		c->ninf++;
+}
+
+/* Finite min, max and max |v| of everything f draws, and counts of the values that are not
+ * finite (masked: f is part of a masked figure). */
+static void scan(const gb_figure *f, int masked, double *mn, double *mx, double *mabs, gb_fig_counts *c)
 {
 	size_t n = (size_t)f->rows * (size_t)f->cols;
+	masked |= f->masked;
 	for (size_t i = 0; f->values && i < n; i++) {
 		double v = f->values[i];
 		if (!isfinite(v)) {
-			(*bad)++;
+			count_one(v, masked, c);
 			continue;
 		}
 		if (v < *mn) *mn = v;
@@ -257,7 +271,7 @@ static void scan(const gb_figure *f, double *mn, double *mx, double *mabs, int *
 		for (int i = 0; i < f->series[s].n; i++) {
 			double v = f->series[s].y[i];
 			if (!isfinite(v)) {
-				(*bad)++;
+				count_one(v, masked, c);
 				continue;
 			}
 			if (v < *mn) *mn = v;
@@ -266,14 +280,27 @@ static void scan(const gb_figure *f, double *mn, double *mx, double *mabs, int *
 		}
 	for (int p = 0; p < f->n_panels; p++)
 		if (f->panels[p])
-			scan(f->panels[p], mn, mx, mabs, bad);
+			scan(f->panels[p], masked, mn, mx, mabs, c);
+}
+
+void gb_fig_count(const gb_figure *f, gb_fig_counts *c)
+{
+	double mn = INFINITY, mx = -INFINITY, mabs = 0;
+	memset(c, 0, sizeof *c);
+	if (f)
+		scan(f, 0, &mn, &mx, &mabs, c);
+}
+
+int gb_fig_is_masked(const gb_figure *top, const gb_figure *m, float v)
+{
+	return isinf(v) && v < 0 && ((top && top->masked) || (m && m->masked));
 }
 
 void gb_fig_range(const gb_figure *f, float *lo, float *hi, int *n_bad)
 {
 	double mn = INFINITY, mx = -INFINITY, mabs = 0;
-	int bad = 0;
-	scan(f, &mn, &mx, &mabs, &bad);
+	gb_fig_counts c = { 0 };
+	scan(f, 0, &mn, &mx, &mabs, &c);
 	double l, h;
 	if (f->range == GB_RANGE_FIXED && isfinite(f->vmin) && isfinite(f->vmax)) {
 		l = f->vmin;
@@ -294,7 +321,7 @@ void gb_fig_range(const gb_figure *f, float *lo, float *hi, int *n_bad)
 	}
 	if (lo) *lo = (float)l;
 	if (hi) *hi = (float)h;
-	if (n_bad) *n_bad = bad;
+	if (n_bad) *n_bad = c.nan + c.pinf + c.ninf;
 }
 
 int gb_utf8_decode(const char *s, uint32_t *cp)

@@ -44,6 +44,10 @@ typedef struct gb_figure {
 	int colorbar;             /* draw a colorbar (heatmap, strip, grid) */
 	int numbers;              /* print each cell's value in it (heatmap) */
 	int precision;            /* digits after the point for printed numbers (default 2) */
+	int masked;               /* -inf values are masked cells, there by design (an attention
+	                           * mask's -inf above the diagonal), not bad numbers: backends draw
+	                           * them in gb_mask_rgb and count them apart from NaN and +inf. On
+	                           * a grid it covers every panel. */
 
 	/* HEATMAP (rows, cols); BARS and STRIP (1, cols) */
 	float *values;            /* (rows, cols), row-major; NaN and inf allowed (drawn marked) */
@@ -90,8 +94,20 @@ int gb_fig_add_meta(gb_figure *f, const char *key, const char *value);
 /* The range a backend maps to colours: for AUTO the finite min and max of every value (panels
  * and LINES series included), for SYMMETRIC [-m, m] with m the largest finite |v|, for FIXED [vmin, vmax]; a
  * degenerate range (lo == hi) is widened by 1 around it. *n_bad counts NaN and infinite values
- * (backends draw them in a distinct colour and say how many in the caption). */
+ * (backends draw them in a distinct colour and say how many in the caption), except the -inf
+ * of a masked figure, which gb_fig_count counts as masked. */
 void gb_fig_range(const gb_figure *f, float *lo, float *hi, int *n_bad);
+
+/* The values of a figure (panels and LINES series included) that have no place on the colour
+ * scale, by kind: what the backends' captions report. */
+typedef struct gb_fig_counts {
+	int nan, pinf, ninf;      /* bad numbers: NaN, +inf, and -inf where the figure is not masked */
+	int masked;               /* -inf in a masked figure (or a masked grid's panel) */
+} gb_fig_counts;
+void gb_fig_count(const gb_figure *f, gb_fig_counts *c);
+
+/* Whether v of figure m (drawn as part of top, which may be m itself) is a masked cell. */
+int gb_fig_is_masked(const gb_figure *top, const gb_figure *m, float v);
 
 /* A label shortened to at most max_cols terminal columns (a tab ends the token: what follows
  * is an annotation, e.g. "mean 0.1 var 2", shown with plain spaces) (UTF-8 aware; an ellipsis "…" marks

@@ -35,6 +35,9 @@ static const uint8_t INK2[3] = { 0x55, 0x55, 0x55 };
 static const uint8_t AXIS[3] = { 0x44, 0x44, 0x44 };
 static const uint8_t GRID[3] = { 0xE2, 0xE2, 0xE2 };
 static const uint8_t ZERO[3] = { 0x99, 0x99, 0x99 };
+/* The outline around a heatmap's cells, so cells near the colormap's light end (viridis'
+ * yellow, gray's white) do not melt into the page; lighter than the axes, darker than GRID. */
+static const uint8_t OUTLINE[3] = { 0x99, 0x99, 0x99 };
 static const uint8_t BLACK[3] = { 0, 0, 0 };
 static const uint8_t WHITE[3] = { 0xFF, 0xFF, 0xFF };
 static const uint8_t BAR_POS[3] = { 0x44, 0x77, 0xAA };
@@ -207,6 +210,7 @@ typedef struct lay {
 	double x0, y0, x1, y1;    /* the content box left after margins, title and caption */
 	float lo, hi;             /* colour range */
 	int n_bad, n_nan, n_pinf, n_ninf;
+	int n_masked;             /* -inf of a masked figure: by design, not counted as bad */
 	gb_raster_info *info;
 } lay;
 
@@ -336,8 +340,8 @@ static void frame(lay *L)
 {
 	const gb_figure *f = L->f;
 	double m = MARGIN * L->s, avail;
-	char note[128];
-	const char *lines[2];
+	char note[128], mnote[96];
+	const char *lines[3];
 	int nl = 0;
 	L->x0 = m;
 	L->y0 = m;
@@ -358,6 +362,11 @@ static void frame(lay *L)
 	}
 	if (f->caption && *f->caption)
 		lines[nl++] = f->caption;
+	if (L->n_masked) {
+		snprintf(mnote, sizeof mnote, "%d masked (-inf) cell%s, shown in gray", L->n_masked,
+		         L->n_masked == 1 ? "" : "s");
+		lines[nl++] = mnote;
+	}
 	if (L->n_bad) {
 		const char *where = f->kind == GB_FIG_LINES ? "gaps in the lines" : "shown in magenta";
 		int kinds = (L->n_nan > 0) + (L->n_pinf > 0) + (L->n_ninf > 0);
@@ -433,9 +442,12 @@ static void colorbar(lay *L, double x, double y, double h)
 
 /* ---- heatmaps and grids of them ------------------------------------------------------------- */
 
-static void cell_colour(const lay *L, float v, uint8_t rgb[3])
+/* The colour of value v of figure m (the figure drawn, or one of its panels). */
+static void cell_colour(const lay *L, const gb_figure *m, float v, uint8_t rgb[3])
 {
-	if (!isfinite(v))
+	if (gb_fig_is_masked(L->f, m, v))
+		memcpy(rgb, gb_mask_rgb, 3);
+	else if (!isfinite(v))
 		memcpy(rgb, gb_bad_rgb, 3);
 	else
 		gb_cmap_rgb(L->f->cmap, to_t(L, v), rgb);
@@ -451,7 +463,7 @@ static void draw_cells(lay *L, const gb_figure *m, int x, int y, int pw, int ph,
 		for (int c = 0; c < m->cols; c++) {
 			int xa = x + (int)((long)c * pw / m->cols), xb = x + (int)((long)(c + 1) * pw / m->cols);
 			uint8_t rgb[3];
-			cell_colour(L, m->values[(size_t)r * m->cols + c], rgb);
+			cell_colour(L, m, m->values[(size_t)r * m->cols + c], rgb);
 			rect(L, xa, ya, xb - xa, yb - ya, rgb);
 		}
 	}
@@ -466,7 +478,7 @@ static void draw_cells(lay *L, const gb_figure *m, int x, int y, int pw, int ph,
 			double xc = x + ((double)c + 0.5) * pw / m->cols;
 			uint8_t rgb[3];
 			char buf[48];
-			cell_colour(L, v, rgb);
+			cell_colour(L, m, v, rgb);
 			gb_format_value(v, precision, buf, sizeof buf);
 			/* L* 55 is where black and white text are about equally legible */
 			text(L, GB_FACE_MONO, npx, xc, mid_baseline(yc, npx) - 0.02 * npx, 0,
@@ -474,6 +486,19 @@ static void draw_cells(lay *L, const gb_figure *m, int x, int y, int pw, int ph,
 		}
 	}
 	group(L, "numbers", 0);
+}
+
+/* A thin gray frame just outside a heatmap's cells (x, y, w, h): 1 px at scale 1, scaled with
+ * it, so no cell is covered and a light cell at the edge still ends somewhere. */
+static void outline(lay *L, int x, int y, int w, int h)
+{
+	double lw = fmax(1, round(L->s));
+	group(L, "outline", 1);
+	rect(L, x - lw, y - lw, w + 2 * lw, lw, OUTLINE);
+	rect(L, x - lw, y + h, w + 2 * lw, lw, OUTLINE);
+	rect(L, x - lw, y, lw, h, OUTLINE);
+	rect(L, x + w, y, lw, h, OUTLINE);
+	group(L, "outline", 0);
 }
 
 /* Longest printed number of a matrix, in characters. */
@@ -595,6 +620,7 @@ static int draw_block(lay *L, const block *B, gb_verr *err)
 			text(L, GB_FACE_SANS, tpx, x + pw / 2.0, y - 0.45 * pt_h, 0, GB_ANCHOR_MIDDLE, m->title, INK);
 		}
 		draw_cells(L, m, x, y, mpw, mph, npx, f->precision);
+		outline(L, x, y, mpw, mph);
 		if (show_labels && rl && gx == 0) {
 			group(L, "row-labels", 1);
 			for (int r = 0; r < p0->rows && r < m->rows; r += stride)
@@ -781,7 +807,7 @@ static int draw_bars(lay *L, gb_verr *err)
 				     mid_baseline(yc, vpx), 0, v < 0 ? GB_ANCHOR_END : GB_ANCHOR_START, vbuf, INK);
 			}
 		} else {
-			rect(L, zx - bh / 2, yc - bh / 2, bh, bh, gb_bad_rgb);
+			rect(L, zx - bh / 2, yc - bh / 2, bh, bh, gb_fig_is_masked(f, f, v) ? gb_mask_rgb : gb_bad_rgb);
 			if (i % stride == 0) {
 				gb_format_value(v, f->precision, vbuf, sizeof vbuf);
 				text(L, GB_FACE_MONO, vpx, zx + bh / 2 + 6 * s, mid_baseline(yc, vpx), 0,
@@ -1077,7 +1103,7 @@ static int draw_strip(lay *L, gb_verr *err)
 				xx = x0;
 				yy += rowh;
 			}
-			cell_colour(L, f->values[i], rgb);
+			cell_colour(L, f, f->values[i], rgb);
 			rect(L, xx, yy, w, boxh, rgb);
 			text(L, GB_FACE_SANS, px, xx + w / 2, mid_baseline(yy + boxh / 2, px), 0, GB_ANCHOR_MIDDLE, lab,
 			     gb_lightness(rgb) > 55 ? BLACK : WHITE);
@@ -1097,27 +1123,6 @@ static int draw_strip(lay *L, gb_verr *err)
 	}
 	free(dl);
 	return 0;
-}
-
-static void count_one(lay *L, float v)
-{
-	if (isnan(v))
-		L->n_nan++;
-	else if (isinf(v))
-		*(v > 0 ? &L->n_pinf : &L->n_ninf) += 1;
-}
-
-static void count_bad(const gb_figure *f, lay *L)
-{
-	if (f->values)
-		for (size_t i = 0; i < (size_t)f->rows * f->cols; i++)
-			count_one(L, f->values[i]);
-	for (int k = 0; k < f->n_series; k++)
-		for (int i = 0; i < f->series[k].n; i++)
-			count_one(L, f->series[k].y[i]);
-	for (int p = 0; p < f->n_panels; p++)
-		if (f->panels[p])
-			count_bad(f->panels[p], L);
 }
 
 /* ---- entry points ---------------------------------------------------------------------------- */
@@ -1144,10 +1149,19 @@ int gb_layout_draw(const gb_figure *f, double w, double h, double scale, gb_pain
 		L.hi = 1;
 	} else
 		gb_fig_range(f, &L.lo, &L.hi, &L.n_bad);
-	count_bad(f, &L);
+	{
+		gb_fig_counts k;
+		gb_fig_count(f, &k);
+		L.n_nan = k.nan;
+		L.n_pinf = k.pinf;
+		L.n_ninf = k.ninf;
+		L.n_masked = k.masked;
+	}
 	L.n_bad = L.n_nan + L.n_pinf + L.n_ninf;
-	if (info)
+	if (info) {
 		info->n_bad = L.n_bad;
+		info->n_masked = L.n_masked;
+	}
 	rect(&L, 0, 0, w, h, WHITE);
 	frame(&L);
 	switch (f->kind) {

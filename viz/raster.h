@@ -39,7 +39,9 @@ typedef struct gb_raster_opts {
  * cell. For a heatmap, strip row, bar chart or line plot, `plot` is its data area; cell (r, c)
  * of a heatmap covers x in [plot.x + c*plot.w/cols, plot.x + (c+1)*plot.w/cols) (integer
  * division), likewise y with rows. For a grid, `plot` is panel 0's cells, and panel p (at grid
- * column p % grid_cols, row p / grid_cols) is offset by (dx * column, dy * row). */
+ * column p % grid_cols, row p / grid_cols) is offset by (dx * column, dy * row). Every
+ * heatmap (each panel of a grid) has a gray (#999999) outline just outside its cells,
+ * max(1, round(scale)) pixels wide, so light cells at the edge do not melt into the page. */
 typedef struct gb_rect {
 	int x, y, w, h;
 } gb_rect;
@@ -50,7 +52,8 @@ typedef struct gb_raster_info {
 	int grid_cols;            /* grid columns actually used */
 	gb_rect colorbar;         /* the colour ramp itself (0 size when none) */
 	gb_rect title;            /* title box (0 size when none) */
-	int n_bad;                /* NaN / inf values found */
+	int n_bad;                /* NaN / inf values found (not the -inf of a masked figure) */
+	int n_masked;             /* masked cells: the -inf of a masked figure */
 	int numbers_shown;        /* heatmap numbers were drawn (cells big enough) */
 	int label_stride;         /* every k-th row label (bar label) drawn (1: all) */
 	int col_label_stride;     /* every k-th column label drawn */

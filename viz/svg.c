@@ -253,9 +253,11 @@ static void s_group(void *ctx, const char *name, int begin)
 	}
 	puts_(b, "<g class=\"");
 	esc(b, name);
-	/* cells must tile without anti-aliased hairlines between them */
-	puts_(b, strcmp(name, "cells") == 0 || strcmp(name, "colorbar") == 0 ? "\" shape-rendering=\"crispEdges\">\n"
-	                                                                     : "\">\n");
+	/* cells must tile without anti-aliased hairlines between them, and a 1 px outline stays
+	 * one sharp pixel */
+	puts_(b, strcmp(name, "cells") == 0 || strcmp(name, "colorbar") == 0 || strcmp(name, "outline") == 0
+	             ? "\" shape-rendering=\"crispEdges\">\n"
+	             : "\">\n");
 }
 
 static void meta_item(sbuf *b, const char *key, const char *val)
