@@ -26,8 +26,8 @@ int gb_head_scores(const gb_model *m, const gb_kernels *k, const int *const *tex
 	gb_trace tr = { 0 };
 	gb_fwd_opts o = { 0 };
 	o.k = k;
-	double *acc = calloc((size_t)L * H * 4, sizeof *acc);
-	double cnt[4] = { 0 };
+	double *acc = calloc((size_t)L * H * 5, sizeof *acc);
+	double cnt[5] = { 0 };
 	int *seq = malloc(sizeof(int) * (size_t)(2 * run + 1));
 	if (!acc || !seq) {
 		rc = gb_fail(err, "out of memory");
@@ -43,7 +43,7 @@ int gb_head_scores(const gb_model *m, const gb_kernels *k, const int *const *tex
 			const float *w = weights(&tr, c, "attn", l)->data;
 			for (int h = 0; h < H; h++) {
 				const float *wh = w + (size_t)h * T * T;
-				double *a = acc + ((size_t)l * H + h) * 4;
+				double *a = acc + ((size_t)l * H + h) * 5;
 				for (int i = 1; i < T; i++) {
 					a[0] += wh[(size_t)i * T + i - 1];
 					a[1] += wh[(size_t)i * T];
@@ -74,7 +74,9 @@ int gb_head_scores(const gb_model *m, const gb_kernels *k, const int *const *tex
 			const float *w = weights(&tr, c, "attn", l)->data;
 			for (int h = 0; h < H; h++) {
 				const float *wh = w + (size_t)h * T * T;
-				double *a = acc + ((size_t)l * H + h) * 4;
+				double *a = acc + ((size_t)l * H + h) * 5;
+				for (int i = 1; i < T; i++)
+					a[4] += wh[(size_t)i * T + i - 1];
 				/* Query b+run+i (the i-th token of the second copy) looks back to b+i+1, the
 				 * token that followed the same token the first time. */
 				for (int i = 0; i + 1 < run; i++)
@@ -82,13 +84,15 @@ int gb_head_scores(const gb_model *m, const gb_kernels *k, const int *const *tex
 			}
 		}
 		cnt[3] += run - 1;
+		cnt[4] += T - 1;
 	}
 	for (int i = 0; i < L * H; i++) {
-		double *a = acc + (size_t)i * 4;
+		double *a = acc + (size_t)i * 5;
 		out[i].prev = cnt[0] ? (float)(a[0] / cnt[0]) : 0;
 		out[i].first = cnt[1] ? (float)(a[1] / cnt[1]) : 0;
 		out[i].self = cnt[2] ? (float)(a[2] / cnt[2]) : 0;
 		out[i].induction = cnt[3] ? (float)(a[3] / cnt[3]) : 0;
+		out[i].prev_rand = cnt[4] ? (float)(a[4] / cnt[4]) : 0;
 	}
 out:
 	free(acc);

@@ -12,12 +12,16 @@ typedef struct gb_head_score {
 	float self;      /* mean weight from position i to itself */
 	float induction; /* on a random run repeated twice, mean weight from each token of the
 	                  * second copy to the token after its earlier occurrence */
+	float prev_rand; /* prev on those same random runs (both copies): a head that attends to
+	                  * the previous token whatever the tokens are. On text a head can mix
+	                  * position with content (tiny-lm's previous-token head attends to the
+	                  * sentence's subject in the world's sentences), so both are reported. */
 } gb_head_score;
 
 /* Scores of every (decoder) self-attention head, out (n_layer * n_head), layer-major.
- * prev, first and self average over the given texts (texts[i] has lens[i] ids); induction uses
- * n_rep random runs of `run` tokens drawn from ids [lo, hi), repeated twice, after the
- * model's bos token when it has one. */
+ * prev, first and self average over the given texts (texts[i] has lens[i] ids); induction and
+ * prev_rand use n_rep random runs of `run` tokens drawn from ids [lo, hi), repeated twice,
+ * after the model's bos token when it has one. */
 int gb_head_scores(const gb_model *m, const gb_kernels *k, const int *const *texts, const int *lens,
                    int n_texts, int run, int n_rep, int lo, int hi, uint64_t seed, gb_head_score *out,
                    gb_err *err);

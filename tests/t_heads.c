@@ -43,6 +43,7 @@ int main(void)
 	int rc = gb_head_scores(&m, gb_kernels_ref(), texts, lens, 1, 3, 4, 1, 10, 7, &sc, &err);
 	tap_ok(rc == 0, "head scores computed");
 	tap_ok(sc.prev > 0.9, "its previous-token score is high (%.3f > 0.9)", sc.prev);
+	tap_ok(sc.prev_rand > 0.9, "and on the random repeated runs too (%.3f > 0.9)", sc.prev_rand);
 	/* Only row 0 can attend to itself (it sees nothing else): self = 1/8. Only row 1's previous
 	 * token is the first token: first = 1/7. */
 	tap_near(sc.self, 1.0 / 8, 0.01, "its self score is 1/8: only position 0 looks at itself");
@@ -62,6 +63,9 @@ int main(void)
 	tap_near(sc.first, h / 7, 1e-6, "uniform attention: first-token score is the same");
 	tap_near(sc.self, (h + h0) / 8, 1e-6, "uniform attention: self score = mean of 1/(i+1), i = 0..7");
 	tap_near(sc.induction, (1.0 / 4 + 1.0 / 5) / 2, 1e-6, "uniform attention: induction score = (1/4 + 1/5) / 2");
+	/* the runs: T = 6, rows 1..5 give 1/2 .. 1/6 to their previous token */
+	tap_near(sc.prev_rand, (1.0 / 2 + 1.0 / 3 + 1.0 / 4 + 1.0 / 5 + 1.0 / 6) / 5, 1e-6,
+	         "uniform attention: previous-token score on the runs = mean of 1/(i+1), i = 1..5");
 	gb_model_free(&m);
 	return tap_done();
 }

@@ -46,9 +46,9 @@ tmux send-keys -t "$S" C-u "generate 3 --temp 0.5 --t" Tab
 waitline "glassbox> generate 3 --temp 0.5 --top-$"; ok $? "an option already typed is not offered again (--t -> --top-)"
 # Ctrl-C stops a long beam search at the end of a step and the session goes on.
 tmux send-keys -t "$S" C-u "load tiny-lm" Enter "run The old dog" Enter "beam 64 120" Enter
-waitfor "step 2"
+waitfor "step 1"
 tmux send-keys -t "$S" C-c
-i=0; while [ $i -lt 200 ] && ! screen | grep -q "stopped by Ctrl-C after step"; do sleep 0.1; i=$((i + 1)); done
+i=0; while [ $i -lt 600 ] && ! screen | grep -q "^best: "; do sleep 0.1; i=$((i + 1)); done
 at=$(screen | sed -n 's/.*stopped by Ctrl-C after step \([0-9]*\).*/\1/p' | tail -n 1)
 [ -n "$at" ] && [ "$at" -lt 120 ]; ok $? "Ctrl-C stops a beam search after the step it is in (step ${at:-none} of 120)"
 tmux send-keys -t "$S" C-l "info" Enter
