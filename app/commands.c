@@ -1618,12 +1618,14 @@ static int cmd_heads(session *s, int argc, char **argv, const char *rest)
 		errorf("%s", err.msg);
 	else {
 		printf("self-attention heads: mean attention weight on the current text (%d tokens)\n", s->trace.n_ids);
-		printf("to the previous token, the first token and itself; induction: on %d random runs of %d tokens\n", 20, run);
-		printf("seen twice, from each token of the second copy to the token that followed it the first time\n");
-		printf("layer head  previous    first     self  induction\n");
+		printf("to the previous token, the first token and itself. On %d random runs of %d tokens seen twice:\n", 20, run);
+		printf("the weight on the previous token (a head that does it whatever the tokens are), and induction,\n");
+		printf("from each token of the second copy to the token that followed it the first time\n");
+		printf("                 on the current text          on random runs\n");
+		printf("layer head  previous    first     self   previous  induction\n");
 		for (int i = 0; i < L * H; i++)
-			printf("%5d %4d  %8.3f %8.3f %8.3f %10.3f\n", i / H + 1, i % H + 1, (double)sc[i].prev,
-			       (double)sc[i].first, (double)sc[i].self, (double)sc[i].induction);
+			printf("%5d %4d  %8.3f %8.3f %8.3f   %8.3f %10.3f\n", i / H + 1, i % H + 1, (double)sc[i].prev,
+			       (double)sc[i].first, (double)sc[i].self, (double)sc[i].prev_rand, (double)sc[i].induction);
 	}
 	free(sc);
 	return rc;
