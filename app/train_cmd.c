@@ -1,7 +1,8 @@
 /* train_cmd.c — `train --preset NAME | --corpus FILE` and `eval DIR`. Training shows a
  * progress bar on a terminal and plain log lines otherwise, checkpoints the model folder as
  * it goes (so a stopped run resumes with --resume), keeps the loss curves with the model
- * (loss.csv) and writes the model's README.md with the command, the time and the probes. */
+ * (loss.csv) and writes the model's README.md with the command, the time and the probes. A resume
+ * keeps the checkpoint's schedule and reads its loss curves back. */
 #include "app/bench.h"
 #include "app/train_cmd.h"
 
@@ -78,6 +79,26 @@ typedef struct curve {
 	double train, held, lr;
 } curve;
 
+/* A growing list of curve points. */
+typedef struct curves {
+	curve *c;
+	int n, cap;
+} curves;
+
+static int curves_add(curves *v, curve p)
+{
+	if (v->n == v->cap) {
+		int cap = v->cap ? 2 * v->cap : 64;
+		curve *c = realloc(v->c, sizeof *c * (size_t)cap);
+		if (!c)
+			return -1;
+		v->c = c;
+		v->cap = cap;
+	}
+	v->c[v->n++] = p;
+	return 0;
+}
+
 /* The loss curves as a figure, drawn by the same backends as every other figure. */
 static gb_figure *curves_figure(const curve *c, int n)
 {
@@ -133,25 +154,76 @@ int cmd_curves(session *s, int argc, char **argv, const char *rest)
 		errorf("%s", err.msg);
 		return -1;
 	}
-	int cap = 64, n = 0;
-	curve *c = malloc(sizeof *c * (size_t)cap);
+	curves v = { 0 };
 	for (char *line = strchr(text, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
-		curve v;
-		if (sscanf(line + 1, "%d,%lf,%lf,%lf", &v.step, &v.train, &v.held, &v.lr) != 4)
+		curve p;
+		if (sscanf(line + 1, "%d,%lf,%lf,%lf", &p.step, &p.train, &p.held, &p.lr) != 4)
 			continue;
-		if (n == cap)
-			c = realloc(c, sizeof *c * (size_t)(cap *= 2));
-		c[n++] = v;
+		if (curves_add(&v, p)) {
+			errorf("%s: out of memory", path);
+			free(text);
+			free(v.c);
+			return -1;
+		}
 	}
 	free(text);
-	if (n < 2) {
+	if (v.n < 2) {
 		errorf("%s: fewer than two points of step,train_loss,heldout_loss,lr", path);
-		free(c);
+		free(v.c);
 		return -1;
 	}
-	int rc = show_figure(s, curves_figure(c, n));
-	free(c);
+	int rc = show_figure(s, curves_figure(v.c, v.n));
+	free(v.c);
 	return rc;
+}
+
+/* On a resume, the curves so far: the rows of DIR/loss.csv up to the checkpoint's step (a
+ * checkpoint and its loss.csv are written together, so these are the points of every earlier
+ * part of the run). A missing or damaged file is said in one line and gives an empty curve:
+ * the record is worth keeping, never worth refusing a resume for. */
+static void resume_curves(const char *dir, long upto, curves *v)
+{
+	static const char head[] = "step,train_loss,heldout_loss,lr\n";
+	char path[1200];
+	gb_err err;
+	snprintf(path, sizeof path, "%s/loss.csv", dir);
+	v->n = 0;
+	char *text = gb_read_file(path, 64u << 20, NULL, &err);
+	if (!text) {
+		fprintf(stderr, "glassbox: note: %s: the loss curves start again after step %ld\n", err.msg, upto);
+		return;
+	}
+	int line = 1, bad = strncmp(text, head, sizeof head - 1) != 0, later = 0;
+	for (char *p = text + sizeof head - 1; !bad && *p; p++) {
+		char *nl = strchr(p, '\n');
+		curve c;
+		int used = 0;
+		line++;
+		if (nl)
+			*nl = 0;
+		bad = !nl || sscanf(p, "%d,%lf,%lf,%lf%n", &c.step, &c.train, &c.held, &c.lr, &used) != 4 || p[used] ||
+		      c.step < 1 || (v->n && c.step <= v->c[v->n - 1].step) || (later && c.step <= later);
+		if (bad)
+			break;
+		if (c.step > upto)
+			later = c.step; /* after the checkpoint: not part of the run being resumed */
+		else if (curves_add(v, c)) {
+			bad = 1;
+			break;
+		}
+		p = nl;
+	}
+	free(text);
+	if (bad) {
+		v->n = 0;
+		if (line == 1)
+			fprintf(stderr, "glassbox: note: %s does not start with \"step,train_loss,heldout_loss,lr\": the loss "
+			        "curves start again after step %ld\n", path, upto);
+		else
+			fprintf(stderr, "glassbox: note: %s: line %d is damaged (not step,train_loss,heldout_loss,lr with a "
+			        "step after the one before): the loss curves start again after step %ld\n", path, line, upto);
+	} else if (later)
+		fprintf(stderr, "glassbox: note: %s has rows after the checkpoint's step %ld: left out\n", path, upto);
 }
 
 static int write_curves(const char *dir, const curve *c, int n, gb_err *err)
@@ -205,9 +277,13 @@ static int write_readme(const char *dir, const gb_recipe *r, const gb_model *m, 
 		           "the setting in which induction heads form.\n\n",
 		        r->corpus_bytes / 1048576.0, r->extra_bytes / 1048576.0, 100.0 * r->induction_frac);
 	fprintf(f, "## Training\n\n    %s\n\n", command);
-	fprintf(f, "%ld steps of %d %s, %s schedule, peak rate %g, %.1f minutes on this machine (%d threads).\n",
-	        (long)(n_curve ? c[n_curve - 1].step : 0), r->batch, k->encdec ? "date pairs" : "sequences of 128 tokens",
-	        r->opts.schedule == GB_SCHED_NOAM ? "the textbook's warm-up" : "warm-up and cosine", (double)r->opts.lr,
+	long last = n_curve ? c[n_curve - 1].step : 0;
+	char ends[64] = "";
+	if (r->opts.schedule == GB_SCHED_COSINE && r->opts.total_steps != last)
+		snprintf(ends, sizeof ends, " ending at step %d", r->opts.total_steps);
+	fprintf(f, "%ld steps of %d %s, %s schedule%s, peak rate %g, %.1f minutes on this machine (%d threads).\n", last,
+	        r->batch, k->encdec ? "date pairs" : "sequences of 128 tokens",
+	        r->opts.schedule == GB_SCHED_NOAM ? "the textbook's warm-up" : "warm-up and cosine", ends, (double)r->opts.lr,
 	        seconds / 60, gb_kernels_threads());
 	if (n_curve)
 		fprintf(f, "Final losses: train %.4f, held-out %.4f (cross-entropy per token%s). The curves are in loss.csv and loss.png.\n\n",
@@ -263,6 +339,7 @@ int cmd_train(session *s, int argc, char **argv, const char *rest)
 {
 	const char *preset = NULL, *corpus = NULL, *out = NULL;
 	int steps = -1, force = 0, resume = 0;
+	interrupted = 0; /* from here on, Ctrl-C stops the run (and is not lost while the data is prepared) */
 	for (int i = 1; i < argc; i++) {
 		int more = i + 1 < argc;
 		if (!strcmp(argv[i], "--preset") && more)
@@ -342,6 +419,53 @@ int cmd_train(session *s, int argc, char **argv, const char *rest)
 		free(text);
 		return -1;
 	}
+	/* A resume keeps the checkpoint's schedule (its cosine total): the run goes on to where
+	 * the schedule ends, or stops at --steps, with the learning rates of the uninterrupted
+	 * run either way (after the schedule's end, its floor). */
+	int from_checkpoint = resume && exists(out);
+	if (from_checkpoint) {
+		char path[1200];
+		gb_checkpoint_info ck;
+		snprintf(path, sizeof path, "%s/optimizer.safetensors", out);
+		if (!exists(path)) {
+			errorf("%s has no checkpoint to resume (no optimizer.safetensors): choose another --out, or add --force "
+			       "without --resume to replace it", out);
+			free(text);
+			return -1;
+		}
+		if (gb_train_checkpoint_info(out, &ck, &err)) {
+			errorf("%s", err.msg);
+			free(text);
+			return -1;
+		}
+		if (ck.total_steps >= 0)
+			r.opts.total_steps = ck.total_steps;
+		if (steps < 0 && ck.total_steps > 0)
+			r.steps = ck.total_steps;
+		if (ck.step >= r.steps) {
+			if (steps > 0)
+				printf(ck.step > steps ? "%s is already at step %ld, past --steps %d: nothing to train\n"
+				                       : "%s is already at step %ld (--steps %d): nothing to train\n",
+				       out, ck.step, steps);
+			else if (ck.step > r.steps)
+				printf("%s is already at step %ld, past the end of its schedule (step %d): nothing to train (add "
+				       "--steps N to go on at its floor rate)\n", out, ck.step, r.steps);
+			else
+				printf("%s is already at step %ld, where its schedule ends: nothing to train (add --steps N to go on "
+				       "at its floor rate)\n", out, ck.step);
+			free(text);
+			return 0;
+		}
+		if (steps > 0 && r.opts.schedule == GB_SCHED_COSINE && ck.total_steps > 0 && steps != ck.total_steps) {
+			if (steps > ck.total_steps)
+				printf("keeping the checkpoint's schedule: cosine down to step %d, then its floor rate %g to step %d\n",
+				       ck.total_steps, (double)r.opts.lr_min, steps);
+			else
+				printf("keeping the checkpoint's schedule (cosine down to step %d): stopping at step %d, before it ends\n",
+				       ck.total_steps, steps);
+		}
+	} else if (resume)
+		printf("%s does not exist yet: starting a new run there\n", out);
 	int tty = isatty(1);
 	printf("preparing the data for %s...\n", r.name);
 	fflush(stdout);
@@ -362,7 +486,7 @@ int cmd_train(session *s, int argc, char **argv, const char *rest)
 	gb_trainer t;
 	int rc = -1;
 	memset(&t, 0, sizeof t);
-	if (resume && exists(out)) {
+	if (from_checkpoint) {
 		if (gb_model_load(&m, out, &err)) {
 			errorf("%s", err.msg);
 			goto out_data;
@@ -375,22 +499,31 @@ int cmd_train(session *s, int argc, char **argv, const char *rest)
 		gb_tok_free(m.tok);
 	m.tok = tok;
 	tok = NULL;
-	if (gb_trainer_init(&t, &m, &r.opts, &err) || (resume && exists(out) && gb_train_resume(&t, out, &err))) {
+	if (gb_trainer_init(&t, &m, &r.opts, &err) || (from_checkpoint && gb_train_resume(&t, out, &err))) {
 		errorf("%s", err.msg);
 		goto out_model;
 	}
-	char command[512];
+	r.opts.total_steps = t.o.total_steps; /* the checkpoint's (gb_train_resume), for the README */
+	if (interrupted) {
+		printf("stopped before the first step: nothing was written\n");
+		rc = 0;
+		goto out_model;
+	}
+	curves cv = { 0 };
+	if (t.step)
+		resume_curves(out, t.step, &cv);
+	char command[512], resumed[64] = "";
 	snprintf(command, sizeof command, "glassbox train %s%s --out %s --steps %d", preset ? "--preset " : "--corpus ",
 	         preset ? preset : corpus, out, r.steps);
+	if (t.step)
+		snprintf(resumed, sizeof resumed, " (resumed at step %ld)", t.step);
 	printf("training %s: %zu parameters, %d steps of %d, %d threads%s\n", r.name, m.n_weights, r.steps, r.batch,
-	       gb_kernels_threads(), t.step ? " (resumed)" : "");
-	curve *cv = calloc((size_t)r.steps / r.eval_every + 2, sizeof *cv);
-	int n_cv = 0;
+	       gb_kernels_threads(), resumed);
+	fflush(stdout);
 	gb_batch_buf buf = { 0 }, hbuf = { 0 };
 	double t0 = bench_now(), tokens = 0, run_loss = 0, held_l = NAN;
-	long last_saved = t.step;
+	long first = t.step, last_saved = t.step;
 	int run_n = 0;
-	interrupted = 0;
 	rc = 0;
 	while (t.step < r.steps) {
 		gb_batch b;
@@ -412,27 +545,34 @@ int cmd_train(session *s, int argc, char **argv, const char *rest)
 		tokens += st.tokens;
 		run_loss += st.loss;
 		run_n++;
-		int done = t.step >= r.steps;
-		if (t.step % r.eval_every == 0 || done) {
+		int done = t.step >= r.steps, stop = interrupted;
+		/* a point at every eval_every steps, at the end, and where the run is stopped (so
+		 * the steps since the last point are in the curve that the resume reads back) */
+		if (t.step % r.eval_every == 0 || done || stop) {
 			held_l = heldout_loss(&t, &r, &held, &hbuf, &err);
-			cv[n_cv++] = (curve){ (int)t.step, run_loss / run_n, held_l, st.lr };
+			if (curves_add(&cv, (curve){ (int)t.step, run_loss / run_n, held_l, st.lr })) {
+				errorf("out of memory for the loss curves");
+				rc = -1;
+				break;
+			}
 			run_loss = 0;
 			run_n = 0;
 		}
 		if (t.step % 50 == 0 || done) {
+			/* the time left from the pace of this run's steps (not those before a resume) */
 			double el = bench_now() - t0;
-			progress(tty, (int)t.step, r.steps, n_cv ? cv[n_cv - 1].train : st.loss, held_l, tokens / el,
-			         el / (t.step - (resume ? 0 : 0) + 1e-9) * (r.steps - t.step));
+			progress(tty, (int)t.step, r.steps, cv.n ? cv.c[cv.n - 1].train : st.loss, held_l, tokens / el,
+			         el / (double)(t.step - first) * (r.steps - t.step));
 		}
-		if (t.step % r.save_every == 0 || done || interrupted) {
-			if (gb_train_save(&t, out, &err) || write_curves(out, cv, n_cv, &err)) {
+		if (t.step % r.save_every == 0 || done || stop) {
+			if (gb_train_save(&t, out, &err) || write_curves(out, cv.c, cv.n, &err)) {
 				errorf("%s", err.msg);
 				rc = -1;
 				break;
 			}
 			last_saved = t.step;
 		}
-		if (interrupted) {
+		if (stop) {
 			printf("\nstopped at step %ld; the checkpoint is in %s (continue with --resume)\n", t.step, out);
 			break;
 		}
@@ -446,17 +586,17 @@ int cmd_train(session *s, int argc, char **argv, const char *rest)
 		gb_probe_score rows[8];
 		int n_rows = 0, corpus_model = !strcmp(r.name, "corpus");
 		if ((!corpus_model && gb_eval_model(&m, gb_kernels_fast(), m.cfg.encdec ? 500 : 300, rows, &n_rows, &err)) ||
-		    write_readme(out, &r, &m, command, seconds, cv, n_cv, rows, n_rows, &err)) {
+		    write_readme(out, &r, &m, command, seconds, cv.c, cv.n, rows, n_rows, &err)) {
 			errorf("%s", err.msg);
 			rc = -1;
 		} else {
 			print_probes(stdout, rows, n_rows, 0);
-			write_curves_png(out, cv, n_cv);
+			write_curves_png(out, cv.c, cv.n);
 			printf("wrote %s (config.json, model.safetensors, tokenizer.json, loss.csv%s, README.md)\n", out,
-			       n_cv >= 2 ? ", loss.png" : "");
+			       cv.n >= 2 ? ", loss.png" : "");
 		}
 	}
-	free(cv);
+	free(cv.c);
 	gb_batch_buf_free(&buf);
 	gb_batch_buf_free(&hbuf);
 out_model:

@@ -3,8 +3,10 @@
  * The arithmetic of the backward pass itself is model/grad_impl.h's. */
 #include "model/train.h"
 
+#include <errno.h>
 #include <float.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -42,6 +44,10 @@ double gb_train_lr(const gb_train_opts *o, long step)
 		return lr0 * (a < b ? a : b);
 	}
 	case GB_SCHED_COSINE: {
+		/* after its total the rate stays at the floor, even when the total ends inside the
+		 * warm-up (a run continued past a short schedule) */
+		if (o->total_steps > 0 && s > o->total_steps)
+			return o->lr_min;
 		if (s <= w)
 			return lr0 * s / w;
 		double span = o->total_steps - w, p = span > 0 ? (s - w) / span : 1;
@@ -654,10 +660,67 @@ static int parse_hex64(const char *s, uint64_t *out)
 	return 0;
 }
 
-/* Reads optimizer.safetensors into mom, vel (n_weights each); step, rng and the weights hash
- * from its metadata. */
-static int read_optimizer(const gb_model *m, const char *path, float *mom, float *vel, long *step, gb_rng *rng,
-                          uint64_t *hash, gb_err *err)
+/* The JSON header of a mapped safetensors file (NULL if it has none); *hlen its length. */
+static json_t *st_header(const gb_map *map, uint64_t *hlen)
+{
+	uint64_t n = 0;
+	if (map->len < 8)
+		return NULL;
+	for (int i = 7; i >= 0; i--)
+		n = n << 8 | map->data[i];
+	if (n > map->len - 8)
+		return NULL;
+	json_error_t je;
+	*hlen = n;
+	return json_loadb((const char *)map->data + 8, (size_t)n, 0, &je);
+}
+
+/* The step and the schedule's total (-1 when the options do not record it) of an optimizer
+ * file's metadata; -1 if it is not glassbox's. */
+static int meta_info(json_t *meta, gb_checkpoint_info *info)
+{
+	const char *fmt = json_string_value(json_object_get(meta, "format"));
+	const char *st = json_string_value(json_object_get(meta, "step"));
+	const char *op = json_string_value(json_object_get(meta, "options"));
+	if (!fmt || strcmp(fmt, "glassbox-adamw") || !st)
+		return -1;
+	char *end;
+	errno = 0;
+	long step = strtol(st, &end, 10);
+	if (*end || end == st || step < 0 || errno)
+		return -1;
+	info->step = step;
+	info->total_steps = -1;
+	/* "lr=0.001 schedule=cosine warmup=200 total=3000 betas=..." (gb_train_save) */
+	for (const char *o = op; o && (o = strstr(o, "total=")); o++)
+		if (o == op || o[-1] == ' ') {
+			long v = strtol(o + 6, &end, 10);
+			if (end > o + 6 && (*end == ' ' || !*end) && v >= 0 && v <= INT_MAX)
+				info->total_steps = (int)v;
+			break;
+		}
+	return 0;
+}
+
+int gb_train_checkpoint_info(const char *dir, gb_checkpoint_info *info, gb_err *err)
+{
+	char path[1200];
+	gb_map map = { 0 };
+	uint64_t hlen;
+	snprintf(path, sizeof path, "%s/optimizer.safetensors", dir);
+	if (gb_map_file(&map, path, err))
+		return -1;
+	json_t *h = st_header(&map, &hlen);
+	int rc = meta_info(json_object_get(h, "__metadata__"), info);
+	json_decref(h);
+	gb_unmap(&map);
+	return rc ? gb_fail(err, "%s: not a glassbox optimizer file (or damaged)", path) : 0;
+}
+
+/* Reads optimizer.safetensors into mom, vel (n_weights each); step, schedule total, rng and
+ * the weights hash from its metadata. */
+static int read_optimizer(const gb_model *m, const char *path, float *mom, float *vel, gb_checkpoint_info *info,
+                          gb_rng *rng, uint64_t *hash, gb_err *err)
 {
 	gb_map map = { 0 };
 	json_t *h = NULL;
@@ -666,24 +729,12 @@ static int read_optimizer(const gb_model *m, const char *path, float *mom, float
 	if (gb_map_file(&map, path, err))
 		return -1;
 	uint64_t hlen = 0;
-	if (map.len < 8)
+	if (!(h = st_header(&map, &hlen)))
 		goto bad;
-	for (int i = 7; i >= 0; i--)
-		hlen = hlen << 8 | map.data[i];
-	if (hlen > map.len - 8)
-		goto bad;
-	json_error_t je;
-	h = json_loadb((const char *)map.data + 8, (size_t)hlen, 0, &je);
 	json_t *meta = json_object_get(h, "__metadata__");
-	const char *fmt = json_string_value(json_object_get(meta, "format"));
-	const char *st = json_string_value(json_object_get(meta, "step"));
 	const char *rs = json_string_value(json_object_get(meta, "rng"));
 	const char *hs = json_string_value(json_object_get(meta, "weights_hash"));
-	if (!fmt || strcmp(fmt, "glassbox-adamw") || !st || !rs || strlen(rs) != 64 || !hs || strlen(hs) != 16)
-		goto bad;
-	char *end;
-	*step = strtol(st, &end, 10);
-	if (*end || *step < 0)
+	if (meta_info(meta, info) || !rs || strlen(rs) != 64 || !hs || strlen(hs) != 16)
 		goto bad;
 	for (int i = 0; i < 4; i++)
 		if (parse_hex64(rs + 16 * i, &rng->s[i]))
@@ -735,7 +786,7 @@ int gb_train_resume(gb_trainer *t, const char *dir, gb_err *err)
 		return -1;
 	float *mom = malloc(m->n_weights * sizeof *mom), *vel = malloc(m->n_weights * sizeof *vel);
 	int rc = -1;
-	long step;
+	gb_checkpoint_info info;
 	gb_rng rng;
 	uint64_t hash;
 	if (!mom || !vel) {
@@ -747,7 +798,7 @@ int gb_train_resume(gb_trainer *t, const char *dir, gb_err *err)
 		goto out;
 	}
 	snprintf(path, sizeof path, "%s/optimizer.safetensors", dir);
-	if (read_optimizer(m, path, mom, vel, &step, &rng, &hash, err))
+	if (read_optimizer(m, path, mom, vel, &info, &rng, &hash, err))
 		goto out;
 	/* Copy the weights in, then check they are the ones the optimizer state was saved with. */
 	float *save = malloc(m->n_weights * sizeof *save);
@@ -768,8 +819,10 @@ int gb_train_resume(gb_trainer *t, const char *dir, gb_err *err)
 	free(save);
 	memcpy(t->mom, mom, m->n_weights * sizeof *mom);
 	memcpy(t->vel, vel, m->n_weights * sizeof *vel);
-	t->step = step;
+	t->step = info.step;
 	t->rng = rng;
+	if (info.total_steps >= 0) /* the schedule is the checkpoint's */
+		t->o.total_steps = info.total_steps;
 	rc = 0;
 out:
 	free(mom);

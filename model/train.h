@@ -28,7 +28,8 @@
 enum gb_sched {
 	GB_SCHED_CONSTANT,    /* lr0, after a linear warm-up when warmup > 0 */
 	GB_SCHED_NOAM,        /* the textbook's lr0 · min(step^-0.5, step · warmup^-1.5) */
-	GB_SCHED_COSINE,      /* linear warm-up to lr0, then cosine decay to lr_min at total_steps */
+	GB_SCHED_COSINE,      /* linear warm-up to lr0, then cosine decay to lr_min at total_steps;
+	                       * lr_min after total_steps (even when it ends inside the warm-up) */
 };
 
 typedef struct gb_train_opts {
@@ -113,10 +114,22 @@ int gb_train_eval(gb_trainer *t, const gb_batch *b, gb_step_stats *st, gb_err *e
  * weights in the metadata). Each file is written to a temporary name and renamed. */
 int gb_train_save(const gb_trainer *t, const char *dir, gb_err *err);
 
-/* Loads weights and optimizer state from a checkpoint written by gb_train_save. Refuses (and
- * changes nothing) when the checkpoint's configuration differs from the trainer's model, or
- * its optimizer file does not belong to its weights. */
+/* Loads weights and optimizer state from a checkpoint written by gb_train_save, and keeps the
+ * checkpoint's schedule: t->o.total_steps becomes the total it was saved with (when its
+ * options record one), so a resumed run's learning rates are the uninterrupted run's. Refuses
+ * (and changes nothing) when the checkpoint's configuration differs from the trainer's model,
+ * or its optimizer file does not belong to its weights. */
 int gb_train_resume(gb_trainer *t, const char *dir, gb_err *err);
+
+/* What a checkpoint's optimizer.safetensors says of its run, read from the metadata alone
+ * (cheap: no weights are read), e.g. to decide before preparing any data whether a resume has
+ * anything left to do. */
+typedef struct gb_checkpoint_info {
+	long step;            /* updates done */
+	int total_steps;      /* the schedule's total_steps it was saved with; -1: not recorded */
+} gb_checkpoint_info;
+
+int gb_train_checkpoint_info(const char *dir, gb_checkpoint_info *info, gb_err *err);
 
 /* The backward pass of one sequence whose forward pass gb_forward left in tr (with default
  * options but the kernel table: no head ablation, no lesson switches): cross-entropy of the logits against tgt (T, the decoder's length; -1 ignored)

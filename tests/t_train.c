@@ -165,22 +165,37 @@ static void t_resume(const char *dir)
 		tap_diag("%s", err.msg);
 	gb_trainer_free(&tb);
 	gb_model_free(&b);
+	gb_checkpoint_info info = { -1, -1 };
+	int rc = saved ? gb_train_checkpoint_info(ck, &info, &err) : -1;
+	tap_ok(!rc && info.step == 15 && info.total_steps == 600,
+	       "checkpoint info from the metadata alone: step %ld, schedule total %d", info.step, info.total_steps);
 	ok = ok && !run(&b, &tb, 2, 0, 32); /* fresh weights, step 0 */
+	/* a resume asked for another length (as `train --resume --steps 40` once did) keeps the
+	 * checkpoint's schedule: had it stretched the cosine to 40, the 25 steps would differ */
+	tb.o.total_steps = 40;
 	int resumed = saved && !gb_train_resume(&tb, ck, &err);
 	if (saved && !resumed)
 		tap_diag("%s", err.msg);
-	tap_ok(resumed && tb.step == 15, "resume: checkpoint after 15 steps read back (step %ld)", tb.step);
+	tap_ok(resumed && tb.step == 15 && tb.o.total_steps == 600,
+	       "resume: checkpoint after 15 steps read back (step %ld), with its schedule's total (%d, not 40)", tb.step,
+	       tb.o.total_steps);
+	tap_ok(gb_train_lr(&tb.o, 16) == gb_train_lr(&ta.o, 16) && gb_train_lr(&tb.o, 40) == gb_train_lr(&ta.o, 40),
+	       "resume: the rates of steps 16 and 40 are the uninterrupted run's (%.6g, %.6g)", gb_train_lr(&tb.o, 16),
+	       gb_train_lr(&tb.o, 40));
 	gb_step_stats st;
 	ok = ok && resumed && !train_steps(&tb, 25, &st);
 	tap_ok(ok && same_weights(&a, &b) && tb.step == ta.step,
 	       "resume: 15 steps, checkpoint, 25 more = 40 uninterrupted steps, bit for bit");
+	rc = gb_train_checkpoint_info(dir, &info, &err);
+	tap_ok(rc == -1 && strstr(err.msg, "optimizer.safetensors"), "checkpoint info of a folder without one fails: "
+	       "\"%s\"", rc ? err.msg : "(accepted)");
 
 	/* a checkpoint of another configuration is refused, and nothing changes */
 	gb_model m2;
 	gb_trainer t2;
 	ok = !run(&m2, &t2, 1, 0, 64);
 	float first = m2.owned[0];
-	int rc = ok ? gb_train_resume(&t2, ck, &err) : 0;
+	rc = ok ? gb_train_resume(&t2, ck, &err) : 0;
 	tap_ok(ok && rc == -1 && strstr(err.msg, "d_model is 32 there, 64 here") && m2.owned[0] == first,
 	       "resume refuses another configuration: \"%s\"", rc ? err.msg : "(accepted)");
 	gb_trainer_free(&t2);
@@ -386,6 +401,13 @@ static void t_schedules(void)
 	tap_ok(fabs(w - 1.0) < 1e-6 && fabs(p - 2.0) < 1e-6 && fabs(h - 1.1) < 1e-6 && fabs(e - 0.2) < 1e-6 &&
 	       fabs(z - 0.2) < 1e-6, "cosine: warm-up %.3g at 5, peak %.3g at 10, %.3g halfway, floor %.3g at the end "
 	       "and after", w, p, h, e);
+	/* a schedule that ends inside its warm-up (a short run, then resumed further): the
+	 * warm-up's rate up to the end, then the floor, not the rest of the warm-up */
+	o.total_steps = 6;
+	double a6 = gb_train_lr(&o, 6), a7 = gb_train_lr(&o, 7), a10 = gb_train_lr(&o, 10), a99 = gb_train_lr(&o, 99);
+	tap_ok(a6 == 2.0 * 6 / 10 && a7 == (float)0.2f && a10 == (float)0.2f && a99 == (float)0.2f,
+	       "cosine ending at 6 inside a warm-up of 10: %.3g at 6, floor %.3g at 7, %.3g at 10, %.3g at 99", a6, a7, a10,
+	       a99);
 }
 
 /* Weight decay applies to weight matrices only, unless asked. */
