@@ -42,8 +42,8 @@ static void print_probes(FILE *f, const gb_probe_score *rows, int n, int markdow
 	}
 }
 
-/* The head table of a model for its README. */
-static int head_table(const gb_model *m, FILE *f, gb_err *err)
+/* The head table of a model: markdown for its README, or aligned text (md 0) for eval. */
+static int head_table(const gb_model *m, FILE *f, int md, gb_err *err)
 {
 	const gb_config *c = &m->cfg;
 	int L = c->n_layer, H = c->n_head;
@@ -53,9 +53,9 @@ static int head_table(const gb_model *m, FILE *f, gb_err *err)
 		if (!rc) {
 			fprintf(f, "How monotone each cross-attention head's alignment is on 50 held-out dates (the share\n"
 			           "of output steps whose most-attended input position does not move back):\n\n");
-			fprintf(f, "| layer | head | monotone |\n|---|---|---|\n");
+			fprintf(f, md ? "| layer | head | monotone |\n|---|---|---|\n" : "layer head  monotone\n");
 			for (int i = 0; i < L * H; i++)
-				fprintf(f, "| %d | %d | %.3f |\n", i / H + 1, i % H + 1, (double)mono[i]);
+				fprintf(f, md ? "| %d | %d | %.3f |\n" : "%5d %4d  %8.3f\n", i / H + 1, i % H + 1, (double)mono[i]);
 		}
 		free(mono);
 		return rc;
@@ -64,11 +64,19 @@ static int head_table(const gb_model *m, FILE *f, gb_err *err)
 	int rc = gb_eval_heads(m, gb_kernels_fast(), sc, err);
 	if (!rc) {
 		fprintf(f, "Mean attention weight to the previous token, the first token and itself on 40 held-out\n"
-		           "documents, and the induction score on 50 random runs of 24 tokens seen twice:\n\n");
-		fprintf(f, "| layer | head | previous token | first token | self | induction |\n|---|---|---|---|---|---|\n");
+		           "documents; then, on 50 random runs of 24 tokens seen twice, the weight on the previous\n"
+		           "token (a head that looks back one token whatever the tokens are) and the induction score\n"
+		           "(from each token of the second copy to the token that followed it the first time):\n\n");
+		if (md)
+			fprintf(f, "| layer | head | previous token (text) | first token | self | previous token (runs) | induction |\n"
+			           "|---|---|---|---|---|---|---|\n");
+		else
+			fprintf(f, "                 on held-out text           on random runs\n"
+			           "layer head  previous    first     self   previous  induction\n");
 		for (int i = 0; i < L * H; i++)
-			fprintf(f, "| %d | %d | %.3f | %.3f | %.3f | %.3f |\n", i / H + 1, i % H + 1, (double)sc[i].prev,
-			        (double)sc[i].first, (double)sc[i].self, (double)sc[i].induction);
+			fprintf(f, md ? "| %d | %d | %.3f | %.3f | %.3f | %.3f | %.3f |\n" : "%5d %4d  %8.3f %8.3f %8.3f   %8.3f %10.3f\n",
+			        i / H + 1, i % H + 1, (double)sc[i].prev, (double)sc[i].first, (double)sc[i].self,
+			        (double)sc[i].prev_rand, (double)sc[i].induction);
 	}
 	free(sc);
 	return rc;
@@ -293,7 +301,7 @@ static int write_readme(const char *dir, const gb_recipe *r, const gb_model *m, 
 	fprintf(f, "## Probes (`glassbox eval`)\n\n");
 	print_probes(f, rows, n_rows, 1);
 	fprintf(f, "\n## Heads (`heads`)\n\n");
-	if (head_table(m, f, err)) {
+	if (head_table(m, f, 1, err)) {
 		gb_file_abort(&w);
 		return -1;
 	}
@@ -636,6 +644,9 @@ int cmd_eval(session *s, int argc, char **argv, const char *rest)
 	else {
 		printf("%s on held-out data:\n", argv[1]);
 		print_probes(stdout, rows, n, 0);
+		printf("\n");
+		if ((rc = head_table(&m, stdout, 0, &err)))
+			errorf("%s", err.msg);
 	}
 	gb_model_free(&m);
 	return rc;
