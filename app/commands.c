@@ -1452,7 +1452,9 @@ static int print_beams(void *arg, int step, const gb_beam *beams, int n)
 {
 	session *s = ((beam_print *)arg)->s;
 	printf("step %d\n", step);
-	for (int b = 0; b < n; b++) {
+	/* the best 8: a wide beam would otherwise fill the screen at every step */
+	int shown = n < 8 ? n : 8;
+	for (int b = 0; b < shown; b++) {
 		printf("  %d  score %8.4f  ", b + 1, beams[b].score);
 		for (int i = 0; i < beams[b].n; i++) {
 			char piece[128];
@@ -1461,6 +1463,8 @@ static int print_beams(void *arg, int step, const gb_beam *beams, int n)
 		}
 		printf("%s\n", beams[b].done ? "  (ended)" : "");
 	}
+	if (n > shown)
+		printf("  ... and %d more beams\n", n - shown);
 	fflush(stdout);
 	if (interrupted) {
 		printf("stopped by Ctrl-C after step %d\n", step);
