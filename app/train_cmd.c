@@ -329,16 +329,19 @@ static double heldout_loss(gb_trainer *t, const gb_recipe *r, const gb_dataset *
 
 static void progress(int tty, int step, int steps, double loss, double held, double tok_s, double left)
 {
+	char h[32] = "-"; /* none yet: the first held-out evaluation comes at eval_every */
+	if (!isnan(held))
+		snprintf(h, sizeof h, "%.4f", held);
 	if (tty) {
 		int w = 30, fill = (int)((double)step / steps * w);
 		char bar[64];
 		for (int i = 0; i < w; i++)
 			bar[i] = i < fill ? '#' : '.';
 		bar[w] = 0;
-		printf("\r[%s] step %d/%d  loss %.4f  held-out %.4f  %.0f tokens/s  %dm%02ds left ", bar, step, steps, loss, held,
+		printf("\r[%s] step %d/%d  loss %.4f  held-out %s  %.0f tokens/s  %dm%02ds left ", bar, step, steps, loss, h,
 		       tok_s, (int)(left / 60), (int)fmod(left, 60));
 	} else {
-		printf("step %d/%d loss %.4f held-out %.4f tokens/s %.0f left %.0fs\n", step, steps, loss, held, tok_s, left);
+		printf("step %d/%d loss %.4f held-out %s tokens/s %.0f left %.0fs\n", step, steps, loss, h, tok_s, left);
 	}
 	fflush(stdout);
 }
