@@ -105,6 +105,21 @@ static void meta(session *s, gb_figure *f, const char *tensor_name)
 	gb_fig_add_meta(f, "Model", s->model.dir[0] ? s->model.dir : "(in memory)");
 	if (s->text)
 		gb_fig_add_meta(f, "Text", s->text);
+	/* an encoder-decoder's figures also depend on the decoder's tokens: its output so far */
+	if (s->model.cfg.encdec && s->have_run && s->model.tok && s->trace.n_tgt > 0) {
+		const int *t = s->trace.tgt;
+		int n = s->trace.n_tgt;
+		if (t[0] == s->model.cfg.dec_start_id)
+			t++, n--;
+		char *out = NULL;
+		size_t len = 0;
+		gb_err err;
+		if (n > 0 && !gb_tok_decode(s->model.tok, t, n, &out, &len, &err))
+			gb_fig_add_meta(f, "Target", out);
+		else if (n == 0)
+			gb_fig_add_meta(f, "Target", "");
+		free(out);
+	}
 	if (tensor_name)
 		gb_fig_add_meta(f, "Tensor", tensor_name);
 	gb_fig_add_meta(f, "Engine", s->k->name);

@@ -13,7 +13,7 @@ check() { desc=$1; shift; if "$@" >/dev/null 2>&1; then ok 0 "$desc"; else ok 1 
 have() { grep -qF -- "$2" "$1"; }
 lines() { wc -l <"$1" | tr -d ' '; }
 
-echo "1..74"
+echo "1..75"
 
 $G -c "init $T/gpt2 --seed 3; init $T/llama --preset llama; init $T/encdec --preset encdec" >"$T/out" 2>"$T/err"
 ok $? "init writes three random model folders"
@@ -137,6 +137,9 @@ check "after generate, Text is the prompt and the 4 tokens generated ('$want', g
 	test "$(png_text "$T/m3.png" Text)" = "$want" -a "$want" != hello
 $G -c "load $T/gpt2; run $long; attn 1 1; export $T/m4.png" >/dev/null 2>"$T/err"
 check "a text cut to the context records the 128 tokens that ran" test "$(png_text "$T/m4.png" Text)" = "$(printf %s "$long" | tail -c 128)"
+$G -c "load tiny-mt; translate 3 March 2021; cross 1 1; export $T/m5.png" >/dev/null 2>"$T/err"
+check "an encoder-decoder's figure records its source and its target (got '$(png_text "$T/m5.png" Text)' -> '$(png_text "$T/m5.png" Target)')" \
+	test "$(png_text "$T/m5.png" Text)" = "3 March 2021" -a "$(png_text "$T/m5.png" Target)" = "2021-03-03"
 
 # Masked scores: the mask's -inf are counted as masked cells, in the terminal, PNG and SVG alike.
 $G -c "load $T/gpt2; run abcd; scores 1 1; export $T/sc.svg; set colors truecolor; scores 1 1" >"$T/sc" 2>"$T/err"
