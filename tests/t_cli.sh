@@ -5,12 +5,8 @@ cd "$(dirname "$0")/.." || exit 1
 T=tests/tmp/cli
 rm -rf "$T" && mkdir -p "$T"
 G=./glassbox
-n=0
-fails=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
-check() { desc=$1; shift; if "$@" >/dev/null 2>&1; then ok 0 "$desc"; else ok 1 "$desc"; fi; }
+. tests/tap.sh
 # have FILE TEXT: FILE contains TEXT
-have() { grep -qF -- "$2" "$1"; }
 lines() { wc -l <"$1" | tr -d ' '; }
 
 echo "1..75"

@@ -11,11 +11,8 @@ cd "$(dirname "$0")/.." || exit 1
 T=tests/tmp/lessons
 rm -rf "$T" && mkdir -p "$T"
 G=./glassbox
-n=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
-check() { desc=$1; shift; if "$@" >/dev/null 2>&1; then ok 0 "$desc"; else ok 1 "$desc"; fi; }
+. tests/tap.sh
 todo() { n=$((n + 1)); echo "not ok $n - $1 # TODO $2"; }
-have() { grep -qF -- "$2" "$1"; }
 # errors FILE: the lines of FILE that are glassbox errors (notes excepted)
 errors() { grep '^glassbox:' "$1" | grep -v '^glassbox: note:'; }
 
@@ -258,3 +255,4 @@ check "--force writes it again and removes an earlier export's figures" sh -c "t
 check "no temporary files are left behind" test -z "$(ls -A "$T/export6" | grep -v '^[0-9][0-9]-.*\.png$' | grep -v '^lesson\.md$')"
 
 echo "1..$n"
+exit $((fails > 0))

@@ -10,9 +10,7 @@ T=$PWD/tests/tmp/repl
 rm -rf "$T" && mkdir -p "$T/state"
 ./glassbox -c "init $T/m" || exit 1
 S=glassbox-test-$$
-n=0
-fails=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
+. tests/tap.sh
 screen() { tmux capture-pane -p -t "$S"; }
 # waitfor TEXT: up to 5 s for TEXT to appear on the screen
 waitfor() { i=0; while [ $i -lt 50 ]; do screen | grep -qF -- "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }

@@ -13,10 +13,7 @@ cd "$(dirname "$0")/.." || exit 1
 T=tests/tmp/train_cli
 rm -rf "$T" && mkdir -p "$T"
 G=./glassbox
-n=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
-check() { desc=$1; shift; if "$@" >/dev/null 2>&1; then ok 0 "$desc"; else ok 1 "$desc"; fi; }
-have() { grep -qF -- "$2" "$1"; }
+. tests/tap.sh
 # have2 FILE TEXT1 TEXT2: FILE contains both
 have2() { have "$1" "$2" && have "$1" "$3"; }
 # oneline FILE TEXT: FILE is one line, containing TEXT
@@ -143,3 +140,4 @@ check "with one line: $(cat "$T/e.err")" sh -c "test \$(wc -l <$T/e.err) -eq 1 &
 check "and writes nothing there" test -z "$(ls "$T/empty")"
 
 echo "1..$n"
+exit $((fails > 0))

@@ -19,9 +19,7 @@ M=$T/m
 TEXT="the cat sat on the mat"
 ./glassbox -c "init $M" >/dev/null || exit 1
 S=
-n=0
-fails=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
+. tests/tap.sh
 screen() { tmux capture-pane -p -t "$S"; }
 # waitfor TEXT: up to 10 s for TEXT to appear on the screen; waitgone TEXT: to leave it
 waitfor() { i=0; while [ $i -lt 100 ]; do screen | grep -qF -- "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
