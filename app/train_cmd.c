@@ -532,7 +532,7 @@ int cmd_train(session *s, int argc, char **argv, const char *rest)
 	       gb_kernels_threads(), resumed);
 	fflush(stdout);
 	gb_batch_buf buf = { 0 }, hbuf = { 0 };
-	double t0 = bench_now(), tokens = 0, run_loss = 0, held_l = NAN;
+	double t0 = bench_now(), tokens = 0, run_loss = 0, held_l = NAN, before = t.seconds; /* earlier parts' time */
 	long first = t.step, last_saved = t.step;
 	int run_n = 0;
 	rc = 0;
@@ -576,6 +576,7 @@ int cmd_train(session *s, int argc, char **argv, const char *rest)
 			         el / (double)(t.step - first) * (r.steps - t.step));
 		}
 		if (t.step % r.save_every == 0 || done || stop) {
+			t.seconds = before + (bench_now() - t0);
 			if (gb_train_save(&t, out, &err) || write_curves(out, cv.c, cv.n, &err)) {
 				errorf("%s", err.msg);
 				rc = -1;
@@ -592,7 +593,12 @@ int cmd_train(session *s, int argc, char **argv, const char *rest)
 	if (tty)
 		printf("\n");
 	if (rc == 0 && t.step >= r.steps) {
-		printf("trained in %.1f minutes%s\n", seconds / 60, strcmp(r.name, "corpus") ? "; measuring the probes..." : "");
+		if (before > 0) /* a resumed run: the README gives the whole training time */
+			printf("trained in %.1f minutes (%.1f in this run)%s\n", (before + seconds) / 60, seconds / 60,
+			       strcmp(r.name, "corpus") ? "; measuring the probes..." : "");
+		else
+			printf("trained in %.1f minutes%s\n", seconds / 60, strcmp(r.name, "corpus") ? "; measuring the probes..." : "");
+		seconds += before;
 		fflush(stdout);
 		gb_probe_score rows[8];
 		int n_rows = 0, corpus_model = !strcmp(r.name, "corpus");

@@ -604,7 +604,10 @@ int gb_train_save(const gb_trainer *t, const char *dir, gb_err *err)
 	snprintf(opts, sizeof opts, "lr=%g schedule=%s warmup=%d total=%d betas=%g,%g eps=%g wd=%g clip=%g smoothing=%g",
 	         t->o.lr, sched_name(t->o.schedule), t->o.warmup, t->o.total_steps, t->o.beta1, t->o.beta2, t->o.eps,
 	         t->o.weight_decay, t->o.clip, t->o.label_smoothing);
-	const char *meta[] = { "format", "glassbox-adamw", "step", step, "rng", rng, "weights_hash", hash, "options", opts };
+	char secs[32];
+	snprintf(secs, sizeof secs, "%011.1f", t->seconds); /* fixed width: runs differ only in these digits */
+	const char *meta[] = { "format", "glassbox-adamw", "step",        step, "rng",     rng,
+		               "weights_hash", hash, "options", opts, "seconds", secs };
 	/* The moments are laid out as the parameter list in one block each. */
 	const float **data = malloc(sizeof *data * 2 * (size_t)m->n_params);
 	if (!data)
@@ -616,7 +619,7 @@ int gb_train_save(const gb_trainer *t, const char *dir, gb_err *err)
 		off += m->params[i].n;
 	}
 	const char *prefixes[2] = { "exp_avg.", "exp_avg_sq." };
-	int rc = gb_safetensors_write(m, path, prefixes, data, 2, meta, 5, err);
+	int rc = gb_safetensors_write(m, path, prefixes, data, 2, meta, 6, err);
 	free(data);
 	return rc;
 }
@@ -691,6 +694,9 @@ static int meta_info(json_t *meta, gb_checkpoint_info *info)
 		return -1;
 	info->step = step;
 	info->total_steps = -1;
+	const char *sec = json_string_value(json_object_get(meta, "seconds"));
+	double v = sec ? strtod(sec, &end) : 0;
+	info->seconds = sec && end > sec && !*end && v >= 0 && v < 1e9 ? v : 0;
 	/* "lr=0.001 schedule=cosine warmup=200 total=3000 betas=..." (gb_train_save) */
 	for (const char *o = op; o && (o = strstr(o, "total=")); o++)
 		if (o == op || o[-1] == ' ') {
@@ -821,6 +827,7 @@ int gb_train_resume(gb_trainer *t, const char *dir, gb_err *err)
 	memcpy(t->vel, vel, m->n_weights * sizeof *vel);
 	t->step = info.step;
 	t->rng = rng;
+	t->seconds = info.seconds;
 	if (info.total_steps >= 0) /* the schedule is the checkpoint's */
 		t->o.total_steps = info.total_steps;
 	rc = 0;

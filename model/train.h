@@ -95,6 +95,8 @@ typedef struct gb_trainer {
 	unsigned char *decay; /* (n_params) 1: weight decay applies */
 	gb_train_slot *slot;
 	int n_slots;
+	double seconds;       /* training time so far, kept by the caller; checkpointed, so a
+	                       * resumed run can report the whole time */
 } gb_trainer;
 
 /* Prepares to train m (made writable if it was mapped). */
@@ -127,6 +129,7 @@ int gb_train_resume(gb_trainer *t, const char *dir, gb_err *err);
 typedef struct gb_checkpoint_info {
 	long step;            /* updates done */
 	int total_steps;      /* the schedule's total_steps it was saved with; -1: not recorded */
+	double seconds;       /* the training time it records (0: not recorded) */
 } gb_checkpoint_info;
 
 int gb_train_checkpoint_info(const char *dir, gb_checkpoint_info *info, gb_err *err);

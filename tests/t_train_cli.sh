@@ -63,8 +63,15 @@ check "it says where it resumed, and trains to the checkpoint's $N (not the reci
 	have2 "$T/r.out" "$N steps of 16, " "(resumed at step $K)"
 check "nothing on stderr" test ! -s "$T/r.err"
 check "model.safetensors equals the uninterrupted run's, bit for bit" cmp "$T/a/model.safetensors" "$T/b/model.safetensors"
-check "optimizer.safetensors too (moments, step, generator, options)" \
-	cmp "$T/a/optimizer.safetensors" "$T/b/optimizer.safetensors"
+# the optimizer file also records the training time: blank its digits, then compare
+untimed() { LC_ALL=C sed 's/"seconds":"[0-9.]*"/"seconds":"-"/' "$1"; }
+secs() { LC_ALL=C grep -ao '"seconds":"[0-9.]*"' "$1" | sed 's/.*:"0*\([0-9]\{1,\}\.[0-9]\)"/\1/'; }
+untimed "$T/a/optimizer.safetensors" >"$T/a.opt" && untimed "$T/b/optimizer.safetensors" >"$T/b.opt"
+check "optimizer.safetensors too (moments, step, generator, options), but for the time it records" \
+	cmp "$T/a.opt" "$T/b.opt"
+check "the time it records is both parts' ($(secs "$T/b2/optimizer.safetensors") s, then $(secs "$T/b/optimizer.safetensors") s)" \
+	awk -v x="$(secs "$T/b2/optimizer.safetensors")" -v y="$(secs "$T/b/optimizer.safetensors")" 'BEGIN { exit !(x != "" && y > x) }'
+check "and the resumed run says the whole time and this run's" grep -q "^trained in [0-9.]* minutes ([0-9.]* in this run)" "$T/r.out"
 check "loss.csv holds both parts in order, no gap or duplicate: steps '$(steps "$T/b")' = '$K $N'" \
 	test "$(steps "$T/b")" = "$K $N"
 check "the first part's row is kept as it was: $(cat "$T/b.rowK")" test "$(row "$T/b" $K)" = "$(cat "$T/b.rowK")"
