@@ -638,6 +638,52 @@ static void test_missing_font(void)
 	gb_fig_free(f);
 }
 
+/* The axis title sits just under the column labels as they are finally drawn: an 11 x 11
+ * heatmap whose labels end up level (after a layout round that slanted them) once left a
+ * label-height gap, sized for slanted labels, between them and the title. */
+static void test_axis_title_gap(void)
+{
+	/* "·" is U+00B7 (c2 b7), as the app writes a token's leading space */
+	static const char *tok[11] = { "The", "\xc2\xb7" "key", "s", "\xc2\xb7", "on", "\xc2\xb7" "the", "\xc2\xb7" "old",
+	                               "\xc2\xb7" "table", "\xc2\xb7" "are", "\xc2\xb7" "dusty", "." };
+	float v[121];
+	for (int i = 0; i < 121; i++)
+		v[i] = (float)(i % 11) / 10;
+	gb_figure *f = gb_fig_new(GB_FIG_HEATMAP);
+	gb_raster_info info;
+	gb_canvas c;
+	gb_verr err = { "" };
+	gb_fig_set_values(f, v, 11, 11);
+	gb_fig_set_row_labels(f, tok);
+	gb_fig_set_col_labels(f, tok);
+	gb_fig_set_axes(f, "query", "key");
+	gb_fig_set_title(f, "Layer 1, head 1: scaled and masked scores");
+	gb_fig_set_caption(f, "q_i . k_j / sqrt(d_head);  -inf where masked (j > i)");
+	if (!tap_ok(gb_raster_render(f, NULL, &c, &info, &err) == 0, "an 11 x 11 heatmap with axis titles renders (%s)", err.msg)) {
+		gb_fig_free(f);
+		return;
+	}
+	/* Rows under the plot that hold ink (any dark pixel across the plot's width): the labels'
+	 * band, then the title's. */
+	int band[2][2] = { { -1, -1 }, { -1, -1 } }, nb = 0, in = 0;
+	for (int y = info.plot.y + info.plot.h + 3; y < c.h && nb < 2; y++) {
+		int ink = 0;
+		for (int x = info.plot.x; x < info.plot.x + info.plot.w && !ink; x++)
+			ink = px(&c, x, y)[0] < 160;
+		if (ink && !in)
+			band[nb][0] = y;
+		if (!ink && in)
+			band[nb++][1] = y;
+		in = ink;
+	}
+	int gap = nb == 2 ? band[1][0] - band[0][1] : -1;
+	tap_ok(!info.angled_labels && nb == 2 && gap > 0 && gap < 24,
+	       "level labels, then the title %d px under them (labels rows %d-%d, title from %d; bar < 24)", gap,
+	       band[0][0], band[0][1], band[1][0]);
+	gb_canvas_free(&c);
+	gb_fig_free(f);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "/tmp/gb-t_raster-XXXXXX");
@@ -650,6 +696,7 @@ int main(void)
 	test_other_kinds();
 	test_outline();
 	test_masked();
+	test_axis_title_gap();
 	test_missing_font();
 	gb_font_release();
 	{

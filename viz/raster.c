@@ -580,6 +580,10 @@ static int draw_block(lay *L, const block *B, gb_verr *err)
 		cstride = angled ? (int)ceil(1.15 * lpx / (cell * M_SQRT1_2)) : stride;
 		cstride = cstride < stride ? stride : cstride;
 	}
+	/* the room under the plot for the labels as they are finally drawn (the rounds above
+	 * sized it for the previous round's slant) */
+	clw = cl && show_labels ? max_width(L, GB_FACE_SANS, lpx, cl, p0->cols, cstride) : 0;
+	clh = !cl || !show_labels ? 0 : angled ? clw * M_SQRT1_2 + 1.3 * lpx + 6 * s : 1.4 * lpx + 6 * s;
 	cw = cell >= 2 ? (int)floor(cell) : 0;
 	pw = cw ? B->cols * cw : (int)floor(cell * B->cols);
 	ph = cw ? B->rows * cw : (int)floor(cell * B->rows);
