@@ -247,6 +247,21 @@ static int write_curves(const char *dir, const curve *c, int n, gb_err *err)
 	return gb_file_commit(&w, err);
 }
 
+/* Whether the held-out loss ended clearly above its lowest point (a model that has begun to
+ * memorize its training text): 1, with the lowest point's step and loss. */
+static int overfit(const curve *c, int n, int *best_step, double *best)
+{
+	int b = -1;
+	for (int i = 0; i < n; i++)
+		if (isfinite(c[i].held) && (b < 0 || c[i].held < c[b].held))
+			b = i;
+	if (b < 0 || b == n - 1 || !isfinite(c[n - 1].held) || c[n - 1].held <= 1.05 * c[b].held)
+		return 0;
+	*best_step = c[b].step;
+	*best = c[b].held;
+	return 1;
+}
+
 static int write_readme(const char *dir, const gb_recipe *r, const gb_model *m, const char *command,
                         double seconds, const curve *c, int n_curve, const gb_probe_score *rows, int n_rows, gb_err *err)
 {
@@ -296,6 +311,11 @@ static int write_readme(const char *dir, const gb_recipe *r, const gb_model *m, 
 	if (n_curve)
 		fprintf(f, "Final losses: train %.4f, held-out %.4f (cross-entropy per token%s). The curves are in loss.csv and loss.png.\n\n",
 		        c[n_curve - 1].train, c[n_curve - 1].held, r->opts.label_smoothing > 0 ? ", label smoothing 0.1 in the train loss" : "");
+	int bs;
+	double bl;
+	if (n_curve && overfit(c, n_curve, &bs, &bl))
+		fprintf(f, "The held-out loss was lowest at step %d (%.4f) and then rose: the model began to memorize its\n"
+		           "training text. Fewer steps, or more text, would generalize better.\n\n", bs, bl);
 	if (!strcmp(r->name, "corpus")) /* the probes test the generated world, not this text */
 		return gb_file_commit(&w, err);
 	fprintf(f, "## Probes (`glassbox eval`)\n\n");
@@ -611,6 +631,12 @@ int cmd_train(session *s, int argc, char **argv, const char *rest)
 			write_curves_png(out, cv.c, cv.n);
 			printf("wrote %s (config.json, model.safetensors, tokenizer.json, loss.csv%s, README.md)\n", out,
 			       cv.n >= 2 ? ", loss.png" : "");
+			int bs;
+			double bl;
+			if (overfit(cv.c, cv.n, &bs, &bl))
+				printf("note: the held-out loss was lowest at step %d (%.4f) and ended at %.4f: the model began to\n"
+				       "memorize its training text; --steps %d, or more text, would generalize better\n",
+				       bs, bl, cv.c[cv.n - 1].held, bs);
 		}
 	}
 	free(cv.c);

@@ -24,6 +24,9 @@ steps() { sed 1d "$1/loss.csv" | cut -d, -f1 | tr '\n' ' ' | sed 's/ $//'; }
 row() { grep "^$2," "$1/loss.csv"; }
 # sums DIR: a checksum of every file in DIR, to see that nothing changed
 sums() { (cd "$1" && cksum * | sort); }
+# pts FROM TO: the curve's steps after FROM up to TO: every E-th step (the recipe's
+# eval_every), and TO itself
+pts() { awk -v a="$1" -v b="$2" -v e="$E" 'BEGIN { s = ""; for (i = (int(a / e) + 1) * e; i < b; i += e) s = s i " "; print s b }'; }
 # train ARGS...: glassbox train with a time limit (a resume that ignored its target would
 # train the recipe's 3000 steps)
 train() { timeout 120 $G train "$@"; }
@@ -33,11 +36,12 @@ awk 'BEGIN { split("the cat dog bird fish sat ran saw ate on under near a big sm
 	for (i = 0; i < 600; i++) { s = ""; k = 6 + i % 8; for (j = 0; j < k; j++) s = s w[1 + (i * 7 + j * 13 + i * j) % 20] " "; print s "." } }' >"$T/c.txt"
 C="--corpus $T/c.txt"
 N=40
+E=10 # the corpus recipe's eval_every for this text: 20 points over its 60 steps, but at least every 10
 
 # -- an uninterrupted run of N steps
 train $C --out "$T/a" --steps $N >"$T/a.out" 2>"$T/a.err"
 ok $? "an uninterrupted run of $N steps"
-check "its loss.csv has one point, at step $N" test "$(steps "$T/a")" = "$N"
+check "its loss.csv has a point every $E steps: '$(steps "$T/a")'" test "$(steps "$T/a")" = "$(pts 0 $N)"
 
 # -- the same run stopped with SIGINT once training has started, then resumed without --steps
 $G train $C --out "$T/b" --steps $N >"$T/b.out" 2>"$T/b.err" &
@@ -52,8 +56,8 @@ K=$(sed -n 's/^stopped at step \([0-9]*\);.*/\1/p' "$T/b.out")
 check "it says where it stopped and that --resume continues (step ${K:-none})" \
 	sh -c "test -n '$K' && test '$K' -ge 1 && test '$K' -lt $N && grep -q 'continue with --resume' $T/b.out"
 K=${K:-0}
-check "the interrupted run's loss.csv has a point at step $K (the steps since the last point)" \
-	test "$(steps "$T/b")" = "$K"
+check "the interrupted run's loss.csv ends with a point at step $K (the steps since the last point): '$(steps "$T/b")'" \
+	test "$(steps "$T/b")" = "$(pts 0 $K)"
 row "$T/b" $K >"$T/b.rowK"
 cp -R "$T/b" "$T/b2" && cp -R "$T/b" "$T/b3" && cp -R "$T/b" "$T/b4"
 
@@ -72,8 +76,8 @@ check "optimizer.safetensors too (moments, step, generator, options), but for th
 check "the time it records is both parts' ($(secs "$T/b2/optimizer.safetensors") s, then $(secs "$T/b/optimizer.safetensors") s)" \
 	awk -v x="$(secs "$T/b2/optimizer.safetensors")" -v y="$(secs "$T/b/optimizer.safetensors")" 'BEGIN { exit !(x != "" && y > x) }'
 check "and the resumed run says the whole time and this run's" grep -q "^trained in [0-9.]* minutes ([0-9.]* in this run)" "$T/r.out"
-check "loss.csv holds both parts in order, no gap or duplicate: steps '$(steps "$T/b")' = '$K $N'" \
-	test "$(steps "$T/b")" = "$K $N"
+check "loss.csv holds both parts in order, no gap or duplicate: steps '$(steps "$T/b")'" \
+	test "$(steps "$T/b")" = "$(pts 0 $K) $(pts $K $N)"
 check "the first part's row is kept as it was: $(cat "$T/b.rowK")" test "$(row "$T/b" $K)" = "$(cat "$T/b.rowK")"
 check "the last row's held-out loss and rate equal the uninterrupted run's: $(row "$T/a" $N | cut -d, -f3,4)" \
 	test "$(row "$T/b" $N | cut -d, -f3,4)" = "$(row "$T/a" $N | cut -d, -f3,4)"
@@ -91,7 +95,7 @@ if [ $M -lt $N ]; then
 	train $C --out "$T/b2" --resume >"$T/b2.out" 2>"$T/b2.err"
 	check "a third part without --steps goes on to $N: the same bits as the uninterrupted run" \
 		cmp "$T/a/model.safetensors" "$T/b2/model.safetensors"
-	check "and loss.csv has the three parts: '$(steps "$T/b2")'" test "$(steps "$T/b2")" = "$K $M $N"
+	check "and loss.csv has the three parts: '$(steps "$T/b2")'" test "$(steps "$T/b2")" = "$(pts 0 $K) $M $(pts $M $N)"
 else
 	for d in 1 2 3 4 5; do n=$((n + 1)); echo "ok $n # SKIP stopped at step $K, too late for a part before $N"; done
 fi
@@ -102,13 +106,24 @@ train $C --out "$T/b3" --resume --steps $((K + 1)) >"$T/b3.out" 2>"$T/b3.err"
 ok $? "resume with a damaged loss.csv succeeds"
 check "it says so in one line: $(head -c 150 "$T/b3.err")" \
 	sh -c "test \$(wc -l <$T/b3.err) -eq 1 && grep -q '^glassbox: note: .*b3/loss.csv: line 2 is damaged' $T/b3.err"
-check "loss.csv then starts again after step $K" test "$(steps "$T/b3")" = "$((K + 1))"
+check "loss.csv then starts again after step $K" test "$(steps "$T/b3")" = "$(pts $K $((K + 1)))"
 rm "$T/b4/loss.csv"
 train $C --out "$T/b4" --resume --steps $((K + 1)) >"$T/b4.out" 2>"$T/b4.err"
 ok $? "resume without a loss.csv succeeds"
 check "it says so in one line: $(head -c 150 "$T/b4.err")" \
 	sh -c "test \$(wc -l <$T/b4.err) -eq 1 && grep -q '^glassbox: note: .*loss.csv.*start again after step $K' $T/b4.err"
-check "loss.csv then starts again after step $K" test "$(steps "$T/b4")" = "$((K + 1))"
+check "loss.csv then starts again after step $K" test "$(steps "$T/b4")" = "$(pts $K $((K + 1)))"
+
+# -- a text too small for its steps: the held-out loss turns up, and the run says so
+awk 'BEGIN { srand(7); for (i = 0; i < 400; i++) { s = ""; for (j = 0; j < 5; j++) { w = "";
+	for (k = 0; k < 2 + int(rand() * 5); k++) w = w sprintf("%c", 97 + int(rand() * 26)); s = s w " " } print s "." } }' >"$T/rnd.txt"
+train --corpus "$T/rnd.txt" --out "$T/o" --steps 100 >"$T/o.out" 2>&1
+ok $? "100 steps on 10 KB of random letters"
+low=$(sed 1d "$T/o/loss.csv" | sort -t, -k3 -g | head -n 1 | cut -d, -f1)
+check "it says the held-out loss was lowest at step ${low:-?} and rose (the loss.csv minimum)" \
+	grep -q "^note: the held-out loss was lowest at step $low (" "$T/o.out"
+check "and so does its README" have "$T/o/README.md" "The held-out loss was lowest at step $low"
+check "a run whose held-out loss did not rise says nothing of it" sh -c "! grep -q 'lowest at step' $T/a.out $T/a/README.md"
 
 # -- the schedule is the checkpoint's: 4 steps, then resumed to 8 at the floor rate
 train $C --out "$T/s" --steps 4 >"$T/s.out" 2>&1
@@ -117,9 +132,9 @@ ok $? "4 steps, then --resume --steps 8"
 check "it says which schedule it keeps" \
 	have "$T/s.out" "keeping the checkpoint's schedule: cosine down to step 4, then its floor rate 5e-05 to step 8"
 check "loss.csv: steps '$(steps "$T/s")' = '4 8'" test "$(steps "$T/s")" = "4 8"
-check "the rate at step 4 is the warm-up's 1e-3 * 4/200 ($(row "$T/s" 4 | cut -d, -f4))" \
-	test "$(row "$T/s" 4 | cut -d, -f4)" = "2.0000001e-05"
-check "at step 8, past the schedule's end, it is the floor 5e-5 ($(row "$T/s" 8 | cut -d, -f4); a schedule stretched to 8 would give 4e-05)" \
+check "the rate at step 4 is the warm-up's 1e-3 * 4/10 ($(row "$T/s" 4 | cut -d, -f4))" \
+	test "$(row "$T/s" 4 | cut -d, -f4)" = "0.00040000002"
+check "at step 8, past the schedule's end, it is the floor 5e-5 ($(row "$T/s" 8 | cut -d, -f4); a schedule stretched to 8 would give 8e-04)" \
 	test "$(row "$T/s" 8 | cut -d, -f4)" = "4.9999999e-05"
 check "the checkpoint still records total=4" grep -aq "total=4 " "$T/s/optimizer.safetensors"
 check "README.md says where the schedule ends" have "$T/s/README.md" "warm-up and cosine schedule ending at step 4"
