@@ -110,7 +110,7 @@ static int need_model(session *s)
 {
 	if (s->loaded || session_load_default(s) == 0)
 		return 0;
-	errorf("no model loaded, and the shipped tiny-lm was not found: try 'load DIR'");
+	errorf("no model loaded, and the default tiny-lm did not load (%s): try 'load DIR'", session_default_problem());
 	return -1;
 }
 
@@ -600,16 +600,24 @@ void resolve_model(const char *arg, char *out, size_t cap)
 	}
 }
 
+static char default_problem[600];
+
+const char *session_default_problem(void) { return default_problem; }
+
 int session_load_default(session *s)
 {
 	char dir[600], p[700];
-	if (models_dir(dir, sizeof dir))
+	if (models_dir(dir, sizeof dir)) {
+		snprintf(default_problem, sizeof default_problem, "the shipped models were not found beside the program");
 		return -1;
+	}
 	snprintf(p, sizeof p, "%s/tiny-lm", dir);
 	gb_err err;
 	gb_model m;
-	if (gb_model_load(&m, p, &err))
+	if (gb_model_load(&m, p, &err)) {
+		snprintf(default_problem, sizeof default_problem, "%s", err.msg);
 		return -1;
+	}
 	s->model = m;
 	s->loaded = 1;
 	return 0;

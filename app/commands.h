@@ -45,6 +45,8 @@ void resolve_model(const char *arg, char *out, size_t cap);
 
 /* Loads the default model (tiny-lm) when it can be found; 0 on success. */
 int session_load_default(session *s);
+/* Why the last session_load_default failed, for a message. */
+const char *session_default_problem(void);
 void session_free(session *s);
 
 /* Prints an error line "glassbox: ..." on stderr. */

@@ -33,12 +33,13 @@ static void push(list *l, const char *s, const char *text)
 	l->v[l->n] = NULL;
 }
 
-/* Words before the cursor word, split on spaces. */
-static int words_before(const char *line, int start, char words[8][64])
+/* Words before the cursor word, split on spaces (a command line holds far fewer). */
+#define MAX_WORDS 64
+static int words_before(const char *line, int start, char words[MAX_WORDS][64])
 {
 	int n = 0;
 	const char *p = line, *stop = line + start;
-	while (p < stop && n < 8) {
+	while (p < stop && n < MAX_WORDS) {
 		while (p < stop && isspace((unsigned char)*p))
 			p++;
 		if (p >= stop)
@@ -58,7 +59,7 @@ static int words_before(const char *line, int start, char words[8][64])
 char **complete_candidates(session *s, const char *line, int start, const char *text)
 {
 	list l = { 0 };
-	char w[8][64];
+	char w[MAX_WORDS][64];
 	int nw = words_before(line, start, w);
 	if (nw == 0) {
 		for (const command *c = commands; c->name; c++)

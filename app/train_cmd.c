@@ -535,9 +535,9 @@ int cmd_train(session *s, int argc, char **argv, const char *rest)
 		goto out_model;
 	}
 	r.opts.total_steps = t.o.total_steps; /* the checkpoint's (gb_train_resume), for the README */
-	if (interrupted) {
-		printf("stopped before the first step: nothing was written\n");
-		rc = 0;
+	if (interrupted) { /* a cancel, not a result: a script must not go on as if trained */
+		errorf("stopped by Ctrl-C before the first step: nothing was written");
+		rc = -1;
 		goto out_model;
 	}
 	curves cv = { 0 };

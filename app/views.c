@@ -70,7 +70,7 @@ static const gb_ttensor *tensor(session *s, const char *fmt, ...)
 static int ready(session *s)
 {
 	if (!s->loaded && session_load_default(s)) {
-		errorf("no model loaded, and the shipped tiny-lm was not found: try 'load DIR'");
+		errorf("no model loaded, and the default tiny-lm did not load (%s): try 'load DIR'", session_default_problem());
 		return -1;
 	}
 	if (!s->have_run) {

@@ -39,7 +39,8 @@ typedef struct gb_recipe {
 int gb_recipe_preset(gb_recipe *r, const char *name, gb_err *err);
 
 /* A recipe for a teacher's text of len bytes: vocabulary, steps (about 1 KB of text a step,
- * 60 to 3000), warm-up and held-out cadence (20 points a run) scaled to the text. */
+ * 60 to 3000), warm-up, held-out points (6 to 20 a run) and checkpoints (4 a run) scaled to
+ * the text. */
 int gb_recipe_for_text(gb_recipe *r, size_t len, gb_err *err);
 
 /* Training data, tokenized. Decoder-only: one token stream with document starts (positions

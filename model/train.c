@@ -601,9 +601,10 @@ int gb_train_save(const gb_trainer *t, const char *dir, gb_err *err)
 	snprintf(rng, sizeof rng, "%016llx%016llx%016llx%016llx", (unsigned long long)t->rng.s[0],
 	         (unsigned long long)t->rng.s[1], (unsigned long long)t->rng.s[2], (unsigned long long)t->rng.s[3]);
 	snprintf(hash, sizeof hash, "%016llx", (unsigned long long)weights_hash(m));
-	snprintf(opts, sizeof opts, "lr=%g schedule=%s warmup=%d total=%d betas=%g,%g eps=%g wd=%g clip=%g smoothing=%g",
-	         t->o.lr, sched_name(t->o.schedule), t->o.warmup, t->o.total_steps, t->o.beta1, t->o.beta2, t->o.eps,
-	         t->o.weight_decay, t->o.clip, t->o.label_smoothing);
+	snprintf(opts, sizeof opts,
+	         "lr=%.9g schedule=%s warmup=%d total=%d lr_min=%.9g betas=%g,%g eps=%g wd=%g clip=%g smoothing=%g",
+	         t->o.lr, sched_name(t->o.schedule), t->o.warmup, t->o.total_steps, t->o.lr_min, t->o.beta1, t->o.beta2,
+	         t->o.eps, t->o.weight_decay, t->o.clip, t->o.label_smoothing);
 	char secs[32];
 	snprintf(secs, sizeof secs, "%011.1f", t->seconds); /* fixed width: runs differ only in these digits */
 	const char *meta[] = { "format", "glassbox-adamw", "step",        step, "rng",     rng,
@@ -678,6 +679,23 @@ static json_t *st_header(const gb_map *map, uint64_t *hlen)
 	return json_loadb((const char *)map->data + 8, (size_t)n, 0, &je);
 }
 
+/* The number after " key=" (or at the start) in an options string; 0 when absent. */
+static int opt_num(const char *op, const char *key, double *out)
+{
+	size_t k = strlen(key);
+	for (const char *o = op; o && (o = strstr(o, key)); o++)
+		if ((o == op || o[-1] == ' ') && o[k] == '=') {
+			char *end;
+			errno = 0;
+			double v = strtod(o + k + 1, &end);
+			if (end == o + k + 1 || (*end != ' ' && *end) || errno || !isfinite(v))
+				return 0;
+			*out = v;
+			return 1;
+		}
+	return 0;
+}
+
 /* The step and the schedule's total (-1 when the options do not record it) of an optimizer
  * file's metadata; -1 if it is not glassbox's. */
 static int meta_info(json_t *meta, gb_checkpoint_info *info)
@@ -697,12 +715,25 @@ static int meta_info(json_t *meta, gb_checkpoint_info *info)
 	const char *sec = json_string_value(json_object_get(meta, "seconds"));
 	double v = sec ? strtod(sec, &end) : 0;
 	info->seconds = sec && end > sec && !*end && v >= 0 && v < 1e9 ? v : 0;
-	/* "lr=0.001 schedule=cosine warmup=200 total=3000 betas=..." (gb_train_save) */
-	for (const char *o = op; o && (o = strstr(o, "total=")); o++)
+	info->lr = info->lr_min = -1;
+	info->warmup = info->schedule = -1;
+	/* "lr=0.001 schedule=cosine warmup=200 total=3000 lr_min=5e-05 betas=..." (gb_train_save;
+	 * files before lr_min was recorded lack it) */
+	if (opt_num(op, "total", &v) && v == (int)v && v >= 0)
+		info->total_steps = (int)v;
+	if (opt_num(op, "warmup", &v) && v == (int)v && v >= 0)
+		info->warmup = (int)v;
+	if (opt_num(op, "lr", &v) && v > 0)
+		info->lr = v;
+	if (opt_num(op, "lr_min", &v) && v >= 0)
+		info->lr_min = v;
+	for (const char *o = op; o && (o = strstr(o, "schedule=")); o++)
 		if (o == op || o[-1] == ' ') {
-			long v = strtol(o + 6, &end, 10);
-			if (end > o + 6 && (*end == ' ' || !*end) && v >= 0 && v <= INT_MAX)
-				info->total_steps = (int)v;
+			for (int k = GB_SCHED_CONSTANT; k <= GB_SCHED_COSINE; k++) {
+				size_t n = strlen(sched_name(k));
+				if (!strncmp(o + 9, sched_name(k), n) && (o[9 + n] == ' ' || !o[9 + n]))
+					info->schedule = k;
+			}
 			break;
 		}
 	return 0;
@@ -828,8 +859,18 @@ int gb_train_resume(gb_trainer *t, const char *dir, gb_err *err)
 	t->step = info.step;
 	t->rng = rng;
 	t->seconds = info.seconds;
-	if (info.total_steps >= 0) /* the schedule is the checkpoint's */
+	/* the schedule is the checkpoint's: its kind, peak, warm-up, total and floor (each one the
+	 * file records; older files lack lr_min) */
+	if (info.total_steps >= 0)
 		t->o.total_steps = info.total_steps;
+	if (info.schedule >= 0)
+		t->o.schedule = info.schedule;
+	if (info.warmup >= 0)
+		t->o.warmup = info.warmup;
+	if (info.lr > 0)
+		t->o.lr = (float)info.lr;
+	if (info.lr_min >= 0)
+		t->o.lr_min = (float)info.lr_min;
 	rc = 0;
 out:
 	free(mom);

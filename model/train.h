@@ -130,6 +130,8 @@ typedef struct gb_checkpoint_info {
 	long step;            /* updates done */
 	int total_steps;      /* the schedule's total_steps it was saved with; -1: not recorded */
 	double seconds;       /* the training time it records (0: not recorded) */
+	int schedule, warmup; /* the schedule it was saved with (-1: not recorded) */
+	double lr, lr_min;    /* its peak and floor rates (-1: not recorded) */
 } gb_checkpoint_info;
 
 int gb_train_checkpoint_info(const char *dir, gb_checkpoint_info *info, gb_err *err);

@@ -20,7 +20,7 @@ lastline() { screen | grep -v "^$" | tail -n 1; }
 # waitline REGEX: up to 5 s for the last screen line to match
 waitline() { i=0; while [ $i -lt 50 ]; do lastline | grep -q -- "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
 
-echo "1..14"
+echo "1..15"
 tmux kill-session -t "$S" 2>/dev/null
 tmux new-session -d -s "$S" -x 100 -y 30 "env XDG_STATE_HOME=$T/state TERM=xterm-256color ./glassbox; echo EXIT=\$?; sleep 5"
 waitfor "glassbox>"; ok $? "the prompt appears"
@@ -42,6 +42,8 @@ tmux send-keys -t "$S" C-u "train --preset t" Tab
 waitline "glassbox> train --preset tiny-$"; ok $? "after --preset, Tab offers the presets (t -> tiny-)"
 tmux send-keys -t "$S" C-u "generate 3 --temp 0.5 --t" Tab
 waitline "glassbox> generate 3 --temp 0.5 --top-$"; ok $? "an option already typed is not offered again (--t -> --top-)"
+tmux send-keys -t "$S" C-u "generate 3 --temp 0.5 --top-k 5 --top-p 0.9 --seed " Tab
+sleep 0.3; waitline "glassbox> generate 3 --temp 0.5 --top-k 5 --top-p 0.9 --seed$"; ok $? "on a long line too, after an option that takes a number Tab offers nothing"
 # Ctrl-C stops a long beam search at the end of a step and the session goes on.
 tmux send-keys -t "$S" C-u "load tiny-lm" Enter "run The old dog" Enter "beam 64 120" Enter
 waitfor "step 1"

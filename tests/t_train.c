@@ -165,7 +165,7 @@ static void t_resume(const char *dir)
 		tap_diag("%s", err.msg);
 	gb_trainer_free(&tb);
 	gb_model_free(&b);
-	gb_checkpoint_info info = { -1, -1 };
+	gb_checkpoint_info info = { .step = -1, .total_steps = -1 };
 	int rc = saved ? gb_train_checkpoint_info(ck, &info, &err) : -1;
 	tap_ok(!rc && info.step == 15 && info.total_steps == 600,
 	       "checkpoint info from the metadata alone: step %ld, schedule total %d", info.step, info.total_steps);
@@ -173,12 +173,19 @@ static void t_resume(const char *dir)
 	/* a resume asked for another length (as `train --resume --steps 40` once did) keeps the
 	 * checkpoint's schedule: had it stretched the cosine to 40, the 25 steps would differ */
 	tb.o.total_steps = 40;
+	/* a recipe that changed since (another peak, warm-up and floor) does not change the run */
+	float lr0 = ta.o.lr, lrmin0 = ta.o.lr_min;
+	int warm0 = ta.o.warmup;
+	tb.o.lr = 3 * lr0, tb.o.warmup = warm0 + 7, tb.o.lr_min = lrmin0 + 1e-4f;
 	int resumed = saved && !gb_train_resume(&tb, ck, &err);
 	if (saved && !resumed)
 		tap_diag("%s", err.msg);
 	tap_ok(resumed && tb.step == 15 && tb.o.total_steps == 600,
 	       "resume: checkpoint after 15 steps read back (step %ld), with its schedule's total (%d, not 40)", tb.step,
 	       tb.o.total_steps);
+	tap_ok(resumed && tb.o.lr == lr0 && tb.o.warmup == warm0 && tb.o.lr_min == lrmin0 && tb.o.schedule == ta.o.schedule,
+	       "resume: peak %g, warm-up %d, floor %g and schedule are the checkpoint's, not the changed recipe's",
+	       (double)tb.o.lr, tb.o.warmup, (double)tb.o.lr_min);
 	tap_ok(gb_train_lr(&tb.o, 16) == gb_train_lr(&ta.o, 16) && gb_train_lr(&tb.o, 40) == gb_train_lr(&ta.o, 40),
 	       "resume: the rates of steps 16 and 40 are the uninterrupted run's (%.6g, %.6g)", gb_train_lr(&tb.o, 16),
 	       gb_train_lr(&tb.o, 40));

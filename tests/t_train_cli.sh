@@ -28,7 +28,7 @@ sums() { (cd "$1" && cksum * | sort); }
 # eval_every), and TO itself
 pts() { awk -v a="$1" -v b="$2" -v e="$E" 'BEGIN { s = ""; for (i = (int(a / e) + 1) * e; i < b; i += e) s = s i " "; print s b }'; }
 # train ARGS...: glassbox train with a time limit (a resume that ignored its target would
-# train the recipe's 3000 steps)
+# train the recipe's 60 steps for this text, or more)
 train() { timeout 120 $G train "$@"; }
 
 # About 26 KB of sentences from 20 words (deterministic, no random generator needed).
@@ -36,7 +36,7 @@ awk 'BEGIN { split("the cat dog bird fish sat ran saw ate on under near a big sm
 	for (i = 0; i < 600; i++) { s = ""; k = 6 + i % 8; for (j = 0; j < k; j++) s = s w[1 + (i * 7 + j * 13 + i * j) % 20] " "; print s "." } }' >"$T/c.txt"
 C="--corpus $T/c.txt"
 N=40
-E=10 # the corpus recipe's eval_every for this text: 20 points over its 60 steps, but at least every 10
+E=10 # the corpus recipe's eval_every for this text: its 60 steps / 20, but at least every 10
 
 # -- an uninterrupted run of N steps
 train $C --out "$T/a" --steps $N >"$T/a.out" 2>"$T/a.err"
@@ -63,7 +63,7 @@ cp -R "$T/b" "$T/b2" && cp -R "$T/b" "$T/b3" && cp -R "$T/b" "$T/b4"
 
 train $C --out "$T/b" --resume >"$T/r.out" 2>"$T/r.err"
 ok $? "the resume without --steps runs"
-check "it says where it resumed, and trains to the checkpoint's $N (not the recipe's 3000)" \
+check "it says where it resumed, and trains to the checkpoint's $N (not the recipe's 60)" \
 	have2 "$T/r.out" "$N steps of 16, " "(resumed at step $K)"
 check "nothing on stderr" test ! -s "$T/r.err"
 check "model.safetensors equals the uninterrupted run's, bit for bit" cmp "$T/a/model.safetensors" "$T/b/model.safetensors"
@@ -149,6 +149,18 @@ train $C --out "$T/a" --resume --steps 20 >"$T/x.out" 2>"$T/x.err"
 ok $? "resume with --steps 20 of a run at step $N: status 0"
 check "one line: $(cat "$T/x.out")" oneline "$T/x.out" "is already at step $N, past --steps 20: nothing to train"
 check "no file of the folder changed" sh -c "sums() { (cd \$1 && cksum * | sort); }; sums $T/a | cmp -s - $T/a.sums"
+
+# -- Ctrl-C while the data is prepared (tiny-lm's world takes seconds to write and tokenize):
+# status 1, one line, no folder
+$G train --preset tiny-lm --out "$T/cancel" >"$T/c.out" 2>"$T/c.err" &
+pid=$!
+sleep 1.5
+kill -INT $pid
+wait $pid
+ok $(( $? == 1 ? 0 : 1 )) "Ctrl-C before the first step: status 1"
+check "one line says nothing was written: $(cat "$T/c.err")" \
+	oneline "$T/c.err" "glassbox: stopped by Ctrl-C before the first step: nothing was written"
+check "and nothing was" test ! -e "$T/cancel"
 
 # -- --resume into a folder that does not exist yet starts a run; one without a checkpoint refuses
 train $C --out "$T/new" --resume --steps 2 >"$T/n.out" 2>"$T/n.err"
