@@ -579,6 +579,16 @@ gb_figure *view_tensor(session *s, const char *name, int index)
 	if (t->ndim == 1) {
 		f = gb_fig_new(GB_FIG_STRIP);
 		gb_fig_set_values(f, t->data, 1, t->shape[0]);
+		/* numbers with three significant digits when they are small (a layer norm's means are
+		 * thousandths: "0.00" under every box says nothing) */
+		double mx = 0;
+		for (int i = 0; i < t->shape[0]; i++)
+			if (isfinite(t->data[i]) && fabs(t->data[i]) > mx)
+				mx = fabs(t->data[i]);
+		if (mx > 0 && mx < 0.1) {
+			int p = (int)ceil(-log10(mx)) + 2;
+			f->precision = p > 6 ? 6 : p;
+		}
 		if (t->axes[0] == GB_AX_TOKEN) {
 			int n;
 			char **l = token_labels(s, stack, &n);

@@ -9,7 +9,7 @@ G=./glassbox
 # have FILE TEXT: FILE contains TEXT
 lines() { wc -l <"$1" | tr -d ' '; }
 
-echo "1..75"
+echo "1..76"
 
 $G -c "init $T/gpt2 --seed 3; init $T/llama --preset llama; init $T/encdec --preset encdec" >"$T/out" 2>"$T/err"
 ok $? "init writes three random model folders"
@@ -136,6 +136,11 @@ check "a text cut to the context records the 128 tokens that ran" test "$(png_te
 $G -c "load tiny-mt; translate 3 March 2021; cross 1 1; export $T/m5.png" >/dev/null 2>"$T/err"
 check "an encoder-decoder's figure records its source and its target (got '$(png_text "$T/m5.png" Text)' -> '$(png_text "$T/m5.png" Target)')" \
 	test "$(png_text "$T/m5.png" Text)" = "3 March 2021" -a "$(png_text "$T/m5.png" Target)" = "2021-03-03"
+
+# A strip of small numbers prints them with three significant digits, not as 0.00.
+$G -c "load tiny-lm; set colors plain; run The keys on the old table are dusty.; show L1.ln1.mean" >"$T/strip" 2>"$T/err"
+check "layer norm means (thousandths) print as 0.00xyz: $(sed -n 2p "$T/strip" | cut -c1-60)" \
+	sh -c "grep -q '(-\{0,1\}0\.00[0-9][0-9][0-9])' $T/strip && ! grep -q '(0\.00)' $T/strip"
 
 # Masked scores: the mask's -inf are counted as masked cells, in the terminal, PNG and SVG alike.
 $G -c "load $T/gpt2; run abcd; scores 1 1; export $T/sc.svg; set colors truecolor; scores 1 1" >"$T/sc" 2>"$T/err"

@@ -399,6 +399,13 @@ static void test_other_kinds(void)
 		tap_ok(gb_raster_render(f, NULL, &c, &info, &err) == 0, "strip renders (%s)", err.msg);
 		tap_ok(info.plot.w > 20 && same_rgb(px(&c, info.plot.x + 2, info.plot.y + 2), want),
 		       "first token box is vmin's colour");
+		{
+			static const uint8_t gray[3] = { 153, 153, 153 }, white[3] = { 255, 255, 255 };
+			int x = info.plot.x, y = info.plot.y + info.plot.h / 2;
+			tap_ok(same_rgb(px(&c, x - 1, y), gray) && same_rgb(px(&c, x - 2, y), white) &&
+			       same_rgb(px(&c, x + info.plot.w, y), gray) && same_rgb(px(&c, x + 2, info.plot.y - 1), gray),
+			       "the box is framed in gray (#999999) just outside it, then the page");
+		}
 		gb_canvas_free(&c);
 		gb_fig_free(f);
 	}

@@ -1109,6 +1109,9 @@ static int draw_strip(lay *L, gb_verr *err)
 			}
 			cell_colour(L, f, f->values[i], rgb);
 			rect(L, xx, yy, w, boxh, rgb);
+			/* a light box stays visible on the page */
+			outline(L, (int)floor(xx + 0.5), (int)floor(yy + 0.5), (int)(floor(xx + w + 0.5) - floor(xx + 0.5)),
+			        (int)(floor(yy + boxh + 0.5) - floor(yy + 0.5)));
 			text(L, GB_FACE_SANS, px, xx + w / 2, mid_baseline(yy + boxh / 2, px), 0, GB_ANCHOR_MIDDLE, lab,
 			     gb_lightness(rgb) > 55 ? BLACK : WHITE);
 			text(L, GB_FACE_MONO, vpx, xx + w / 2, yy + boxh + 1.15 * vpx, 0, GB_ANCHOR_MIDDLE, vbuf, INK2);
