@@ -688,6 +688,34 @@ static void test_axis_title_gap(void)
 	       "level labels, then the title %d px under them (labels rows %d-%d, title from %d; bar < 24)", gap,
 	       band[0][0], band[0][1], band[1][0]);
 	gb_canvas_free(&c);
+	/* the same as masked scores: -inf above the diagonal, a second caption line for them */
+	for (int i = 0; i < 11; i++)
+		for (int j = i + 1; j < 11; j++)
+			v[i * 11 + j] = -INFINITY;
+	gb_fig_set_values(f, v, 11, 11);
+	f->masked = 1;
+	f->cmap = GB_CMAP_COOLWARM;
+	f->range = GB_RANGE_SYMMETRIC;
+	/* At every scale a window uses (0.75 and up), the plot stays under the title, whether its
+	 * labels end up level or slanted (at 0.8 a slanted last round once pushed it up into it). */
+	static const double scales[] = { 0.75, 0.8, 0.9, 1.0, 1.25, 1.5, 2.0 };
+	int clear = 1;
+	char where[160] = "";
+	for (size_t k = 0; k < sizeof scales / sizeof scales[0]; k++) {
+		gb_raster_opts o = { 0, 0, scales[k] };
+		if (gb_raster_render(f, &o, &c, &info, &err)) {
+			clear = 0;
+			snprintf(where, sizeof where, "scale %g: %s", scales[k], err.msg);
+			break;
+		}
+		if (info.title.y + info.title.h > info.plot.y || info.plot.y + info.plot.h > c.h) {
+			clear = 0;
+			snprintf(where, sizeof where, "scale %g: title ends at %d, plot spans %d-%d of %d", scales[k],
+			         info.title.y + info.title.h, info.plot.y, info.plot.y + info.plot.h, c.h);
+		}
+		gb_canvas_free(&c);
+	}
+	tap_ok(clear, "at scales 0.75 to 2 the plot stays under its title and on the page%s%s", *where ? ": " : "", where);
 	gb_fig_free(f);
 }
 

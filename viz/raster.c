@@ -580,10 +580,30 @@ static int draw_block(lay *L, const block *B, gb_verr *err)
 		cstride = angled ? (int)ceil(1.15 * lpx / (cell * M_SQRT1_2)) : stride;
 		cstride = cstride < stride ? stride : cstride;
 	}
-	/* the room under the plot for the labels as they are finally drawn (the rounds above
-	 * sized it for the previous round's slant) */
-	clw = cl && show_labels ? max_width(L, GB_FACE_SANS, lpx, cl, p0->cols, cstride) : 0;
-	clh = !cl || !show_labels ? 0 : angled ? clw * M_SQRT1_2 + 1.3 * lpx + 6 * s : 1.4 * lpx + 6 * s;
+	/* The room under the plot for the labels as they are finally drawn: the rounds above sized
+	 * the cells for the previous round's slant. Less room (now level) only centres the block
+	 * again; more (now slanted) shrinks the cells to fit, or the plot would climb into the
+	 * title. */
+	{
+		double used = clh;
+		clw = cl && show_labels ? max_width(L, GB_FACE_SANS, lpx, cl, p0->cols, cstride) : 0;
+		clh = !cl || !show_labels ? 0 : angled ? clw * M_SQRT1_2 + 1.3 * lpx + 6 * s : 1.4 * lpx + 6 * s;
+		if (clh > used) {
+			double ah = (L->y1 - L->y0) - B->gr * pt_h - (B->gr - 1) * gapy - clh - ct_h;
+			cell = fmin(cell, ah / ((double)B->gr * B->rows));
+			if (cell <= 0) {
+				free(rl);
+				free(cl);
+				return gb_vfail(err, "figure too small for a %d x %d heatmap", B->rows, B->cols);
+			}
+			stride = (int)ceil(1.15 * lpx / cell);
+			stride = stride < 1 ? 1 : stride;
+			if (angled) {
+				cstride = (int)ceil(1.15 * lpx / (cell * M_SQRT1_2));
+				cstride = cstride < stride ? stride : cstride;
+			}
+		}
+	}
 	cw = cell >= 2 ? (int)floor(cell) : 0;
 	pw = cw ? B->cols * cw : (int)floor(cell * B->cols);
 	ph = cw ? B->rows * cw : (int)floor(cell * B->rows);
