@@ -150,11 +150,12 @@ ok $? "resume with --steps 20 of a run at step $N: status 0"
 check "one line: $(cat "$T/x.out")" oneline "$T/x.out" "is already at step $N, past --steps 20: nothing to train"
 check "no file of the folder changed" sh -c "sums() { (cd \$1 && cksum * | sort); }; sums $T/a | cmp -s - $T/a.sums"
 
-# -- Ctrl-C while the data is prepared (tiny-lm's world takes seconds to write and tokenize):
-# status 1, one line, no folder
+# -- Ctrl-C while the data is prepared (tiny-lm's world takes over a second to write and
+# tokenize; the signal goes as soon as the run says it is preparing): status 1, one line, no folder
 $G train --preset tiny-lm --out "$T/cancel" >"$T/c.out" 2>"$T/c.err" &
 pid=$!
-sleep 1.5
+i=0
+while ! grep -q '^preparing the data' "$T/c.out" 2>/dev/null && [ $i -lt 400 ]; do sleep 0.02; i=$((i + 1)); done
 kill -INT $pid
 wait $pid
 ok $(( $? == 1 ? 0 : 1 )) "Ctrl-C before the first step: status 1"
