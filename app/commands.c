@@ -786,7 +786,6 @@ static int parse_ids(char **argv, int argc, int *i, int **ids, int *n)
 	return 0;
 }
 
-static char *ids_text(session *s, const int *ids, int n);
 
 static int cmd_run(session *s, int argc, char **argv, const char *rest)
 {
@@ -862,7 +861,7 @@ static int utf8_len(const unsigned char *b, size_t n)
 /* Token ids as the text they stand for, as the session's text after they ran: the tokenizer's
  * bytes, with control bytes (but newline) and bytes that are not whole UTF-8 characters as
  * \xNN; "token ids: 5 6 7" when there is no tokenizer or it does not know an id. */
-static char *ids_text(session *s, const int *ids, int n)
+char *ids_text(session *s, const int *ids, int n)
 {
 	char *raw = NULL, *out;
 	size_t len = 0, o = 0;
@@ -1616,14 +1615,8 @@ static int cmd_heads(session *s, int argc, char **argv, const char *rest)
 	int lens[1] = { s->trace.n_ids };
 	/* Induction runs draw ordinary tokens: merged pieces when the vocabulary has them, never
 	 * the special tokens at the end. */
-	int hi = c->vocab, lo = 0;
-	if (s->model.tok) {
-		hi = gb_tok_vocab_size(s->model.tok);
-		while (hi > 0 && gb_tok_is_special(s->model.tok, hi - 1))
-			hi--;
-		if (hi - 256 >= 64)
-			lo = 256;
-	}
+	int lo, hi;
+	gb_head_run_tokens(&s->model, &lo, &hi);
 	int run = (c->n_ctx - 1) / 2 < 24 ? (c->n_ctx - 1) / 2 : 24;
 	int rc = gb_head_scores(&s->model, s->k, texts, lens, 1, run, 20, lo, hi, 1, sc, &err);
 	if (rc)
@@ -1633,11 +1626,7 @@ static int cmd_heads(session *s, int argc, char **argv, const char *rest)
 		printf("to the previous token, the first token and itself. On %d random runs of %d tokens seen twice:\n", 20, run);
 		printf("the weight on the previous token (a head that does it whatever the tokens are), and induction,\n");
 		printf("from each token of the second copy to the token that followed it the first time\n");
-		printf("                 on the current text          on random runs\n");
-		printf("layer head  previous    first     self   previous  induction\n");
-		for (int i = 0; i < L * H; i++)
-			printf("%5d %4d  %8.3f %8.3f %8.3f   %8.3f %10.3f\n", i / H + 1, i % H + 1, (double)sc[i].prev,
-			       (double)sc[i].first, (double)sc[i].self, (double)sc[i].prev_rand, (double)sc[i].induction);
+		print_head_scores(stdout, sc, L, H, 0, "                 on the current text          on random runs\n");
 	}
 	free(sc);
 	return rc;

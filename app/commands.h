@@ -3,7 +3,10 @@
 #ifndef GLASSBOX_COMMANDS_H
 #define GLASSBOX_COMMANDS_H
 
+#include <stdio.h>
+
 #include "app/session.h"
+#include "model/heads.h"
 
 typedef struct command {
 	const char *name;
@@ -47,6 +50,12 @@ void resolve_model(const char *arg, char *out, size_t cap);
 int session_load_default(session *s);
 /* Why the last session_load_default failed, for a message. */
 const char *session_default_problem(void);
+/* Token ids as the text they stand for (malloc'd): the tokenizer's bytes, control bytes (but
+ * newline) and broken UTF-8 as \xNN; "token ids: 5 6 7" without a tokenizer. */
+char *ids_text(session *s, const int *ids, int n);
+/* The head detector's table: markdown (md) or aligned columns under `groups` (a line naming
+ * the two groups of columns). */
+void print_head_scores(FILE *f, const gb_head_score *sc, int L, int H, int md, const char *groups);
 void session_free(session *s);
 
 /* Prints an error line "glassbox: ..." on stderr. */

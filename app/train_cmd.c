@@ -42,6 +42,19 @@ static void print_probes(FILE *f, const gb_probe_score *rows, int n, int markdow
 	}
 }
 
+void print_head_scores(FILE *f, const gb_head_score *sc, int L, int H, int md, const char *groups)
+{
+	if (md)
+		fprintf(f, "| layer | head | previous token (text) | first token | self | previous token (runs) | induction |\n"
+		           "|---|---|---|---|---|---|---|\n");
+	else
+		fprintf(f, "%slayer head  previous    first     self   previous  induction\n", groups);
+	for (int i = 0; i < L * H; i++)
+		fprintf(f, md ? "| %d | %d | %.3f | %.3f | %.3f | %.3f | %.3f |\n" : "%5d %4d  %8.3f %8.3f %8.3f   %8.3f %10.3f\n",
+		        i / H + 1, i % H + 1, (double)sc[i].prev, (double)sc[i].first, (double)sc[i].self,
+		        (double)sc[i].prev_rand, (double)sc[i].induction);
+}
+
 /* The head table of a model: markdown for its README, or aligned text (md 0) for eval. */
 static int head_table(const gb_model *m, FILE *f, int md, gb_err *err)
 {
@@ -67,16 +80,7 @@ static int head_table(const gb_model *m, FILE *f, int md, gb_err *err)
 		           "documents; then, on 50 random runs of 24 tokens seen twice, the weight on the previous\n"
 		           "token (a head that looks back one token whatever the tokens are) and the induction score\n"
 		           "(from each token of the second copy to the token that followed it the first time):\n\n");
-		if (md)
-			fprintf(f, "| layer | head | previous token (text) | first token | self | previous token (runs) | induction |\n"
-			           "|---|---|---|---|---|---|---|\n");
-		else
-			fprintf(f, "                 on held-out text           on random runs\n"
-			           "layer head  previous    first     self   previous  induction\n");
-		for (int i = 0; i < L * H; i++)
-			fprintf(f, md ? "| %d | %d | %.3f | %.3f | %.3f | %.3f | %.3f |\n" : "%5d %4d  %8.3f %8.3f %8.3f   %8.3f %10.3f\n",
-			        i / H + 1, i % H + 1, (double)sc[i].prev, (double)sc[i].first, (double)sc[i].self,
-			        (double)sc[i].prev_rand, (double)sc[i].induction);
+		print_head_scores(f, sc, L, H, md, "                 on held-out text           on random runs\n");
 	}
 	free(sc);
 	return rc;

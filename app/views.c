@@ -111,13 +111,8 @@ static void meta(session *s, gb_figure *f, const char *tensor_name)
 		int n = s->trace.n_tgt;
 		if (t[0] == s->model.cfg.dec_start_id)
 			t++, n--;
-		char *out = NULL;
-		size_t len = 0;
-		gb_err err;
-		if (n > 0 && !gb_tok_decode(s->model.tok, t, n, &out, &len, &err))
-			gb_fig_add_meta(f, "Target", out);
-		else if (n == 0)
-			gb_fig_add_meta(f, "Target", "");
+		char *out = ids_text(s, t, n);
+		gb_fig_add_meta(f, "Target", out ? out : "");
 		free(out);
 	}
 	if (tensor_name)

@@ -275,11 +275,8 @@ int gb_eval_heads(const gb_model *m, const gb_kernels *k, gb_head_score *out, gb
 		line = nl ? nl + 1 : line + ll;
 	}
 	free(text);
-	/* Induction runs draw merged (word-like) tokens, never the special ones at the end. */
-	int hi = gb_tok_vocab_size(m->tok);
-	while (hi > 0 && gb_tok_is_special(m->tok, hi - 1))
-		hi--;
-	int lo = hi - 256 >= 64 ? 256 : 0;
+	int lo, hi;
+	gb_head_run_tokens(m, &lo, &hi);
 	int rc = gb_head_scores(m, k, (const int *const *)texts, lens, n, 24, 50, lo, hi, 5, out, err);
 	for (int i = 0; i < n; i++)
 		free(texts[i]);

@@ -6,12 +6,35 @@
 #include <string.h>
 
 #include "model/rng.h"
+#include "model/tokenizer.h"
 
 static const gb_ttensor *weights(const gb_trace *tr, const gb_config *c, const char *block, int l)
 {
 	char name[64];
 	snprintf(name, sizeof name, "%sL%d.%s.weights", c->encdec ? "dec." : "", l + 1, block);
 	return gb_trace_get(tr, name);
+}
+
+/* Sum over rows i >= 1 of a (T, T) head's weight on the token before: sum_i w[i][i-1]. */
+static double prev_sum(const float *wh, int T)
+{
+	double a = 0;
+	for (int i = 1; i < T; i++)
+		a += wh[(size_t)i * T + i - 1];
+	return a;
+}
+
+void gb_head_run_tokens(const gb_model *m, int *lo, int *hi)
+{
+	*hi = m->cfg.vocab;
+	*lo = 0;
+	if (!m->tok)
+		return;
+	*hi = gb_tok_vocab_size(m->tok);
+	while (*hi > 0 && gb_tok_is_special(m->tok, *hi - 1))
+		--*hi;
+	if (*hi - 256 >= 64)
+		*lo = 256;
 }
 
 int gb_head_scores(const gb_model *m, const gb_kernels *k, const int *const *texts, const int *lens,
@@ -44,10 +67,9 @@ int gb_head_scores(const gb_model *m, const gb_kernels *k, const int *const *tex
 			for (int h = 0; h < H; h++) {
 				const float *wh = w + (size_t)h * T * T;
 				double *a = acc + ((size_t)l * H + h) * 5;
-				for (int i = 1; i < T; i++) {
-					a[0] += wh[(size_t)i * T + i - 1];
+				a[0] += prev_sum(wh, T);
+				for (int i = 1; i < T; i++)
 					a[1] += wh[(size_t)i * T];
-				}
 				for (int i = 0; i < T; i++)
 					a[2] += wh[(size_t)i * T + i];
 			}
@@ -75,8 +97,7 @@ int gb_head_scores(const gb_model *m, const gb_kernels *k, const int *const *tex
 			for (int h = 0; h < H; h++) {
 				const float *wh = w + (size_t)h * T * T;
 				double *a = acc + ((size_t)l * H + h) * 5;
-				for (int i = 1; i < T; i++)
-					a[4] += wh[(size_t)i * T + i - 1];
+				a[4] += prev_sum(wh, T);
 				/* Query b+run+i (the i-th token of the second copy) looks back to b+i+1, the
 				 * token that followed the same token the first time. */
 				for (int i = 0; i + 1 < run; i++)

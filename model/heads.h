@@ -26,6 +26,10 @@ int gb_head_scores(const gb_model *m, const gb_kernels *k, const int *const *tex
                    int n_texts, int run, int n_rep, int lo, int hi, uint64_t seed, gb_head_score *out,
                    gb_err *err);
 
+/* The ids the random runs draw from, [lo, hi): the merged (word-like) tokens when the
+ * tokenizer has at least 64 of them, never the special tokens at the end of the vocabulary. */
+void gb_head_run_tokens(const gb_model *m, int *lo, int *hi);
+
 /* Encoder-decoders: per decoder layer and head (out (n_layer * n_head)), the fraction of
  * consecutive decoder positions whose most-attended source position does not move backwards,
  * averaged over the (source, target) pairs given. 1 = a perfectly monotone alignment. */
