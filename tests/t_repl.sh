@@ -11,6 +11,8 @@ rm -rf "$T" && mkdir -p "$T/state"
 ./glassbox -c "init $T/m" || exit 1
 S=glassbox-test-$$
 . tests/tap.sh
+tmux_private "$T"
+trap tmux_cleanup EXIT
 screen() { tmux capture-pane -p -t "$S"; }
 # waitfor TEXT: up to 5 s for TEXT to appear on the screen
 waitfor() { i=0; while [ $i -lt 50 ]; do screen | grep -qF -- "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }

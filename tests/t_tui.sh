@@ -20,6 +20,7 @@ TEXT="the cat sat on the mat"
 ./glassbox -c "init $M" >/dev/null || exit 1
 S=
 . tests/tap.sh
+tmux_private "$T"
 screen() { tmux capture-pane -p -t "$S"; }
 # waitfor TEXT: up to 10 s for TEXT to appear on the screen; waitgone TEXT: to leave it
 waitfor() { i=0; while [ $i -lt 100 ]; do screen | grep -qF -- "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
@@ -43,7 +44,7 @@ start() { # start W H ENV ARGS: a fresh session running glassbox in $T/out
 	[ "$k" -gt 1 ] && tmux kill-session -t "$old" 2>/dev/null
 }
 XPID=
-trap 'tmux kill-session -t "$S" 2>/dev/null; [ -n "$XPID" ] && kill "$XPID" 2>/dev/null && wait "$XPID" 2>/dev/null' EXIT
+trap 'tmux_cleanup; [ -n "$XPID" ] && kill "$XPID" 2>/dev/null && wait "$XPID" 2>/dev/null' EXIT
 
 echo "1..34"
 
@@ -148,12 +149,10 @@ D=
 winid() { DISPLAY=$D xwininfo -root -tree 2>/dev/null | awk '/"glassbox"/ { print $1; exit }'; }
 if command -v Xvfb >/dev/null 2>&1 && command -v xdotool >/dev/null 2>&1 && command -v xwd >/dev/null 2>&1 && command -v xwininfo >/dev/null 2>&1 &&
 	"$ROOT/glassbox" -c "help window" >/dev/null 2>&1; then
-	d=90
-	while [ $d -lt 140 ] && [ -e "/tmp/.X$d-lock" ]; do d=$((d + 1)); done
-	Xvfb ":$d" -screen 0 1400x900x24 -nolisten tcp >/dev/null 2>&1 &
-	XPID=$!
-	i=0; while [ $i -lt 50 ] && ! DISPLAY=":$d" xdotool getdisplaygeometry >/dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
-	[ $i -lt 50 ] && D=":$d"
+	if xvfb_start 1400x900x24; then
+		i=0; while [ $i -lt 50 ] && ! DISPLAY="$D" xdotool getdisplaygeometry >/dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
+		[ $i -lt 50 ] || D=
+	fi
 fi
 if [ -z "$D" ]; then
 	for k in 1 2 3 4; do n=$((n + 1)); echo "ok $n # SKIP no Xvfb, xdotool or xwd for the window"; done
