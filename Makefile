@@ -26,33 +26,44 @@ Q = @
 say = @printf '  %-6s %s\n'
 endif
 
-MODEL_SRC = $(wildcard model/*.c)
+# Everything the build writes goes under build/ (objects and dependency files mirror the source
+# tree), except the program itself at the top, where the README's commands expect it.
+B = build
+MODEL_SRC = $(wildcard model/*.c model/*/*.c)
 VIZ_SRC   = $(wildcard viz/*.c)
-APP_SRC   = $(wildcard app/*.c)
-LIB_OBJ   = $(MODEL_SRC:.c=.o) $(VIZ_SRC:.c=.o)
-APP_OBJ   = $(APP_SRC:.c=.o)
+APP_SRC   = $(wildcard app/*.c app/*/*.c)
+LIB_OBJ   = $(patsubst %.c,$(B)/%.o,$(MODEL_SRC) $(VIZ_SRC))
+APP_OBJ   = $(patsubst %.c,$(B)/%.o,$(APP_SRC))
 TEST_SRC  = $(wildcard tests/t_*.c)
-TEST_BIN  = $(patsubst tests/%.c,tests/bin/%.t,$(TEST_SRC))
+TEST_BIN  = $(patsubst tests/%.c,$(B)/tests/%.t,$(TEST_SRC))
 TEST_SH   = $(wildcard tests/t_*.sh)
+
+# ar keeps members by file name alone: two sources with one name in different folders would
+# silently replace each other in the library.
+DUP_NAMES = $(strip $(foreach n,$(sort $(notdir $(LIB_OBJ))),$(if $(word 2,$(filter %/$(n),$(LIB_OBJ))),$(n))))
+ifneq ($(DUP_NAMES),)
+$(error two library sources share a file name: $(DUP_NAMES))
+endif
 
 all: glassbox
 
-glassbox: $(APP_OBJ) libglassbox.a
+glassbox: $(APP_OBJ) $(B)/libglassbox.a
 	$(say) LINK $@
-	$(Q)$(CC) $(CFLAGS) -o $@ $(APP_OBJ) libglassbox.a $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(APP_OBJ) $(B)/libglassbox.a $(LDLIBS)
 
-libglassbox.a: $(LIB_OBJ)
+$(B)/libglassbox.a: $(LIB_OBJ)
 	$(say) AR $@
 	$(Q)rm -f $@ && ar rcs $@ $(LIB_OBJ)
 
-%.o: %.c
+$(B)/%.o: %.c
+	@mkdir -p $(@D)
 	$(say) CC $<
 	$(Q)$(CC) $(ALLCFLAGS) -c -o $@ $<
 
-tests/bin/%.t: tests/%.c libglassbox.a tests/tap.h
-	@mkdir -p tests/bin
+$(B)/tests/%.t: tests/%.c $(B)/libglassbox.a tests/tap.h
+	@mkdir -p $(@D)
 	$(say) CC $<
-	$(Q)$(CC) $(ALLCFLAGS) -o $@ $< libglassbox.a $(LDLIBS)
+	$(Q)$(CC) $(ALLCFLAGS) -o $@ $< $(B)/libglassbox.a $(LDLIBS)
 
 tests: $(TEST_BIN)
 
@@ -73,8 +84,7 @@ uninstall:
 	rm -rf $(DATA_DIR)
 
 clean:
-	rm -f glassbox libglassbox.a $(LIB_OBJ) $(APP_OBJ) $(LIB_OBJ:.o=.d) $(APP_OBJ:.o=.d)
-	rm -rf tests/bin tests/tmp
+	rm -rf $(B) glassbox tests/tmp
 
 distclean: clean
 	rm -f config.mk

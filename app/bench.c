@@ -6,7 +6,7 @@
  * Best-of rather than mean because everything else on the machine only ever adds time. */
 #include "app/bench.h"
 #include "model/config.h"
-#include "model/kernels.h"
+#include "model/kernels/kernels.h"
 
 #include <stdlib.h>
 #include <time.h>

@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "model/rng.h"
-#include "model/train.h"
+#include "model/train/train.h"
 
 enum { B = 16, T = 128, WARM = 2, STEPS = 8 };
 

@@ -27,7 +27,7 @@
 #include "viz/window.h"
 #include "model/decode.h"
 #include "model/heads.h"
-#include "model/tokenizer.h"
+#include "model/tokenizer/tokenizer.h"
 
 /* Where the command being run came from ("-c line 2"), for error lines; "" at the prompt. */
 static char err_where[160];

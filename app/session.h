@@ -4,7 +4,7 @@
 #define GLASSBOX_SESSION_H
 
 #include "model/forward.h"
-#include "model/kernels.h"
+#include "model/kernels/kernels.h"
 #include "model/model.h"
 #include "model/trace.h"
 #include "viz/figure.h"

@@ -16,11 +16,11 @@
 #include <unistd.h>
 
 #include "app/commands.h"
-#include "model/corpus.h"
-#include "model/eval.h"
+#include "model/train/corpus.h"
+#include "model/train/eval.h"
 #include "model/fileio.h"
 #include "model/heads.h"
-#include "model/recipe.h"
+#include "model/train/recipe.h"
 #include "viz/export.h"
 
 static int exists(const char *p)

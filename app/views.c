@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "app/commands.h"
-#include "model/tokenizer.h"
+#include "model/tokenizer/tokenizer.h"
 #include "viz/colormap.h"
 
 /* The prefix of the stack whose self-attention views refer to: the decoder's (or the only). */

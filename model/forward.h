@@ -4,7 +4,7 @@
 #define GLASSBOX_FORWARD_H
 
 #include "model/err.h"
-#include "model/kernels.h"
+#include "model/kernels/kernels.h"
 #include "model/model.h"
 #include "model/trace.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "model/rng.h"
-#include "model/tokenizer.h"
+#include "model/tokenizer/tokenizer.h"
 
 static const gb_ttensor *weights(const gb_trace *tr, const gb_config *c, const char *block, int l)
 {

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 
 #include "model/rng.h"
-#include "model/tokenizer.h"
+#include "model/tokenizer/tokenizer.h"
 
 /* ---- the parameter list ---- */
 

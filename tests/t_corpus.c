@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "model/corpus.h"
+#include "model/train/corpus.h"
 #include "tests/tap.h"
 
 static double now(void)

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/eval.h"
-#include "model/tokenizer.h"
+#include "model/train/eval.h"
+#include "model/tokenizer/tokenizer.h"
 #include "tests/tap.h"
 
 /* word: add log p(the next byte ends the word), the byte tokenizer's word-ending tokens

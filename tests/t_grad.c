@@ -23,9 +23,9 @@
 #include <string.h>
 
 #include "model/forward.h"
-#include "model/grad_ops.h"
+#include "model/train/grad_ops.h"
 #include "model/rng.h"
-#include "model/train.h"
+#include "model/train/train.h"
 
 static gb_rng rng;
 static gb_ws ws;

@@ -7,8 +7,8 @@
  * environment (the dispatch test runs itself that way with GLASSBOX_KERNELS set). */
 #include "tests/tap.h"
 #include "model/config.h"
-#include "model/kernels.h"
-#include "model/pool.h"
+#include "model/kernels/kernels.h"
+#include "model/kernels/pool.h"
 
 #include <float.h>
 #include <stdatomic.h>

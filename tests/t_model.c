@@ -10,7 +10,7 @@
 
 #include "model/forward.h"
 #include "model/rng.h"
-#include "model/tokenizer.h"
+#include "model/tokenizer/tokenizer.h"
 #include "tests/tap.h"
 
 #define DIR "tests/tmp/model"

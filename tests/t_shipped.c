@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/eval.h"
+#include "model/train/eval.h"
 #include "model/heads.h"
 #include "tests/tap.h"
 

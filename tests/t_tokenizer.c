@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "model/tokenizer.h"
+#include "model/tokenizer/tokenizer.h"
 #include "tests/tap.h"
 
 #define TMP "tests/tmp/tok"

@@ -10,7 +10,7 @@
 
 #include "model/rng.h"
 #include "model/forward.h"
-#include "model/train.h"
+#include "model/train/train.h"
 
 enum { SYM = 14, SEP = 14, PAD = 15, HALF = 6, LEN = 2 * HALF + 1 };
 

@@ -3,4 +3,4 @@
 #define R double
 #define S _d
 #define GB_FLOAT 0
-#include "model/grad_impl.h"
+#include "model/train/grad_impl.h"

@@ -27,7 +27,7 @@
 #include <stddef.h>
 
 #include "model/err.h"
-#include "model/kernels.h"
+#include "model/kernels/kernels.h"
 #include "model/model.h"
 
 /* For model/'s float training code: a function whose element-wise loops should be vectorized

@@ -1,6 +1,6 @@
 /* eval.c — see eval.h. Every probe is one forward pass over prompt + continuation; the
  * continuation's tokens are read off the logits at the positions before them. */
-#include "model/eval.h"
+#include "model/train/eval.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 
 #include "model/decode.h"
 #include "model/heads.h"
-#include "model/tokenizer.h"
+#include "model/tokenizer/tokenizer.h"
 
 /* ids of bos + text; *n_pre gets how many come from bos + prefix (prefix_len bytes of text). */
 static int encode_with_bos(const gb_model *m, const char *text, size_t len, int **ids, int *n, gb_err *err)

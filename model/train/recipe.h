@@ -14,8 +14,8 @@
 
 #include "model/model.h"
 #include "model/rng.h"
-#include "model/tokenizer.h"
-#include "model/train.h"
+#include "model/tokenizer/tokenizer.h"
+#include "model/train/train.h"
 
 typedef struct gb_recipe {
 	char name[32];

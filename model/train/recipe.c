@@ -1,10 +1,10 @@
 /* recipe.c — see recipe.h. Every number of the shipped recipes is here, in one place. */
-#include "model/recipe.h"
+#include "model/train/recipe.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/corpus.h"
+#include "model/train/corpus.h"
 
 static const char *EOT = "<|endoftext|>";
 

@@ -19,8 +19,8 @@
 #include <stdint.h>
 
 #include "model/err.h"
-#include "model/grad_ops.h"
-#include "model/kernels.h"
+#include "model/train/grad_ops.h"
+#include "model/kernels/kernels.h"
 #include "model/model.h"
 #include "model/rng.h"
 #include "model/trace.h"

@@ -1,7 +1,7 @@
 /* train.c — see train.h. Owns: reading the backward's activations out of a trace, the batch
  * split into slots, AdamW with clipping and schedules, and the optimizer file of a checkpoint.
  * The arithmetic of the backward pass itself is model/grad_impl.h's. */
-#include "model/train.h"
+#include "model/train/train.h"
 
 #include <errno.h>
 #include <float.h>
@@ -17,7 +17,7 @@
 
 #include "model/fileio.h"
 #include "model/forward.h"
-#include "model/pool.h"
+#include "model/kernels/pool.h"
 
 /* ---- options and schedules ---- */
 

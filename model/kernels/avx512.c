@@ -9,7 +9,7 @@
  * Only this file is compiled for AVX-512 (#pragma GCC target below), so the rest of the
  * program runs on any x86-64; kernels_fast.c calls in here only after __builtin_cpu_supports.
  * On other architectures the file is empty. */
-#include "model/kernels_isa.h"
+#include "model/kernels/isa.h"
 
 #if defined(__x86_64__)
 #include "model/config.h"

@@ -1,7 +1,7 @@
 /* grad_f.c — grad_ops.h's operations in float, matrix products through the kernel table: what
  * training runs. The code is model/grad_impl.h's; this file adds what exists once whatever
  * the precision (the workspace, the attention mask rule). */
-#include "model/grad_ops.h"
+#include "model/train/grad_ops.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 #define GB_FLOAT 1
 #define GB_FAST_ACT_BWD
 #define GB_FAST_SWIGLU_BWD
-#include "model/grad_impl.h"
+#include "model/train/grad_impl.h"
 
 /* ---- transposes ---- */
 

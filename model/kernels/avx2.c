@@ -8,7 +8,7 @@
  *
  * Only this file and kernels_avx512.c are compiled for their instruction sets (#pragma GCC
  * target), so the program runs on any x86-64. On other architectures the file is empty. */
-#include "model/kernels_isa.h"
+#include "model/kernels/isa.h"
 
 #if defined(__x86_64__)
 #include "model/config.h"

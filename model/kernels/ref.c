@@ -5,7 +5,7 @@
  * is the oracle the tests hold every other table to, so it stays plain: no blocking, no SIMD,
  * no threads, and it leaves the floating-point environment alone (denormals stay denormal,
  * which the lesson on kernels shows next to the fast table). */
-#include "model/kernels.h"
+#include "model/kernels/kernels.h"
 #include "model/config.h"
 
 #include <math.h>

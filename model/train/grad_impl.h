@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "model/forward.h"
-#include "model/grad_ops.h"
+#include "model/train/grad_ops.h"
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)

@@ -5,7 +5,7 @@
  * Plausibility is kept by tagging: nouns know whether they are people, animals or objects,
  * verbs which kinds may be their subject (and object), adjectives which kinds they describe.
  * Every choice goes through gb_rng, in a fixed order, so the bytes depend on the seed only. */
-#include "model/corpus.h"
+#include "model/train/corpus.h"
 
 #include <stdio.h>
 #include <stdlib.h>

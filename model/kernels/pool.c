@@ -10,7 +10,7 @@
  * in `active` or the worker sees the odd gen and backs off: no worker ever reads a job while it
  * is being rewritten. Tasks are claimed with a fetch-add on `next`, and `done` counts finished
  * tasks; the caller returns once done == n_tasks. */
-#include "model/pool.h"
+#include "model/kernels/pool.h"
 
 #include <pthread.h>
 #include <sched.h>

@@ -10,10 +10,10 @@
  *    shape, and each output element is computed by the same sequence of operations whichever
  *    thread computes it;
  *  - a matmul too small to repay a hand-off runs on the calling thread alone. */
-#include "model/kernels.h"
-#include "model/kernels_isa.h"
+#include "model/kernels/kernels.h"
+#include "model/kernels/isa.h"
 #include "model/config.h"
-#include "model/pool.h"
+#include "model/kernels/pool.h"
 
 #include <math.h>
 #include <pthread.h>

@@ -4,7 +4,7 @@
 #ifndef GLASSBOX_EVAL_H
 #define GLASSBOX_EVAL_H
 
-#include "model/corpus.h"
+#include "model/train/corpus.h"
 #include "model/forward.h"
 
 typedef struct gb_eval_result {

@@ -3,7 +3,7 @@
  * word costs n log n), decode, training (distinct words with counts, pair counts updated
  * incrementally, a lazy max-heap), and the tokenizer.json / vocab.json + merges.txt formats
  * through jansson. Owns gb_tokenizer and the two small open-addressing hash maps below. */
-#include "model/tokenizer.h"
+#include "model/tokenizer/tokenizer.h"
 
 #include <errno.h>
 #include <jansson.h>
