@@ -29,1169 +29,17 @@
 #include <unistd.h>
 
 #include "app/commands.h"
+#include "app/lesson/lesson_int.h"
 #include "model/fileio.h"
 #include "viz/cells.h"
 #include "viz/export.h"
 #include "viz/figure.h"
 #include "viz/window.h"
 
-/* ---- growing strings ------------------------------------------------------------------ */
-
-typedef struct sb {
-	char *s;
-	size_t n, cap;
-} sb;
-
-static void sb_add(sb *b, const char *t, size_t n)
-{
-	if (b->n + n + 1 > b->cap) {
-		while (b->n + n + 1 > b->cap)
-			b->cap = b->cap ? b->cap * 2 : 128;
-		b->s = realloc(b->s, b->cap);
-	}
-	memcpy(b->s + b->n, t, n);
-	b->n += n;
-	b->s[b->n] = 0;
-}
-
-static void sb_puts(sb *b, const char *t) { sb_add(b, t, strlen(t)); }
-
-static void sb_printf(sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sb *b, const char *fmt, ...)
-{
-	va_list ap;
-	char small[512];
-	va_start(ap, fmt);
-	int n = vsnprintf(small, sizeof small, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return; /* an encoding error: nothing sensible to add */
-	if (n < (int)sizeof small) {
-		sb_add(b, small, (size_t)n);
-		return;
-	}
-	char *big = malloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(big, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	sb_add(b, big, (size_t)n);
-	free(big);
-}
-
-/* The text so far (malloc'd, "" when empty); the builder starts over. */
-static char *sb_take(sb *b)
-{
-	char *s = b->s ? b->s : strdup("");
-	memset(b, 0, sizeof *b);
-	return s;
-}
-
-static int is_blank(const char *s)
-{
-	while (isspace((unsigned char)*s))
-		s++;
-	return !*s;
-}
-
-static int starts(const char *s, const char *prefix) { return !strncmp(s, prefix, strlen(prefix)); }
-
-static const char *skip_space(const char *s)
-{
-	while (isspace((unsigned char)*s))
-		s++;
-	return s;
-}
-
-/* A whole string as a number (spaces around allowed). */
-static int parse_num(const char *s, double *x)
-{
-	char *end;
-	s = skip_space(s);
-	if (!*s)
-		return 0;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || errno == ERANGE)
-		return 0;
-	if (*skip_space(end))
-		return 0;
-	*x = v;
-	return 1;
-}
-
-static int is_ident_start(int c) { return isalpha(c) || c == '_'; }
-static int is_ident(int c) { return isalnum(c) || c == '_'; }
-
-/* ---- a lesson in memory --------------------------------------------------------------- */
-
-/* How an answer is found: a literal, arithmetic, or a selector over a command's figure or
- * printed text. */
-enum { SEL_LITERAL, SEL_CALC, SEL_PICK, SEL_TOP, SEL_CELL, SEL_ARGMAX, SEL_WORD, SEL_LINES, SEL_BEST };
-
-static const struct selector {
-	const char *name;
-	int min_args, max_args;
-	int figure;               /* reads a figure (1) or printed text (0); -1: no command */
-} SELECTORS[] = {
-	[SEL_LITERAL] = { "", 0, 0, -1 },     [SEL_CALC] = { "calc", 0, 0, -1 },
-	[SEL_PICK] = { "pick", 0, 0, -1 },    [SEL_TOP] = { "top", 0, 1, 1 },
-	[SEL_CELL] = { "cell", 2, 2, 1 },     [SEL_ARGMAX] = { "argmax", 1, 1, 1 },
-	[SEL_WORD] = { "word", 2, 2, 0 },     [SEL_LINES] = { "lines", 0, 0, 0 },
-	[SEL_BEST] = { "best", 2, 2, 0 },
-};
-#define N_SEL ((int)(sizeof SELECTORS / sizeof SELECTORS[0]))
-
-typedef struct answer {
-	int sel;                  /* SEL_* */
-	int a[2];                 /* the selector's numbers (1-based; negative counts from the end) */
-	char *arg;                /* the literal, the expression, or the command ("": the current
-	                           * figure, or the printed text of the step's last command) */
-} answer;
-
-/* What a student must type: a letter, a number, or a word/token; AUTO is decided by the
- * computed value (a `word` of printed text may be either). */
-enum { FORM_CHOICE, FORM_NUMBER, FORM_TOKEN, FORM_AUTO };
-
-typedef struct question {
-	int line, index;          /* index: 1-based, counted through the lesson */
-	char *text;
-	char **opts;              /* (n_opts) the choices' texts, a) b) c) ... */
-	int n_opts;
-	answer ans;
-	int have_ans;
-	int have_tol, tol_rel;
-	double tol;               /* absolute, or a fraction of the answer when tol_rel */
-	char **hints;             /* (n_hints) one shown per wrong try */
-	int n_hints;
-	int form;
-} question;
-
-enum { IT_PROSE, IT_LITERAL, IT_CMD, IT_PAUSE, IT_QUESTION, IT_LET };
-
-typedef struct item {
-	int kind, line;
-	char *text;               /* a paragraph, a literal block, a command line, or a let's name */
-	answer let;
-	question *q;
-} item;
-
-typedef struct step {
-	char *heading;
-	int line;
-	item *items;              /* (n_items) in file order */
-	int n_items, cap;
-} step;
-
-typedef struct need {
-	char *word, *opt;         /* a command name and an option it must offer (or NULL) */
-} need;
-
-typedef struct lesson {
-	char *path, *title;
-	need *needs;
-	int n_needs;
-	step *steps;
-	int n_steps;
-	int n_questions, n_cmds, n_words, n_try;
-	char **vars;              /* let names, in file order: a $NAME must be defined above it */
-	int n_vars;
-} lesson;
-
-static void answer_free(answer *a) { free(a->arg); }
-
-static void lesson_free(lesson *L)
-{
-	for (int i = 0; i < L->n_steps; i++) {
-		step *st = &L->steps[i];
-		for (int j = 0; j < st->n_items; j++) {
-			item *it = &st->items[j];
-			free(it->text);
-			answer_free(&it->let);
-			if (it->q) {
-				question *q = it->q;
-				free(q->text);
-				for (int k = 0; k < q->n_opts; k++)
-					free(q->opts[k]);
-				free(q->opts);
-				for (int k = 0; k < q->n_hints; k++)
-					free(q->hints[k]);
-				free(q->hints);
-				answer_free(&q->ans);
-				free(q);
-			}
-		}
-		free(st->items);
-		free(st->heading);
-	}
-	free(L->steps);
-	for (int i = 0; i < L->n_needs; i++) {
-		free(L->needs[i].word);
-		free(L->needs[i].opt);
-	}
-	free(L->needs);
-	for (int i = 0; i < L->n_vars; i++)
-		free(L->vars[i]);
-	free(L->vars);
-	free(L->path);
-	free(L->title);
-	memset(L, 0, sizeof *L);
-}
-
-/* The estimate `lesson` lists: reading at 150 words a minute, half a minute to look at each
- * command's output, three quarters of a minute per question, a minute and a half per thing to
- * try by hand. */
-static int lesson_minutes(const lesson *L)
-{
-	double m = L->n_words / 150.0 + 0.5 * L->n_cmds + 0.75 * L->n_questions + 1.5 * L->n_try;
-	return m < 1 ? 1 : (int)ceil(m);
-}
-
-/* ---- the command table, without printing ------------------------------------------- */
-
-/* The table entry a word names, exactly or as a unique prefix; NULL (silently) otherwise. */
-static const command *lookup(const char *word)
-{
-	const command *hit = NULL;
-	int n = 0;
-	size_t len = strlen(word);
-	if (!len)
-		return NULL;
-	for (const command *c = commands; c->name; c++) {
-		if (!strcmp(c->name, word))
-			return c;
-		if (!strncmp(c->name, word, len)) {
-			hit = c;
-			n++;
-		}
-	}
-	return n == 1 ? hit : NULL;
-}
-
-static void first_word(const char *line, char *w, size_t cap)
-{
-	size_t n = 0;
-	line = skip_space(line);
-	while (line[n] && !isspace((unsigned char)line[n]) && n + 1 < cap) {
-		w[n] = line[n];
-		n++;
-	}
-	w[n] = 0;
-}
-
-/* 1 when line has the whole word w after its first word. */
-static int has_word(const char *line, const char *w)
-{
-	size_t n = strlen(w);
-	for (const char *p = strstr(line, w); p; p = strstr(p + 1, w))
-		if ((p == line || isspace((unsigned char)p[-1])) && (!p[n] || isspace((unsigned char)p[n])))
-			return 1;
-	return 0;
-}
-
-static int need_met(const need *nd)
-{
-	const command *c;
-	for (c = commands; c->name; c++)
-		if (!strcmp(c->name, nd->word))
-			break;
-	if (!c->name)
-		return 0;
-	return !nd->opt || (c->usage && strstr(c->usage, nd->opt));
-}
-
-/* The unmet need a command line depends on, or NULL. */
-static const need *unmet_need(const lesson *L, const char *line)
-{
-	char w[64];
-	first_word(line, w, sizeof w);
-	for (int i = 0; i < L->n_needs; i++) {
-		const need *nd = &L->needs[i];
-		if (strcmp(nd->word, w) || (nd->opt && !has_word(line, nd->opt)))
-			continue;
-		if (!need_met(nd))
-			return nd;
-	}
-	return NULL;
-}
-
-/* ---- calc: the arithmetic of computed answers --------------------------------------- */
-
-/* A recursive-descent evaluator. With s == NULL it only checks the syntax (the parser uses
- * it, so a broken expression is a FILE:LINE error before anything runs). */
-typedef struct calc {
-	const char *p;
-	session *s;
-	char err[256];
-} calc;
-
-static double cfail(calc *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static double cfail(calc *c, const char *fmt, ...)
-{
-	if (!c->err[0]) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(c->err, sizeof c->err, fmt, ap);
-		va_end(ap);
-	}
-	return NAN;
-}
-
-static int ceat(calc *c, char ch)
-{
-	c->p = skip_space(c->p);
-	if (*c->p == ch) {
-		c->p++;
-		return 1;
-	}
-	return 0;
-}
-
-static double c_cmp(calc *c);
-
-/* Where the expression went wrong, for messages. */
-static const char *c_at(const calc *c) { return *c->p ? c->p : "the end"; }
-
-/* A trace tensor name or a config field: letters, digits, '_' and '.'. */
-static int c_name(calc *c, char *out, size_t cap)
-{
-	size_t n = 0;
-	c->p = skip_space(c->p);
-	while ((is_ident(*c->p) || *c->p == '.') && n + 1 < cap)
-		out[n++] = *c->p++;
-	out[n] = 0;
-	if (!n)
-		cfail(c, "expected a name at '%.16s'", c->p);
-	return n ? 0 : -1;
-}
-
-/* Converts a 1-based index (negative: from the end) into 0-based, or -1. */
-static int c_index(calc *c, double v, int size, const char *what)
-{
-	int k = (int)lround(v);
-	if (k < 0)
-		k += size + 1;
-	if (k < 1 || k > size) {
-		cfail(c, "%s index %g is outside 1..%d", what, v, size);
-		return -1;
-	}
-	return k - 1;
-}
-
-static const gb_ttensor *c_tensor(calc *c, const char *name)
-{
-	const gb_ttensor *t = c->s->have_run ? gb_trace_get(&c->s->trace, name) : NULL;
-	if (!t)
-		cfail(c, "no trace tensor '%s' (run a text first; 'trace' lists the names)", name);
-	return t;
-}
-
-static double c_cfg(calc *c, const char *name)
-{
-	static const char *const names[] = { "n_layer", "n_enc_layer", "n_head", "n_kv_head", "d_head", "d_model",
-	                                     "d_ffn", "vocab", "n_ctx", "window", "eps", "prenorm", "tied", "encdec",
-	                                     "textbook", NULL };
-	int i;
-	for (i = 0; names[i] && strcmp(names[i], name); i++)
-		;
-	if (!names[i])
-		return cfail(c, "expected a field of cfg(): n_layer, n_enc_layer, n_head, n_kv_head, d_head, d_model, d_ffn, "
-		             "vocab, n_ctx, window, eps, prenorm, tied, encdec or textbook (not '%s')", name);
-	if (!c->s)
-		return 1;
-	if (!c->s->loaded)
-		return cfail(c, "cfg(%s) needs a model: load one first", name);
-	const gb_config *g = &c->s->model.cfg;
-	const double v[] = { g->n_layer, g->n_enc_layer, g->n_head, g->n_kv_head, g->d_head, g->d_model,
-	                     g->d_ffn, g->vocab, g->n_ctx, g->window, g->norm_eps, g->prenorm, g->tied, g->encdec,
-	                     c->s->textbook };
-	return v[i];
-}
-
-#define C_MAXARGS 256
-
-static double c_call(calc *c, const char *fn)
-{
-	double x[C_MAXARGS];
-	int n = 0;
-	char name[64];
-	int tensor = !strcmp(fn, "t") || !strcmp(fn, "dim") || !strcmp(fn, "cosine");
-	if (!strcmp(fn, "cfg")) {
-		if (c_name(c, name, sizeof name))
-			return NAN;
-		if (!ceat(c, ')'))
-			return cfail(c, "expected ')' after cfg(%s", name);
-		return c_cfg(c, name);
-	}
-	if (tensor && c_name(c, name, sizeof name))
-		return NAN;
-	if (!(tensor ? ceat(c, ')') : ceat(c, ')'))) {
-		if (tensor && !ceat(c, ','))
-			return cfail(c, "expected ',' after the tensor name in %s(", fn);
-		do {
-			if (n == C_MAXARGS)
-				return cfail(c, "expected at most %d arguments", C_MAXARGS);
-			x[n++] = c_cmp(c);
-		} while (ceat(c, ','));
-		if (!ceat(c, ')'))
-			return cfail(c, "expected ')' or ',' in %s( at '%.12s'", fn, c_at(c));
-	}
-	if (c->err[0])
-		return NAN;
-
-	static const struct { const char *name; double (*f)(double); } one[] = {
-		{ "exp", exp }, { "ln", log }, { "log", log }, { "log10", log10 }, { "log2", log2 },
-		{ "sqrt", sqrt }, { "abs", fabs }, { "sin", sin }, { "cos", cos }, { "tan", tan }, { "tanh", tanh },
-		{ "floor", floor }, { "ceil", ceil },
-	};
-	for (size_t i = 0; i < sizeof one / sizeof one[0]; i++)
-		if (!strcmp(fn, one[i].name)) {
-			if (n != 1)
-				return cfail(c, "expected one number in %s()", fn);
-			return one[i].f(x[0]);
-		}
-	if (!strcmp(fn, "round")) {
-		if (n < 1 || n > 2)
-			return cfail(c, "expected round(x) or round(x, digits)");
-		double p = n == 2 ? pow(10, x[1]) : 1;
-		return round(x[0] * p) / p;
-	}
-	if (!strcmp(fn, "min") || !strcmp(fn, "max") || !strcmp(fn, "sum") || !strcmp(fn, "mean") ||
-	    !strcmp(fn, "sd") || !strcmp(fn, "var") || !strcmp(fn, "argmax") || !strcmp(fn, "argmin")) {
-		if (n < 1)
-			return cfail(c, "expected at least one number in %s()", fn);
-		double sum = 0, best = x[0];
-		int arg = 0;
-		for (int i = 0; i < n; i++) {
-			sum += x[i];
-			if ((fn[3] == 'm' ? x[i] < best : x[i] > best) && (!strcmp(fn, "argmin") || !strcmp(fn, "argmax"))) {
-				best = x[i];
-				arg = i;
-			}
-		}
-		if (!strcmp(fn, "argmax") || !strcmp(fn, "argmin"))
-			return arg + 1;
-		if (!strcmp(fn, "sum"))
-			return sum;
-		double mean = sum / n, ss = 0, lo = x[0], hi = x[0];
-		for (int i = 0; i < n; i++) {
-			ss += (x[i] - mean) * (x[i] - mean);
-			lo = x[i] < lo ? x[i] : lo;
-			hi = x[i] > hi ? x[i] : hi;
-		}
-		/* population statistics, as layer norm uses them */
-		return !strcmp(fn, "min") ? lo : !strcmp(fn, "max") ? hi : !strcmp(fn, "mean") ? mean
-		     : !strcmp(fn, "var") ? ss / n : sqrt(ss / n);
-	}
-	if (!strcmp(fn, "softmax")) {
-		if (n < 2)
-			return cfail(c, "expected softmax(i, x1, x2, ...): the i-th entry of the softmax of x1, x2, ...");
-		int i = c_index(c, x[0], n - 1, "softmax's");
-		if (i < 0)
-			return NAN;
-		double m = -INFINITY, z = 0;
-		for (int j = 1; j < n; j++)
-			m = x[j] > m ? x[j] : m;
-		for (int j = 1; j < n; j++)
-			z += exp(x[j] - m);
-		return exp(x[1 + i] - m) / z;
-	}
-	if (tensor) {
-		if (!c->s)
-			return 1;
-		const gb_ttensor *t = c_tensor(c, name);
-		if (!t)
-			return NAN;
-		if (!strcmp(fn, "dim")) {
-			if (n != 1)
-				return cfail(c, "expected dim(NAME, axis)");
-			int a = c_index(c, x[0], t->ndim, "the axis");
-			return a < 0 ? NAN : t->shape[a];
-		}
-		if (!strcmp(fn, "t")) {
-			if (n != t->ndim)
-				return cfail(c, "expected %d indices in t(%s, ...): the tensor has %d axes", t->ndim, name, t->ndim);
-			size_t off = 0;
-			for (int d = 0; d < t->ndim; d++) {
-				int k = c_index(c, x[d], t->shape[d], gb_axis_name(t->axes[d]));
-				if (k < 0)
-					return NAN;
-				off = off * (size_t)t->shape[d] + (size_t)k;
-			}
-			return t->data[off];
-		}
-		/* cosine(NAME, [slice,] row, row): the rows as vectors */
-		if (t->ndim < 2 || n != t->ndim)
-			return cfail(c, "expected cosine(%s, %sROW, ROW)", name, t->ndim == 3 ? "SLICE, " : "");
-		int cols = t->shape[t->ndim - 1], rows = t->shape[t->ndim - 2];
-		size_t base = 0;
-		if (t->ndim == 3) {
-			int k = c_index(c, x[0], t->shape[0], gb_axis_name(t->axes[0]));
-			if (k < 0)
-				return NAN;
-			base = (size_t)k * rows * cols;
-		}
-		int i = c_index(c, x[n - 2], rows, "the row"), j = c_index(c, x[n - 1], rows, "the row");
-		if (i < 0 || j < 0)
-			return NAN;
-		const float *u = t->data + base + (size_t)i * cols, *v = t->data + base + (size_t)j * cols;
-		double uv = 0, uu = 0, vv = 0;
-		for (int k = 0; k < cols; k++) {
-			uv += (double)u[k] * v[k];
-			uu += (double)u[k] * u[k];
-			vv += (double)v[k] * v[k];
-		}
-		return uu > 0 && vv > 0 ? uv / sqrt(uu * vv) : 0;
-	}
-	return cfail(c, "expected a known function, not '%s' (lessons/README.md lists them)", fn);
-}
-
-static double c_primary(calc *c)
-{
-	c->p = skip_space(c->p);
-	if (c->err[0])
-		return NAN;
-	if (ceat(c, '(')) {
-		double v = c_cmp(c);
-		if (!ceat(c, ')'))
-			return cfail(c, "expected ')' at '%.12s'", c_at(c));
-		return v;
-	}
-	if (isdigit((unsigned char)*c->p) || *c->p == '.') {
-		char *end;
-		double v = strtod(c->p, &end);
-		if (end == c->p)
-			return cfail(c, "expected a number at '%.12s'", c->p);
-		c->p = end;
-		return v;
-	}
-	if (is_ident_start((unsigned char)*c->p)) {
-		char name[32];
-		size_t n = 0;
-		while (is_ident((unsigned char)*c->p) && n + 1 < sizeof name)
-			name[n++] = *c->p++;
-		name[n] = 0;
-		if (ceat(c, '('))
-			return c_call(c, name);
-		if (!strcmp(name, "pi"))
-			return M_PI;
-		if (!strcmp(name, "e"))
-			return M_E;
-		if (!strcmp(name, "inf"))
-			return INFINITY;
-		return cfail(c, "expected a number, a function call or '(' (unknown name '%s'; values from 'let' are written $NAME)", name);
-	}
-	return cfail(c, "expected a number or '(' at '%.12s'", c_at(c));
-}
-
-static double c_unary(calc *c);
-
-static double c_pow(calc *c)
-{
-	double b = c_primary(c);
-	if (ceat(c, '^'))
-		return pow(b, c_unary(c)); /* right-associative: 2^3^2 = 2^9 */
-	return b;
-}
-
-static double c_unary(calc *c)
-{
-	if (ceat(c, '-'))
-		return -c_unary(c);
-	if (ceat(c, '+'))
-		return c_unary(c);
-	return c_pow(c);
-}
-
-static double c_term(calc *c)
-{
-	double v = c_unary(c);
-	for (;;) {
-		if (ceat(c, '*'))
-			v *= c_unary(c);
-		else if (ceat(c, '/'))
-			v /= c_unary(c);
-		else
-			return v;
-	}
-}
-
-static double c_sum(calc *c)
-{
-	double v = c_term(c);
-	for (;;) {
-		if (ceat(c, '+'))
-			v += c_term(c);
-		else if (ceat(c, '-'))
-			v -= c_term(c);
-		else
-			return v;
-	}
-}
-
-/* Comparisons give 1 or 0, so `pick: 1 + (x > y)` chooses between two options. */
-static double c_cmp(calc *c)
-{
-	double a = c_sum(c);
-	c->p = skip_space(c->p);
-	static const char *const ops[] = { "<=", ">=", "==", "!=", "<", ">" };
-	for (int i = 0; i < 6; i++)
-		if (starts(c->p, ops[i])) {
-			c->p += strlen(ops[i]);
-			double b = c_sum(c);
-			switch (i) {
-			case 0: return a <= b;
-			case 1: return a >= b;
-			case 2: return a == b;
-			case 3: return a != b;
-			case 4: return a < b;
-			default: return a > b;
-			}
-		}
-	return a;
-}
-
-/* Evaluates expr (its $NAMEs already replaced); s NULL checks the syntax only. */
-static int calc_eval(session *s, const char *expr, double *out, char *err, size_t cap)
-{
-	calc c = { expr, s, "" };
-	double v = c_cmp(&c);
-	c.p = skip_space(c.p);
-	if (!c.err[0] && *c.p)
-		cfail(&c, "expected an operator or the end at '%.16s'", c.p);
-	if (!c.err[0] && s && isnan(v))
-		cfail(&c, "the expression gives no number (NaN)");
-	if (c.err[0]) {
-		snprintf(err, cap, "%s", c.err);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-/* ---- the parser ------------------------------------------------------------------------ */
-
-typedef struct parser {
-	lesson *L;
-	char *err;
-	size_t cap;
-	sb para;
-	int para_line;
-	sb lit;
-	int lit_line;
-	question *q;              /* the question being read, NULL outside one */
-	int q_line, q_phase;      /* phase 0: its text, 1: its options, 2: after its answer */
-} parser;
-
-static int perr(parser *p, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int perr(parser *p, int line, const char *fmt, ...)
-{
-	int n = snprintf(p->err, p->cap, "%s:%d: ", p->L->path, line);
-	va_list ap;
-	va_start(ap, fmt);
-	if (n >= 0 && (size_t)n < p->cap)
-		vsnprintf(p->err + n, p->cap - (size_t)n, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-static item *add_item(parser *p, int kind, int line)
-{
-	step *st = &p->L->steps[p->L->n_steps - 1];
-	if (st->n_items == st->cap) {
-		st->cap = st->cap ? st->cap * 2 : 16;
-		st->items = realloc(st->items, sizeof *st->items * (size_t)st->cap);
-	}
-	item *it = &st->items[st->n_items++];
-	memset(it, 0, sizeof *it);
-	it->kind = kind;
-	it->line = line;
-	return it;
-}
-
-static int count_words(const char *s)
-{
-	int n = 0;
-	for (;;) {
-		s = skip_space(s);
-		if (!*s)
-			return n;
-		n++;
-		while (*s && !isspace((unsigned char)*s))
-			s++;
-	}
-}
-
-static void flush_para(parser *p)
-{
-	if (!p->para.n)
-		return;
-	item *it = add_item(p, IT_PROSE, p->para_line);
-	it->text = sb_take(&p->para);
-	p->L->n_words += count_words(it->text);
-	if (starts(it->text, "Try:"))
-		p->L->n_try++;
-}
-
-static void flush_lit(parser *p)
-{
-	if (!p->lit.n)
-		return;
-	item *it = add_item(p, IT_LITERAL, p->lit_line);
-	it->text = sb_take(&p->lit);
-	p->L->n_words += count_words(it->text) / 2; /* tables and formulas are looked at, not read */
-}
-
-static int var_known(const lesson *L, const char *name, size_t n)
-{
-	for (int i = 0; i < L->n_vars; i++)
-		if (strlen(L->vars[i]) == n && !strncmp(L->vars[i], name, n))
-			return 1;
-	return 0;
-}
-
-/* Every $NAME in text must come from a `let` above it. */
-static int check_vars(parser *p, int line, const char *text)
-{
-	for (const char *s = strchr(text, '$'); s; s = strchr(s + 1, '$')) {
-		size_t n = 0;
-		while (is_ident((unsigned char)s[1 + n]))
-			n++;
-		if (!n || !is_ident_start((unsigned char)s[1]))
-			return perr(p, line, "expected a name after '$' (a value from 'let NAME = ...')");
-		if (!var_known(p->L, s + 1, n))
-			return perr(p, line, "expected 'let %.*s = ...' above the first use of $%.*s", (int)n, s + 1, (int)n, s + 1);
-	}
-	return 0;
-}
-
-/* Replaces every $NAME by "1", for checking an expression's syntax before anything runs. */
-static char *vars_as_one(const char *text)
-{
-	sb b = { 0 };
-	for (const char *s = text; *s; s++) {
-		if (*s == '$' && is_ident_start((unsigned char)s[1])) {
-			while (is_ident((unsigned char)s[1]))
-				s++;
-			sb_puts(&b, "1");
-		} else
-			sb_add(&b, s, 1);
-	}
-	return sb_take(&b);
-}
-
-/* A command of the lesson (answer: it only computes an answer, so it must not change the
- * model or write files). */
-static int check_cmd(parser *p, int line, const char *text, int answer)
-{
-	char w[64];
-	first_word(text, w, sizeof w);
-	if (!w[0])
-		return perr(p, line, "expected a command after '>'");
-	const command *c = lookup(w);
-	if (!c) {
-		for (int i = 0; i < p->L->n_needs; i++)
-			if (!strcmp(p->L->needs[i].word, w))
-				return check_vars(p, line, text);
-		return perr(p, line, "expected a glassbox command: '%s' is not one ('help' lists them; a command glassbox "
-		            "does not have yet goes under 'needs:' above the first step)", w);
-	}
-	if (!strcmp(c->name, "lesson") || !strcmp(c->name, "quit"))
-		return perr(p, line, "expected a command other than '%s' inside a lesson", c->name);
-	static const char *const writes[] = { "load", "init", "train", "eval", "window", "export", "dump", "bench", NULL };
-	if (answer)
-		for (int i = 0; writes[i]; i++)
-			if (!strcmp(c->name, writes[i]))
-				return perr(p, line, "expected a command that only looks: an answer's command must not load, "
-				            "write or train ('%s')", c->name);
-	return check_vars(p, line, text);
-}
-
-/* "= ..." or "let NAME = ...": a selector "NAME ARGS: REST", or else a literal. */
-static int parse_answer(parser *p, int line, const char *text, answer *a, int is_let)
-{
-	memset(a, 0, sizeof *a);
-	text = skip_space(text);
-	if (!*text)
-		return perr(p, line, "expected an answer after '='");
-	const char *colon = strchr(text, ':');
-	if (colon) {
-		char head[128];
-		size_t hn = (size_t)(colon - text);
-		if (hn < sizeof head) {
-			memcpy(head, text, hn);
-			head[hn] = 0;
-			char w[32];
-			first_word(head, w, sizeof w);
-			for (int k = 1; k < N_SEL; k++) {
-				if (strcmp(w, SELECTORS[k].name))
-					continue;
-				const char *q = skip_space(head) + strlen(w);
-				int n = 0;
-				for (;;) {
-					q = skip_space(q);
-					if (!*q)
-						break;
-					char *end;
-					long v = strtol(q, &end, 10);
-					if (end == q || (*end && !isspace((unsigned char)*end)) || n == 2 || v == 0)
-						return perr(p, line, "expected '%s' to be followed by %s%s then ':'", w,
-						            SELECTORS[k].max_args ? "whole numbers (not 0)" : "nothing",
-						            SELECTORS[k].max_args ? "," : "");
-					a->a[n++] = (int)v;
-					q = end;
-				}
-				if (n < SELECTORS[k].min_args || n > SELECTORS[k].max_args)
-					return perr(p, line, "expected %d number%s after '%s'", SELECTORS[k].min_args,
-					            SELECTORS[k].min_args == 1 ? "" : "s", w);
-				if (k == SEL_TOP && n == 0)
-					a->a[0] = 1;
-				a->sel = k;
-				a->arg = strdup(skip_space(colon + 1));
-				if (k == SEL_CALC || k == SEL_PICK) {
-					char err[256], *one;
-					double v;
-					if (!a->arg[0])
-						return perr(p, line, "expected an expression after '%s:'", w);
-					if (check_vars(p, line, a->arg))
-						return -1;
-					one = vars_as_one(a->arg);
-					int rc = calc_eval(NULL, one, &v, err, sizeof err);
-					free(one);
-					if (rc)
-						return perr(p, line, "%s", err);
-					return 0;
-				}
-				if (a->arg[0])
-					return check_cmd(p, line, a->arg, 1);
-				return 0;
-			}
-		}
-	}
-	if (is_let)
-		return perr(p, line, "expected 'let NAME = SELECTOR: ...' (calc, top, cell, argmax, word, lines or best)");
-	a->sel = SEL_LITERAL;
-	a->arg = strdup(text);
-	return 0;
-}
-
-/* The question block ends: it must have its answer, in a form its options allow. */
-static int end_question(parser *p, int line)
-{
-	question *q = p->q;
-	if (!q)
-		return 0;
-	p->q = NULL;
-	if (!q->have_ans)
-		return perr(p, line, "expected '= ANSWER' for the question of line %d", q->line);
-	if (q->n_opts) {
-		if (q->ans.sel == SEL_LITERAL) {
-			const char *a = q->ans.arg;
-			if (!(a[0] >= 'a' && a[0] < 'a' + q->n_opts && !a[1]))
-				return perr(p, q->line, "expected the answer of a choice question to be one of a..%c (or 'pick: EXPR')",
-				            'a' + q->n_opts - 1);
-		} else if (q->ans.sel != SEL_PICK)
-			return perr(p, q->line, "expected the answer of a choice question to be a letter or 'pick: EXPR'");
-		if (q->have_tol)
-			return perr(p, q->line, "expected no '~ TOLERANCE' on a choice question");
-		q->form = FORM_CHOICE;
-		return 0;
-	}
-	double x;
-	switch (q->ans.sel) {
-	case SEL_PICK:
-		return perr(p, q->line, "expected options (a) ... b) ...) for a 'pick:' answer");
-	case SEL_CALC: case SEL_CELL: case SEL_LINES:
-		q->form = FORM_NUMBER;
-		break;
-	case SEL_TOP: case SEL_ARGMAX:
-		q->form = FORM_TOKEN;
-		break;
-	case SEL_LITERAL:
-		q->form = parse_num(q->ans.arg, &x) ? FORM_NUMBER : FORM_TOKEN;
-		break;
-	default:
-		q->form = FORM_AUTO;
-	}
-	if (q->have_tol && q->form == FORM_TOKEN)
-		return perr(p, q->line, "expected a number answer with '~ TOLERANCE' (this answer is a word or token)");
-	return 0;
-}
-
-static int parse_needs(parser *p, int line, const char *text)
-{
-	char *dup = strdup(text), *save = NULL;
-	for (char *e = strtok_r(dup, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
-		char w[64], o[64] = "";
-		int n = sscanf(e, "%63s %63s", w, o);
-		if (n < 1)
-			continue;
-		p->L->needs = realloc(p->L->needs, sizeof *p->L->needs * (size_t)(p->L->n_needs + 1));
-		need *nd = &p->L->needs[p->L->n_needs++];
-		nd->word = strdup(w);
-		nd->opt = n == 2 ? strdup(o) : NULL;
-		if (n == 2 && o[0] != '-') {
-			free(dup);
-			return perr(p, line, "expected 'needs: COMMAND [--OPTION], ...' (got '%s %s')", w, o);
-		}
-	}
-	free(dup);
-	return 0;
-}
-
-static int parse_line(parser *p, char *s, int line)
-{
-	lesson *L = p->L;
-	if (starts(s, "//"))
-		return 0;
-	if (!L->title) {
-		if (is_blank(s))
-			return 0;
-		if (!starts(s, "# ") || is_blank(s + 2))
-			return perr(p, line, "expected '# TITLE' as the first line");
-		L->title = strdup(skip_space(s + 2));
-		return 0;
-	}
-	if (is_blank(s)) {
-		flush_para(p);
-		flush_lit(p);
-		return end_question(p, line);
-	}
-	/* Indented lines keep their layout: tables, formulas, small matrices. */
-	if ((starts(s, "    ") || s[0] == '\t') && L->n_steps && !p->q) {
-		flush_para(p);
-		if (!p->lit.n)
-			p->lit_line = line;
-		sb_puts(&p->lit, s[0] == '\t' ? s + 1 : s + 4);
-		sb_puts(&p->lit, "\n");
-		return 0;
-	}
-	flush_lit(p);
-	if (starts(s, "== ")) {
-		if (end_question(p, line))
-			return -1;
-		flush_para(p);
-		if (is_blank(s + 3))
-			return perr(p, line, "expected a heading after '=='");
-		L->steps = realloc(L->steps, sizeof *L->steps * (size_t)(L->n_steps + 1));
-		step *st = &L->steps[L->n_steps++];
-		memset(st, 0, sizeof *st);
-		st->heading = strdup(skip_space(s + 3));
-		st->line = line;
-		return 0;
-	}
-	if (starts(s, "needs:")) {
-		if (L->n_steps)
-			return perr(p, line, "expected 'needs:' before the first step");
-		return parse_needs(p, line, s + 6);
-	}
-	if (starts(s, "# "))
-		return perr(p, line, "expected one title: '# ' starts only the first line (a step starts with '== ')");
-	if (!L->n_steps)
-		return perr(p, line, "expected '== HEADING' to start the first step (or 'needs: ...')");
-	if (s[0] == '>') {
-		if (end_question(p, line))
-			return -1;
-		flush_para(p);
-		const char *cmd = skip_space(s + 1);
-		if (check_cmd(p, line, cmd, 0))
-			return -1;
-		add_item(p, IT_CMD, line)->text = strdup(cmd);
-		L->n_cmds++;
-		return 0;
-	}
-	if (!strcmp(s, "...")) {
-		if (end_question(p, line))
-			return -1;
-		flush_para(p);
-		add_item(p, IT_PAUSE, line);
-		return 0;
-	}
-	if (starts(s, "let ")) {
-		if (end_question(p, line))
-			return -1;
-		flush_para(p);
-		const char *q = skip_space(s + 4);
-		size_t n = 0;
-		while (is_ident((unsigned char)q[n]))
-			n++;
-		const char *eq = skip_space(q + n);
-		if (!n || !is_ident_start((unsigned char)q[0]) || *eq != '=')
-			return perr(p, line, "expected 'let NAME = SELECTOR: ...'");
-		item *it = add_item(p, IT_LET, line);
-		it->text = strndup(q, n);
-		if (parse_answer(p, line, eq + 1, &it->let, 1))
-			return -1;
-		if (!var_known(L, q, n)) {
-			L->vars = realloc(L->vars, sizeof *L->vars * (size_t)(L->n_vars + 1));
-			L->vars[L->n_vars++] = strndup(q, n);
-		}
-		return 0;
-	}
-	if (s[0] == '?' && (s[1] == ' ' || !s[1])) {
-		const char *t = skip_space(s + 1);
-		if (p->q && p->q_phase == 0) {
-			size_t n = strlen(p->q->text);
-			p->q->text = realloc(p->q->text, n + strlen(t) + 2);
-			snprintf(p->q->text + n, strlen(t) + 2, " %s", t);
-			return 0;
-		}
-		if (end_question(p, line))
-			return -1;
-		flush_para(p);
-		if (!*t)
-			return perr(p, line, "expected the question's text after '?'");
-		question *q = calloc(1, sizeof *q);
-		q->text = strdup(t);
-		q->line = line;
-		q->index = ++L->n_questions;
-		add_item(p, IT_QUESTION, line)->q = q;
-		p->q = q;
-		p->q_line = line;
-		p->q_phase = 0;
-		return 0;
-	}
-	if (p->q && p->q_phase <= 1 && s[0] >= 'a' && s[0] <= 'z' && s[1] == ')' && s[2] == ' ') {
-		question *q = p->q;
-		if (s[0] != 'a' + q->n_opts)
-			return perr(p, line, "expected option '%c)' here", 'a' + q->n_opts);
-		q->opts = realloc(q->opts, sizeof *q->opts * (size_t)(q->n_opts + 1));
-		q->opts[q->n_opts++] = strdup(skip_space(s + 3));
-		p->q_phase = 1;
-		return 0;
-	}
-	if (s[0] == '=' && (s[1] == ' ' || !s[1])) {
-		if (!p->q)
-			return perr(p, line, "expected a question ('? ...') right above its answer");
-		if (p->q->have_ans)
-			return perr(p, line, "expected one answer per question");
-		if (parse_answer(p, line, s + 1, &p->q->ans, 0))
-			return -1;
-		p->q->have_ans = 1;
-		p->q_phase = 2;
-		return 0;
-	}
-	if (s[0] == '~' && (s[1] == ' ' || !s[1])) {
-		if (!p->q || !p->q->have_ans || p->q->have_tol)
-			return perr(p, line, "expected '~ TOLERANCE' right after a question's '= ANSWER'");
-		char *t = strdup(skip_space(s + 1));
-		size_t n = strlen(t);
-		int rel = n && t[n - 1] == '%';
-		if (rel)
-			t[--n] = 0;
-		double x;
-		int ok = parse_num(t, &x) && x >= 0;
-		free(t);
-		if (!ok)
-			return perr(p, line, "expected a number (or a percentage such as 5%%) after '~'");
-		p->q->have_tol = 1;
-		p->q->tol_rel = rel;
-		p->q->tol = rel ? x / 100 : x;
-		return 0;
-	}
-	if (starts(s, "hint:")) {
-		if (!p->q)
-			return perr(p, line, "expected a question above its hint");
-		question *q = p->q;
-		q->hints = realloc(q->hints, sizeof *q->hints * (size_t)(q->n_hints + 1));
-		q->hints[q->n_hints++] = strdup(skip_space(s + 5));
-		return 0;
-	}
-	if (p->q && !p->q->have_ans)
-		return perr(p, line, "expected '= ANSWER' for the question of line %d (its lines start with '? ', 'a) ', "
-		            "'= ', '~ ' or 'hint:')", p->q->line);
-	if (p->q)
-		return perr(p, line, "expected '~ ' or 'hint:' after a question's answer, or a blank line to end it");
-	if (starts(s, "- "))
-		flush_para(p); /* a list item is a paragraph of its own */
-	if (!p->para.n)
-		p->para_line = line;
-	else
-		sb_puts(&p->para, " ");
-	sb_puts(&p->para, skip_space(s));
-	return 0;
-}
-
-/* Reads and checks a lesson file; on failure err holds "FILE:LINE: expected ...". */
-static int lesson_parse(const char *path, lesson *L, char *err, size_t cap)
-{
-	memset(L, 0, sizeof *L);
-	L->path = strdup(path);
-	gb_err e;
-	size_t len;
-	char *text = gb_read_file(path, 4u << 20, &len, &e);
-	if (!text) {
-		snprintf(err, cap, "%s", e.msg);
-		lesson_free(L);
-		return -1;
-	}
-	if (strlen(text) != len) {
-		snprintf(err, cap, "%s: expected a text file (it holds a NUL byte)", path);
-		free(text);
-		lesson_free(L);
-		return -1;
-	}
-	parser p = { 0 };
-	p.L = L;
-	p.err = err;
-	p.cap = cap;
-	int line = 0, rc = 0;
-	for (char *s = text; s && !rc;) {
-		char *nl = strchr(s, '\n');
-		if (nl)
-			*nl = 0;
-		line++;
-		size_t n = strlen(s);
-		while (n && isspace((unsigned char)s[n - 1]))
-			s[--n] = 0;
-		rc = parse_line(&p, s, line);
-		s = nl ? nl + 1 : NULL;
-	}
-	if (!rc) {
-		flush_para(&p);
-		flush_lit(&p);
-		rc = end_question(&p, line + 1);
-	}
-	if (!rc && !L->title)
-		rc = perr(&p, line ? line : 1, "expected '# TITLE' as the first line");
-	if (!rc && !L->n_steps)
-		rc = perr(&p, line ? line : 1, "expected at least one step ('== HEADING')");
-	free(p.para.s);
-	free(p.lit.s);
-	free(text);
-	if (rc)
-		lesson_free(L);
-	return rc;
-}
-
 /* ---- the runner ------------------------------------------------------------------------- */
 
-enum { MODE_SHOW, MODE_PLAY, MODE_EXPORT, MODE_ANSWERS };
-
-typedef struct runner {
-	session *s;
-	lesson *L;
-	int mode;
-	int tty;                  /* stdout is a terminal: figures keep its colours and size */
-	int bold;                 /* headings in bold (a terminal without NO_COLOR) */
-	int width;                /* prose wraps at this column */
-	FILE *cap;                /* commands print here; the runner copies what is shown */
-	char *out;                /* the printed text of the last command */
-	char **var_names, **var_vals;
-	int n_vars;
-	int failed, todo;
-	int cur;                  /* the step running, from 0 */
-	int replay;               /* rebuilding the state of a step quietly: no questions */
-	int *qstate;              /* per question: 0 not asked, 1 right, 2 missed or skipped */
-	int right, asked;
-	/* export */
-	const char *dir;
-	int n_figs, step_figs;
-	sb md, key, code;
-	int last_item;            /* the handout's last paragraph was a list item */
-} runner;
-
 /* Score of this glassbox session, over every lesson played. */
-static int session_right, session_asked;
+int session_right, session_asked;
 
 static const char *var_get(runner *r, const char *name, size_t n)
 {
@@ -1216,7 +64,7 @@ static void var_set(runner *r, const char *name, const char *val)
 }
 
 /* text with every $NAME of a computed value replaced (unknown names stay as written). */
-static char *subst(runner *r, const char *text)
+char *subst(runner *r, const char *text)
 {
 	sb b = { 0 };
 	for (const char *s = text; *s; s++) {
@@ -1251,7 +99,7 @@ static void fmt_num(double x, char *buf, size_t cap)
  * what it printed in r->out. Figures drawn into the capture keep the terminal's colours and
  * size: the session's colour depth is pinned for the duration, the size comes from COLUMNS and
  * LINES (set by the runner while a lesson plays on a terminal). */
-static int captured(runner *r, const char *line, int quiet_err)
+int captured(runner *r, const char *line, int quiet_err)
 {
 	session *s = r->s;
 	int pinned = 0, saved_err = -1;
@@ -1373,12 +221,6 @@ static void snap_restore(session *s, snapshot *sn)
 }
 
 /* ---- answers ----------------------------------------------------------------------------- */
-
-typedef struct value {
-	int is_num;
-	double x;
-	char *text;               /* the number as shown, or the word/token's raw bytes */
-} value;
 
 static int fig_index(int v, int size, const char *what, char *err, size_t cap)
 {
@@ -1547,7 +389,7 @@ static int from_text(const answer *a, const char *text, value *v, char *err, siz
 }
 
 /* Computes an answer now, from the session as the lesson has left it. */
-static int eval_answer(runner *r, const answer *a, value *v, char *err, size_t cap)
+int eval_answer(runner *r, const answer *a, value *v, char *err, size_t cap)
 {
 	memset(v, 0, sizeof *v);
 	err[0] = 0;
@@ -1604,7 +446,7 @@ static int eval_answer(runner *r, const answer *a, value *v, char *err, size_t c
 /* Wraps text at r->width after a first-line label (e.g. "Question 2: "); the lines after it
  * are indented by the label's width, so the text stands in one column. A list item ("- ...")
  * hangs the same way. */
-static void print_wrapped(runner *r, const char *text, const char *indent)
+void print_wrapped(runner *r, const char *text, const char *indent)
 {
 	int col = 0, first = 1, in = gb_utf8_width(indent);
 	char *label = NULL;
@@ -1670,7 +512,7 @@ static void show_token(const char *raw, char *out, size_t cap)
 }
 
 /* The expected answer as shown to the student. */
-static void answer_text(const question *q, const value *v, char *out, size_t cap)
+void answer_text(const question *q, const value *v, char *out, size_t cap)
 {
 	char tok[256];
 	if (q->form == FORM_CHOICE) {
@@ -1694,7 +536,7 @@ static void answer_text(const question *q, const value *v, char *out, size_t cap
 }
 
 /* A pick: or literal letter must name an option. */
-static int choice_of(const question *q, value *v, char *err, size_t cap)
+int choice_of(const question *q, value *v, char *err, size_t cap)
 {
 	int k = q->ans.sel == SEL_LITERAL ? v->text[0] - 'a' + 1 : (int)lround(v->x);
 	if (k < 1 || k > q->n_opts) {
@@ -1710,7 +552,7 @@ static int choice_of(const question *q, value *v, char *err, size_t cap)
 /* One line from stdin, pumping the window while waiting: -1 at the end of input or on Ctrl-C.
  * Bytes are read one at a time so nothing past the line is buffered (a pipe in tests holds
  * every answer at once). */
-static int read_line(session *s, char *buf, size_t cap)
+int read_line(session *s, char *buf, size_t cap)
 {
 	size_t n = 0;
 	fflush(stdout);
@@ -1791,8 +633,6 @@ static int number_right(const question *q, double got, double want)
 	return d <= 0.01 * fabs(want);
 }
 
-enum { GO_ON, STOP_LESSON, STOP_ALL };
-
 static void result_line(runner *r, question *q, int right)
 {
 	r->qstate[q->index - 1] = right ? 1 : 2;
@@ -1805,7 +645,7 @@ static void result_line(runner *r, question *q, int right)
 }
 
 /* Asks until the answer is right, skipped, or missed three times. */
-static int ask(runner *r, question *q, const value *v, const char *shown)
+int ask(runner *r, question *q, const value *v, const char *shown)
 {
 	static const char *const forms[] = { "a letter", "a number", "a word or token" };
 	int form = q->form == FORM_AUTO ? (v->is_num ? FORM_NUMBER : FORM_TOKEN) : q->form;
@@ -1880,10 +720,9 @@ static int ask(runner *r, question *q, const value *v, const char *shown)
 
 /* ---- one step --------------------------------------------------------------------------- */
 
-
 /* Commands and what they printed gather in one fenced block of the handout until something
  * else (prose, a figure, a question) comes; terminal escapes are dropped, long output cut. */
-static void md_code(runner *r, const char *cmd, const char *out)
+void md_code(runner *r, const char *cmd, const char *out)
 {
 	sb_printf(&r->code, "glassbox> %s\n", cmd);
 	int lines = 0, skipped = 0;
@@ -1912,7 +751,7 @@ static void md_code(runner *r, const char *cmd, const char *out)
 		sb_printf(&r->code, "... (%d more lines)\n", skipped);
 }
 
-static void md_flush(runner *r)
+void md_flush(runner *r)
 {
 	r->last_item = 0;
 	if (!r->code.n)
@@ -1922,7 +761,7 @@ static void md_flush(runner *r)
 	memset(&r->code, 0, sizeof r->code);
 }
 
-static void md_para(runner *r, const char *text)
+void md_para(runner *r, const char *text)
 {
 	/* A list's items are kept on consecutive lines; the blank line before the next paragraph
 	 * ends the list. */
@@ -1937,7 +776,7 @@ static void md_para(runner *r, const char *text)
 	r->last_item = starts(text, "- ");
 }
 
-static void export_figure(runner *r, const char *cmd)
+void export_figure(runner *r, const char *cmd)
 {
 	char w[64], name[96], path[1200];
 	first_word(cmd, w, sizeof w);
@@ -2031,7 +870,6 @@ static void run_let(runner *r, const item *it)
 	free(v.text);
 }
 
-
 static int run_question(runner *r, const item *it)
 {
 	question *q = it->q;
@@ -2103,7 +941,7 @@ static int run_question(runner *r, const item *it)
 
 /* Runs step i in the runner's mode. Returns GO_ON, or STOP_LESSON / STOP_ALL when the student
  * stopped at a pause or a question. */
-static int do_step(runner *r, int i)
+int do_step(runner *r, int i)
 {
 	const step *st = &r->L->steps[i];
 	int show = r->mode == MODE_SHOW || (r->mode == MODE_PLAY && !r->replay);
@@ -2185,7 +1023,7 @@ static int do_step(runner *r, int i)
 
 /* Shows step k as if every step before it had run: they run again quietly, so the model, the
  * text and the values of 'let' are what step k expects. */
-static int goto_step(runner *r, int k)
+int goto_step(runner *r, int k)
 {
 	r->replay = 1;
 	for (int i = 0; i < k; i++)
@@ -2204,7 +1042,7 @@ static void score_line(runner *r)
 	printf(".\n");
 }
 
-static int play(runner *r)
+int play(runner *r)
 {
 	int n = r->L->n_steps, i = 0, rc, done = 0;
 	char line[1024];
@@ -2290,7 +1128,7 @@ static void clean_export(const char *dir)
 	closedir(d);
 }
 
-static int export_lesson(runner *r, int force)
+int export_lesson(runner *r, int force)
 {
 	struct stat st;
 	if (!stat(r->dir, &st)) {
