@@ -1,0 +1,244 @@
+/* step.c — the student's side of a lesson at a terminal: reading a line while the window
+ * stays alive, checking an answer (a letter, a number within its tolerance, a token however it
+ * is quoted), hints, the score of the lesson and of the session, and stepping: Enter goes on,
+ * b goes back, j N jumps, r repeats, q leaves, anything else runs as a command. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app/commands.h"
+#include "app/lesson/lesson_int.h"
+
+/* Score of this glassbox session, over every lesson played. */
+int session_right, session_asked;
+
+/* One line from stdin, pumping the window while waiting: -1 at the end of input or on Ctrl-C.
+ * Bytes are read one at a time so nothing past the line is buffered (a pipe in tests holds
+ * every answer at once). */
+int read_line(session *s, char *buf, size_t cap)
+{
+	size_t n = 0;
+	fflush(stdout);
+	for (;;) {
+		if (s->win) {
+			struct pollfd p = { 0, POLLIN, 0 };
+			int k = poll(&p, 1, 16);
+			if (k == 0) {
+				window_pump(s);
+				continue;
+			}
+			if (k < 0 && errno == EINTR) {
+				if (interrupted) {
+					interrupted = 0;
+					putchar('\n');
+					return -1;
+				}
+				continue;
+			}
+		}
+		char c;
+		ssize_t k = read(0, &c, 1);
+		if (k < 0 && errno == EINTR) {
+			if (interrupted) {
+				interrupted = 0;
+				putchar('\n');
+				return -1;
+			}
+			continue;
+		}
+		if (k <= 0) {
+			if (n)
+				break;
+			return -1;
+		}
+		if (c == '\n')
+			break;
+		if (n + 1 < cap)
+			buf[n++] = c;
+	}
+	while (n && isspace((unsigned char)buf[n - 1]))
+		n--;
+	buf[n] = 0;
+	return 0;
+}
+
+/* For comparing tokens: the dot that stands for a space is a space, spaces and quotes around
+ * do not count, nor does case. */
+static char *norm_token(const char *t)
+{
+	sb b = { 0 };
+	for (const char *s = t; *s; s++) {
+		if ((unsigned char)s[0] == 0xc2 && (unsigned char)s[1] == 0xb7) {
+			sb_puts(&b, " ");
+			s++;
+		} else {
+			char c = (char)tolower((unsigned char)*s);
+			sb_add(&b, &c, 1);
+		}
+	}
+	char *x = sb_take(&b), *p = x;
+	while (*p == ' ' || *p == '"' || *p == '\'')
+		p++;
+	size_t n = strlen(p);
+	while (n && (p[n - 1] == ' ' || p[n - 1] == '"' || p[n - 1] == '\''))
+		p[--n] = 0;
+	memmove(x, p, n + 1);
+	return x;
+}
+
+static int number_right(const question *q, double got, double want)
+{
+	double d = fabs(got - want);
+	if (q->have_tol)
+		return d <= (q->tol_rel ? q->tol * fabs(want) : q->tol) + 1e-12 * fabs(want);
+	if (want == floor(want))
+		return d < 1e-9;
+	return d <= 0.01 * fabs(want);
+}
+
+static void result_line(runner *r, question *q, int right)
+{
+	r->qstate[q->index - 1] = right ? 1 : 2;
+	r->asked++;
+	session_asked++;
+	if (right) {
+		r->right++;
+		session_right++;
+	}
+}
+
+/* Asks until the answer is right, skipped, or missed three times. */
+int ask(runner *r, question *q, const value *v, const char *shown)
+{
+	static const char *const forms[] = { "a letter", "a number", "a word or token" };
+	int form = q->form == FORM_AUTO ? (v->is_num ? FORM_NUMBER : FORM_TOKEN) : q->form;
+	int tries = 0, hint = 0;
+	char line[512];
+	for (;;) {
+		printf("answer with %s (Enter skips, ? gives a hint, :COMMAND runs a command)> ", forms[form]);
+		if (read_line(r->s, line, sizeof line))
+			return STOP_LESSON;
+		if (!line[0]) {
+			printf("Skipped. The answer: %s\n", shown);
+			result_line(r, q, 0);
+			return GO_ON;
+		}
+		if (!strcmp(line, "?")) {
+			if (hint < q->n_hints) {
+				char *h = subst(r, q->hints[hint++]);
+				print_wrapped(r, h, "Hint: ");
+				free(h);
+			} else
+				printf("No more hints: Enter shows the answer.\n");
+			continue;
+		}
+		if (line[0] == ':') {
+			int rc = command_line(r->s, line + 1);
+			if (rc > 0)
+				return STOP_ALL;
+			continue;
+		}
+		int right;
+		if (form == FORM_CHOICE) {
+			char c = (char)tolower((unsigned char)line[0]);
+			if (!(c >= 'a' && c < 'a' + q->n_opts && (!line[1] || (line[1] == ')' && !line[2])))) {
+				printf("Answer with a letter: ");
+				for (int i = 0; i < q->n_opts; i++)
+					printf("%s%c", i == 0 ? "" : i == q->n_opts - 1 ? " or " : ", ", 'a' + i);
+				printf(".\n");
+				continue;
+			}
+			right = c - 'a' + 1 == (int)lround(v->x);
+		} else if (form == FORM_NUMBER) {
+			double x;
+			if (!parse_num(line, &x)) {
+				printf("Answer with a number (for example 0.25 or 3).\n");
+				continue;
+			}
+			right = number_right(q, x, v->x);
+		} else {
+			char *a = norm_token(line), *b = norm_token(v->text);
+			right = !strcmp(a, b);
+			free(a);
+			free(b);
+		}
+		if (right) {
+			printf("Right: %s\n", shown);
+			result_line(r, q, 1);
+			return GO_ON;
+		}
+		if (++tries >= 3) {
+			printf("Not quite. The answer: %s\n", shown);
+			result_line(r, q, 0);
+			return GO_ON;
+		}
+		if (hint < q->n_hints) {
+			char *h = subst(r, q->hints[hint++]);
+			print_wrapped(r, h, "Not quite. Hint: ");
+			free(h);
+		} else
+			printf("Not quite: try again.\n");
+	}
+}
+static void score_line(runner *r)
+{
+	if (!r->asked)
+		return;
+	printf("Score: %d of %d question%s right", r->right, r->asked, r->asked == 1 ? "" : "s");
+	if (session_asked > r->asked)
+		printf(" (this session: %d of %d)", session_right, session_asked);
+	printf(".\n");
+}
+
+int play(runner *r)
+{
+	int n = r->L->n_steps, i = 0, rc, done = 0;
+	char line[1024];
+	char intro[600];
+	snprintf(intro, sizeof intro, "%s: %d steps. At the end of each step: Enter (or n) goes on, b back, j N jumps, "
+	         "r repeats, q stops; anything else runs as a command.", r->L->title, n);
+	print_wrapped(r, intro, "");
+	rc = do_step(r, 0);
+	while (rc == GO_ON) {
+		printf("[step %d/%d] Enter: next  b: back  j N: jump  r: again  q: quit  or a command> ", i + 1, n);
+		if (read_line(r->s, line, sizeof line))
+			break;
+		if (!line[0] || !strcmp(line, "n")) {
+			if (i + 1 >= n) {
+				done = 1;
+				break;
+			}
+			rc = do_step(r, ++i);
+		} else if (!strcmp(line, "b")) {
+			if (i == 0)
+				printf("This is the first step.\n");
+			else
+				rc = goto_step(r, --i);
+		} else if (line[0] == 'j' && (!line[1] || line[1] == ' ')) {
+			char *end;
+			long k = strtol(line + 1, &end, 10);
+			if (end == line + 1 || *skip_space(end) || k < 1 || k > n)
+				printf("Jump to a step from 1 to %d: j N\n", n);
+			else
+				rc = goto_step(r, i = (int)k - 1);
+		} else if (!strcmp(line, "r")) {
+			rc = goto_step(r, i);
+		} else if (!strcmp(line, "q")) {
+			break;
+		} else if (!strcmp(line, "h") || !strcmp(line, "?")) {
+			printf("Enter or n: the next step   b: the step before   j N: step N   r: this step again\n"
+			       "q: leave the lesson   anything else: a glassbox command (e.g. attn 1 1, next, help)\n");
+		} else if (command_line(r->s, line) > 0)
+			rc = STOP_ALL;
+	}
+	if (rc == STOP_ALL)
+		return 1;
+	printf("%s%s\n", done ? "End of the lesson: " : "Left the lesson: ", r->L->title);
+	score_line(r);
+	return 0;
+}
