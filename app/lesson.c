@@ -1,26 +1,16 @@
-/* lesson.c — lessons: plain text files (lessons/README.md has the format) parsed into steps of
- * prose, commands, pauses and questions, and run through command_line exactly as if typed at
- * the prompt, so a lesson can use every command and shows the same figures.
+/* lesson.c — the `lesson` command: lessons are plain text files (lessons/README.md has the
+ * format) parsed into steps and run through command_line exactly as if typed at the prompt.
  *
- * This file owns: the parser (errors as FILE:LINE: expected ...), the small arithmetic of
- * `calc:` answers, the runner (a student at a terminal steps, goes back, jumps, answers and is
- * scored; a script or pipe gets the whole lesson with the answers shown), the answer key, and
- * the export of a lesson's figures as numbered PNGs with a Markdown handout.
- *
- * Expected answers are never copied into a lesson: a question names how to compute its answer
- * (a command's figure or printed output, or arithmetic over the trace), and the runner
- * computes it when the question is reached, from the model in use. Commands that compute an
- * answer run with their output captured and the session put back as it was (text, trace,
- * engine, current figure), so asking a question never changes what the student sees. */
+ * This file owns the command's arguments, finding a lesson (a file, a number, a part of a
+ * name; beside the program or in the installed data), the list of lessons with their
+ * estimates, the --check report, and choosing the runner's mode. The rest of the module is in
+ * app/lesson/ (lesson_int.h lists its pieces): parse.c reads a file, run.c and step.c run a
+ * lesson, answer.c and calc.c compute its answers, export.c writes its figures and handout. */
 #include "app/lesson.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <math.h>
-#include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,185 +20,7 @@
 
 #include "app/commands.h"
 #include "app/lesson/lesson_int.h"
-#include "model/fileio.h"
-#include "viz/cells.h"
-#include "viz/export.h"
 #include "viz/figure.h"
-#include "viz/window.h"
-
-/* ---- the runner ------------------------------------------------------------------------- */
-
-/* ---- one step --------------------------------------------------------------------------- */
-
-/* Commands and what they printed gather in one fenced block of the handout until something
- * else (prose, a figure, a question) comes; terminal escapes are dropped, long output cut. */
-void md_code(runner *r, const char *cmd, const char *out)
-{
-	sb_printf(&r->code, "glassbox> %s\n", cmd);
-	int lines = 0, skipped = 0;
-	size_t start = r->code.n;
-	for (const char *s = out ? out : ""; *s; s++) {
-		if (*s == '\033') { /* CSI: ESC [ parameters, then a final byte in @..~ */
-			if (s[1] == '[') {
-				s += 2;
-				while (*s && !(*s >= '@' && *s <= '~'))
-					s++;
-				if (!*s)
-					break;
-			}
-			continue;
-		}
-		if (lines >= 40) {
-			skipped += *s == '\n';
-			continue;
-		}
-		sb_add(&r->code, s, 1);
-		lines += *s == '\n';
-	}
-	if (r->code.n > start && r->code.s[r->code.n - 1] != '\n')
-		sb_puts(&r->code, "\n");
-	if (skipped)
-		sb_printf(&r->code, "... (%d more lines)\n", skipped);
-}
-
-void md_flush(runner *r)
-{
-	r->last_item = 0;
-	if (!r->code.n)
-		return;
-	sb_printf(&r->md, "```\n%s```\n\n", r->code.s);
-	free(r->code.s);
-	memset(&r->code, 0, sizeof r->code);
-}
-
-void md_para(runner *r, const char *text)
-{
-	/* A list's items are kept on consecutive lines; the blank line before the next paragraph
-	 * ends the list. */
-	int in_list = r->last_item && !r->code.n;
-	md_flush(r);
-	if (in_list && starts(text, "- ") && r->md.n >= 2 && r->md.s[r->md.n - 1] == '\n' && r->md.s[r->md.n - 2] == '\n')
-		r->md.s[--r->md.n] = 0;
-	if (starts(text, "Try:"))
-		sb_printf(&r->md, "**Try:**%s\n\n", text + 4);
-	else
-		sb_printf(&r->md, "%s\n\n", text);
-	r->last_item = starts(text, "- ");
-}
-
-void export_figure(runner *r, const char *cmd)
-{
-	char w[64], name[96], path[1200];
-	first_word(cmd, w, sizeof w);
-	const command *c = lookup(w);
-	snprintf(name, sizeof name, r->n_figs + 1 < 100 ? "%02d-%s.png" : "%03d-%s.png", r->n_figs + 1, c ? c->name : w);
-	snprintf(path, sizeof path, "%s/%s", r->dir, name);
-	gb_export_opts o = { 0 };
-	o.version = GLASSBOX_VERSION;
-	o.force = 1;
-	gb_verr err;
-	if (gb_export(r->s->fig, path, &o, &err)) {
-		errorf("lesson %s, step %d: %s", r->L->path, r->cur + 1, err.msg);
-		r->failed++;
-		return;
-	}
-	r->n_figs++;
-	r->step_figs++;
-	printf("step %d/%d: wrote %s\n", r->cur + 1, r->L->n_steps, name);
-	fflush(stdout);
-	md_code(r, cmd, NULL);
-	md_flush(r);
-	sb_puts(&r->md, "![");
-	for (const char *t = r->s->fig->title ? r->s->fig->title : name; *t; t++) {
-		if (*t == '[' || *t == ']' || *t == '\\')
-			sb_puts(&r->md, "\\");
-		sb_add(&r->md, t, 1);
-	}
-	sb_printf(&r->md, "](%s)\n\n", name);
-}
-
-/* ---- exporting ---------------------------------------------------------------------------- */
-
-static int mkdir_p(const char *dir)
-{
-	char *p = strdup(dir);
-	for (char *s = p + 1; *s; s++)
-		if (*s == '/') {
-			*s = 0;
-			mkdir(p, 0777);
-			*s = '/';
-		}
-	int rc = mkdir(p, 0777) && errno != EEXIST ? -1 : 0;
-	free(p);
-	return rc;
-}
-
-/* What an earlier export wrote (NN-name.png, lesson.md) goes, so no stale slide survives. */
-static void clean_export(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		const char *n = e->d_name;
-		size_t len = strlen(n);
-		int ours = !strcmp(n, "lesson.md") ||
-		           (len > 7 && isdigit((unsigned char)n[0]) && isdigit((unsigned char)n[1]) && strchr(n, '-') &&
-		            !strcmp(n + len - 4, ".png"));
-		if (ours) {
-			char p[2048];
-			snprintf(p, sizeof p, "%s/%s", dir, n);
-			unlink(p);
-		}
-	}
-	closedir(d);
-}
-
-int export_lesson(runner *r, int force)
-{
-	struct stat st;
-	if (!stat(r->dir, &st)) {
-		if (!S_ISDIR(st.st_mode)) {
-			errorf("%s exists and is not a folder: choose another folder for the export", r->dir);
-			return -1;
-		}
-		if (!force) {
-			errorf("%s already exists: choose another folder, or add --force to replace its figures and handout", r->dir);
-			return -1;
-		}
-		clean_export(r->dir);
-	} else if (mkdir_p(r->dir)) {
-		errorf("cannot create the folder %s: %s", r->dir, strerror(errno));
-		return -1;
-	}
-	sb_printf(&r->md, "# %s\n\n*A glassbox lesson: %d steps, about %d minutes. Figures made by glassbox %s.*\n\n",
-	          r->L->title, r->L->n_steps, lesson_minutes(r->L), GLASSBOX_VERSION);
-	interrupted = 0;
-	for (int i = 0; i < r->L->n_steps; i++) {
-		if (interrupted) {
-			printf("(stopped at step %d: the handout was not written)\n", i + 1);
-			interrupted = 0;
-			return -1;
-		}
-		do_step(r, i);
-	}
-	md_flush(r);
-	if (r->key.n)
-		sb_printf(&r->md, "## Answers\n\n%s", r->key.s);
-	char path[2048];
-	gb_err err;
-	snprintf(path, sizeof path, "%s/lesson.md", r->dir);
-	if (gb_write_file(path, r->md.s, r->md.n, &err)) {
-		errorf("%s", err.msg);
-		return -1;
-	}
-	printf("wrote %s (%d figure%s, %d question%s; cd %s && pandoc lesson.md -o lesson.pdf)\n", path, r->n_figs,
-	       r->n_figs == 1 ? "" : "s", r->L->n_questions, r->L->n_questions == 1 ? "" : "s", r->dir);
-	return r->failed ? -1 : 0;
-}
-
-/* ---- finding lessons -------------------------------------------------------------------- */
 
 /* Beside the program (a build tree), in the installed data folder found from the program's
  * path, or in the configured one: the same places as the shipped models. */
