@@ -1,5 +1,5 @@
-/* svg.h — a figure as an SVG document for vector slides: the same layout as the PNG (raster.c's
- * layout drawn through an SVG painter): a <rect> per heatmap cell, <text> labels, the colorbar
+/* svg.h — a figure as an SVG document for vector slides: the same layout as the PNG (raster.h's
+ * gb_layout_draw through an SVG painter): a <rect> per heatmap cell, <text> labels, the colorbar
  * as a linear gradient, <polyline>s for lines. Well-formed XML whatever the tokens hold: text is
  * escaped and bytes XML cannot carry (control bytes, invalid UTF-8) are made visible first.
  * The figure's meta pairs, its colormap and range and the program version go in <metadata>. */

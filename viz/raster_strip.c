@@ -1,0 +1,89 @@
+/* raster_strip.c — the layout of token strips: each token a box in its value's colour with the
+ * value under it, wrapped into lines at the largest font that fits, centred, with the colorbar
+ * beside them. */
+#include "viz/raster.h"
+#include "viz/raster_layout.h"
+#include "viz/colormap.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+int gb_lay_draw_strip(lay *L, gb_verr *err)
+{
+	const gb_figure *f = L->f;
+	int n = f->rows * f->cols;
+	char *const *labels = f->cols == n ? f->col_labels : f->row_labels;
+	char *dl, vbuf[48];
+	double s = L->s, cb_w = f->colorbar ? gb_lay_colorbar_width(L) : 0, aw = L->x1 - L->x0 - cb_w;
+	double pad, gap, boxh, rowh, total_h = 0, widest = 0;
+	int px = spx(L, 32), vpx = 0, lines = 1;
+	if (!f->values || n <= 0)
+		return gb_vfail(err, "token strip has no values");
+	dl = gb_lay_display_labels(labels, n, LABEL_COLS);
+	if (labels && !dl)
+		return gb_vfail(err, "out of memory laying out a token strip");
+	/* the largest font at which the wrapped strip fits the box */
+	for (;; px--) {
+		double xx = 0;
+		pad = 0.45 * px;
+		gap = 0.25 * px;
+		vpx = (int)fmax(8, round(0.6 * px));
+		boxh = 1.6 * px;
+		rowh = boxh + 1.5 * vpx + 0.6 * px;
+		lines = 1;
+		widest = 0;
+		for (int i = 0; i < n; i++) {
+			double w = fmax(dl ? tw(L, GB_FACE_SANS, px, dl + (size_t)i * LABEL_BUF) : 0, 1.2 * px) + 2 * pad;
+			gb_format_value(f->values[i], f->precision, vbuf, sizeof vbuf);
+			w = fmax(w, tw(L, GB_FACE_MONO, vpx, vbuf) + 0.3 * px);
+			if (xx > 0 && xx + w > aw) {
+				lines++;
+				widest = fmax(widest, xx - gap);
+				xx = 0;
+			}
+			xx += w + gap;
+		}
+		widest = fmax(widest, xx - gap);
+		total_h = lines * rowh;
+		if (total_h <= L->y1 - L->y0 || px <= spx(L, 8))
+			break;
+	}
+	{
+		double x0 = floor(L->x0 + (aw - widest) / 2), y0 = floor(L->y0 + ((L->y1 - L->y0) - total_h) / 2);
+		double xx = x0, yy = y0;
+		group(L, "tokens", 1);
+		for (int i = 0; i < n; i++) {
+			const char *lab = dl ? dl + (size_t)i * LABEL_BUF : "";
+			double w = fmax(dl ? tw(L, GB_FACE_SANS, px, lab) : 0, 1.2 * px) + 2 * pad;
+			uint8_t rgb[3];
+			gb_format_value(f->values[i], f->precision, vbuf, sizeof vbuf);
+			w = fmax(w, tw(L, GB_FACE_MONO, vpx, vbuf) + 0.3 * px);
+			if (xx > x0 && xx + w > x0 + aw + 0.5) {
+				xx = x0;
+				yy += rowh;
+			}
+			gb_lay_cell_colour(L, f, f->values[i], rgb);
+			rect(L, xx, yy, w, boxh, rgb);
+			/* a light box stays visible on the page */
+			gb_lay_outline(L, (int)floor(xx + 0.5), (int)floor(yy + 0.5),
+			               (int)(floor(xx + w + 0.5) - floor(xx + 0.5)),
+			               (int)(floor(yy + boxh + 0.5) - floor(yy + 0.5)));
+			text(L, GB_FACE_SANS, px, xx + w / 2, mid_baseline(yy + boxh / 2, px), 0, GB_ANCHOR_MIDDLE, lab,
+			     gb_lightness(rgb) > 55 ? BLACK : WHITE);
+			text(L, GB_FACE_MONO, vpx, xx + w / 2, yy + boxh + 1.15 * vpx, 0, GB_ANCHOR_MIDDLE, vbuf, INK2);
+			if (i == 0 && L->info)
+				L->info->plot = (gb_rect){ (int)floor(xx + 0.5), (int)floor(yy + 0.5),
+				                           (int)floor(xx + w + 0.5) - (int)floor(xx + 0.5),
+				                           (int)floor(yy + boxh + 0.5) - (int)floor(yy + 0.5) };
+			xx += w + gap;
+		}
+		group(L, "tokens", 0);
+		if (f->colorbar) {
+			double ch = fmin(L->y1 - L->y0, fmax(total_h, 220 * s));
+			double cy = fmax(L->y0, fmin(y0 + total_h / 2 - ch / 2, L->y1 - ch));
+			gb_lay_colorbar(L, x0 + widest + CB_GAP * s, cy, ch);
+		}
+	}
+	free(dl);
+	return 0;
+}
