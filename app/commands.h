@@ -12,7 +12,8 @@ typedef struct command {
 	const char *help;         /* one line */
 	const char *more;         /* the long help */
 	/* argv[0] is the command name; rest is the raw text after the name (for commands that
-	 * take free text). Returns 0, or -1 after printing a one-line error. */
+	 * take free text). Returns 0, -1 after printing a one-line error, or 1 to leave glassbox
+	 * (quit, or quit inside a lesson or the explorer). */
 	int (*run)(session *s, int argc, char **argv, const char *rest);
 } command;
 
