@@ -8,10 +8,11 @@
 #include <time.h>
 
 #include "app/bench.h"
-#include "app/commands.h"
 #include "app/bench_raster.h"
 #include "app/bench_train.h"
 #include "app/bench_viz.h"
+#include "app/commands.h"
+#include "app/session.h"
 #include "model/forward.h"
 #include "model/rng.h"
 

@@ -19,6 +19,7 @@
 #include "app/bench_forward.h"
 #include "app/commands.h"
 #include "app/complete.h"
+#include "app/session.h"
 #include "app/tui.h"
 #include "model/fileio.h"
 

@@ -1,9 +1,16 @@
 /* session.h — what one glassbox session holds: the loaded model, the current text and its
- * trace, the engine in use. Every command reads and changes a session. */
+ * trace, the engine in use. Every command reads and changes a session. Also what every
+ * command, view and screen shares about it (session.c): the error line, the default model,
+ * running a text, showing a figure, the window's keys, token ids as text. */
 #ifndef GLASSBOX_SESSION_H
 #define GLASSBOX_SESSION_H
 
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+
 #include "model/forward.h"
+#include "model/heads.h"
 #include "model/kernels/kernels.h"
 #include "model/model.h"
 #include "model/trace.h"
@@ -26,5 +33,59 @@ typedef struct session {
 	int palette;              /* colormap for unsigned figures (enum gb_cmap), -1: the view's */
 	int textbook;             /* layer norm in the textbook's form (sigma + eps) */
 } session;
+
+/* Prints an error line "glassbox: ..." on stderr. */
+void errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Where the command being run came from ("-c line 2"), put before each error line; "" at the
+ * prompt. command_script sets it around each command. */
+void errorf_where(const char *where);
+
+/* Set by Ctrl-C at the prompt; long commands check it between steps. */
+extern volatile sig_atomic_t interrupted;
+
+void session_init(session *s);
+void session_free(session *s);
+
+/* Where the shipped models are (a folder beside the program, or the installed data folder);
+ * 0 when found. */
+int models_dir(char *out, size_t cap);
+/* A model argument: a folder as given, or the name of a shipped model (tiny-lm, tiny-mt). */
+void resolve_model(const char *arg, char *out, size_t cap);
+/* Loads the default model (tiny-lm) when it can be found; 0 on success. */
+int session_load_default(session *s);
+/* Why the last session_load_default failed, for a message. */
+const char *session_default_problem(void);
+
+/* A model is loaded (the default one when none was), or a text has run too; 0, or -1 after
+ * printing what to do. */
+int need_model(session *s);
+int need_run(session *s);
+/* TEXT as token ids (malloc'd) with the model's tokenizer; -1 after an error line. */
+int encode(session *s, const char *text, int **ids, int *n);
+/* Runs ids (and tgt for an encoder-decoder) into s->trace with the session's engine. */
+int forward(session *s, const int *ids, int n, const int *tgt, int n_tgt);
+/* Runs the current input again with the session's settings (engine, layer norm). */
+int rerun(session *s);
+
+/* Makes f the session's current figure and draws it (as every view does); NULL fails. */
+int show_figure(session *s, gb_figure *f);
+/* The view of a stage (enum stage in views.h), recorded as the session's current one. */
+int show_stage(session *s, int stage, int layer, int head);
+
+/* The window's event pump (returns 1 while the window is open) and key handler. */
+int window_pump(session *s);
+void window_key(session *s, int key, int mods);
+
+/* Length of the valid UTF-8 sequence at b (n bytes left), or 0. */
+int utf8_len(const unsigned char *b, size_t n);
+/* Token ids as the text they stand for (malloc'd): the tokenizer's bytes, control bytes (but
+ * newline) and broken UTF-8 as \xNN; "token ids: 5 6 7" without a tokenizer. */
+char *ids_text(session *s, const int *ids, int n);
+/* A token for the terminal: spaces as a middle dot, newlines as a return symbol, other control
+ * bytes and broken UTF-8 as \xNN; "#ID" without a tokenizer. */
+void piece_str(session *s, int id, char *out, size_t cap);
+/* The head detector's table: markdown (md) or aligned columns under `groups` (a line naming
+ * the two groups of columns). */
+void print_head_scores(FILE *f, const gb_head_score *sc, int L, int H, int md, const char *groups);
 
 #endif

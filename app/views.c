@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app/commands.h"
 #include "model/tokenizer/tokenizer.h"
 #include "viz/colormap.h"
 
@@ -65,19 +64,6 @@ static const gb_ttensor *tensor(session *s, const char *fmt, ...)
 	if (!t)
 		errorf("this model's trace has no %s ('trace' lists what it has)", name);
 	return t;
-}
-
-static int ready(session *s)
-{
-	if (!s->loaded && session_load_default(s)) {
-		errorf("no model loaded, and the default tiny-lm did not load (%s): try 'load DIR'", session_default_problem());
-		return -1;
-	}
-	if (!s->have_run) {
-		errorf("nothing has run yet: try 'run TEXT'");
-		return -1;
-	}
-	return 0;
 }
 
 static int check_layer(session *s, int layer, int n)
@@ -159,7 +145,7 @@ static void titlef(gb_figure *f, const char *fmt, ...)
 
 gb_figure *view_embed(session *s)
 {
-	if (ready(s))
+	if (need_run(s))
 		return NULL;
 	const char *p = s->model.cfg.encdec ? "enc." : "";
 	const gb_ttensor *t = tensor(s, "%sembed.tok", p);
@@ -176,7 +162,7 @@ gb_figure *view_embed(session *s)
 
 gb_figure *view_pe(session *s, const int *dims, int n_dims)
 {
-	if (ready(s))
+	if (need_run(s))
 		return NULL;
 	const gb_config *c = &s->model.cfg;
 	const char *p = c->encdec ? "enc." : "";
@@ -297,7 +283,7 @@ static gb_figure *attention_of(session *s, const char *stack, const char *block,
 
 gb_figure *view_attention(session *s, const char *kind, int layer, int head)
 {
-	if (ready(s) || check_layer(s, layer, s->model.cfg.n_layer) || check_head(s, head))
+	if (need_run(s) || check_layer(s, layer, s->model.cfg.n_layer) || check_head(s, head))
 		return NULL;
 	const char *p = main_stack(s);
 	return attention_of(s, p, "attn", kind, layer, head, p, p);
@@ -305,7 +291,7 @@ gb_figure *view_attention(session *s, const char *kind, int layer, int head)
 
 gb_figure *view_cross(session *s, int layer, int head)
 {
-	if (ready(s))
+	if (need_run(s))
 		return NULL;
 	if (!s->model.cfg.encdec) {
 		errorf("cross-attention exists only in encoder-decoder models (this one is decoder-only)");
@@ -318,7 +304,7 @@ gb_figure *view_cross(session *s, int layer, int head)
 
 gb_figure *view_heads(session *s, int layer)
 {
-	if (ready(s) || check_layer(s, layer, s->model.cfg.n_layer))
+	if (need_run(s) || check_layer(s, layer, s->model.cfg.n_layer))
 		return NULL;
 	int H = s->model.cfg.n_head;
 	gb_figure *g = gb_fig_new(GB_FIG_GRID);
@@ -343,7 +329,7 @@ gb_figure *view_heads(session *s, int layer)
 
 gb_figure *view_model(session *s)
 {
-	if (ready(s))
+	if (need_run(s))
 		return NULL;
 	int L = s->model.cfg.n_layer, H = s->model.cfg.n_head;
 	gb_figure *g = gb_fig_new(GB_FIG_GRID);
@@ -366,7 +352,7 @@ gb_figure *view_model(session *s)
 
 gb_figure *view_qkv(session *s, int layer, int head)
 {
-	if (ready(s) || check_layer(s, layer, s->model.cfg.n_layer) || check_head(s, head))
+	if (need_run(s) || check_layer(s, layer, s->model.cfg.n_layer) || check_head(s, head))
 		return NULL;
 	const gb_config *c = &s->model.cfg;
 	const char *p = main_stack(s), *names[3] = { "q", "k", "v" };
@@ -395,7 +381,7 @@ gb_figure *view_qkv(session *s, int layer, int head)
 
 gb_figure *view_ln(session *s, int layer, int which)
 {
-	if (ready(s) || check_layer(s, layer, s->model.cfg.n_layer))
+	if (need_run(s) || check_layer(s, layer, s->model.cfg.n_layer))
 		return NULL;
 	const char *p = main_stack(s);
 	const gb_ttensor *out = tensor(s, "%sL%d.ln%d.out", p, layer, which);
@@ -430,7 +416,7 @@ gb_figure *view_ln(session *s, int layer, int which)
 
 gb_figure *view_ffn(session *s, int layer)
 {
-	if (ready(s) || check_layer(s, layer, s->model.cfg.n_layer))
+	if (need_run(s) || check_layer(s, layer, s->model.cfg.n_layer))
 		return NULL;
 	const char *p = main_stack(s);
 	const gb_ttensor *t = tensor(s, "%sL%d.ffn.hidden", p, layer);
@@ -451,7 +437,7 @@ gb_figure *view_ffn(session *s, int layer)
 
 gb_figure *view_resid(session *s)
 {
-	if (ready(s))
+	if (need_run(s))
 		return NULL;
 	const char *p = main_stack(s);
 	int L = s->model.cfg.n_layer, cross = s->model.cfg.encdec;
@@ -495,7 +481,7 @@ gb_figure *view_resid(session *s)
 
 gb_figure *view_next(session *s, int k, double temp)
 {
-	if (ready(s))
+	if (need_run(s))
 		return NULL;
 	const gb_ttensor *lg = tensor(s, "logits");
 	if (!lg)
@@ -556,7 +542,7 @@ gb_figure *view_next(session *s, int k, double temp)
 
 gb_figure *view_tensor(session *s, const char *name, int index)
 {
-	if (ready(s))
+	if (need_run(s))
 		return NULL;
 	const gb_ttensor *t = gb_trace_get(&s->trace, name);
 	if (!t) {

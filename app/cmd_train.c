@@ -1,10 +1,9 @@
-/* train_cmd.c — `train --preset NAME | --corpus FILE` and `eval DIR`. Training shows a
- * progress bar on a terminal and plain log lines otherwise, checkpoints the model folder as
- * it goes (so a stopped run resumes with --resume), keeps the loss curves with the model
- * (loss.csv) and writes the model's README.md with the command, the time and the probes. A resume
- * keeps the checkpoint's schedule and reads its loss curves back. */
-#include "app/bench.h"
-#include "app/train_cmd.h"
+/* cmd_train.c — `train --preset NAME | --corpus FILE`, `eval DIR` and `curves DIR`. Training
+ * shows a progress bar on a terminal and plain log lines otherwise, checkpoints the model
+ * folder as it goes (so a stopped run resumes with --resume), keeps the loss curves with the
+ * model (loss.csv) and writes the model's README.md with the command, the time and the probes.
+ * A resume keeps the checkpoint's schedule and reads its loss curves back. */
+#include "app/cmd.h"
 
 #include <errno.h>
 #include <math.h>
@@ -15,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "app/commands.h"
+#include "app/bench.h"
 #include "model/train/corpus.h"
 #include "model/train/eval.h"
 #include "model/fileio.h"
@@ -40,19 +39,6 @@ static void print_probes(FILE *f, const gb_probe_score *rows, int n, int markdow
 			fprintf(f, "  %-34s %6.1f%%   (bar %.0f%%, %d probes)%s\n", rows[i].name, 100 * rows[i].acc,
 			        100 * rows[i].bar, rows[i].n, rows[i].acc >= rows[i].bar ? "" : "  BELOW THE BAR");
 	}
-}
-
-void print_head_scores(FILE *f, const gb_head_score *sc, int L, int H, int md, const char *groups)
-{
-	if (md)
-		fprintf(f, "| layer | head | previous token (text) | first token | self | previous token (runs) | induction |\n"
-		           "|---|---|---|---|---|---|---|\n");
-	else
-		fprintf(f, "%slayer head  previous    first     self   previous  induction\n", groups);
-	for (int i = 0; i < L * H; i++)
-		fprintf(f, md ? "| %d | %d | %.3f | %.3f | %.3f | %.3f | %.3f |\n" : "%5d %4d  %8.3f %8.3f %8.3f   %8.3f %10.3f\n",
-		        i / H + 1, i % H + 1, (double)sc[i].prev, (double)sc[i].first, (double)sc[i].self,
-		        (double)sc[i].prev_rand, (double)sc[i].induction);
 }
 
 /* The head table of a model: markdown for its README, or aligned text (md 0) for eval. */

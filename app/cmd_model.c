@@ -1,0 +1,292 @@
+/* cmd_model.c — the model and the machine: `models` (the shipped ones), `load`, `info` (the
+ * architecture, and the table of sizes and costs), `init` (a random model folder), `set`
+ * (engine, threads, palette, colours, the textbook's layer norm) and `bench`. */
+#include "app/cmd.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "app/bench_forward.h"
+#include "model/tokenizer/tokenizer.h"
+#include "viz/colormap.h"
+
+int cmd_models(session *s, int argc, char **argv, const char *rest)
+{
+	if (argc != 1)
+		return usage(argv[0]);
+	char dir[600];
+	if (models_dir(dir, sizeof dir)) {
+		printf("no shipped models found (looked beside the program and in %s/models)\n", GLASSBOX_DATADIR);
+		return 0;
+	}
+	const char *names[] = { "tiny-lm", "tiny-mt" };
+	const char *what[] = { "decoder-only, 4 layers x 4 heads, trained on a small English world",
+	                       "encoder-decoder (the textbook's layout), 2 + 2 layers, translates dates" };
+	printf("shipped models (in %s):\n", dir);
+	for (int i = 0; i < 2; i++) {
+		char p[1200];
+		struct stat st;
+		snprintf(p, sizeof p, "%s/%s/model.safetensors", dir, names[i]);
+		printf("  %-8s %s%s\n", names[i], what[i], stat(p, &st) ? "  (missing)" : "");
+	}
+	printf("load one with: load NAME\n");
+	return 0;
+}
+
+int cmd_load(session *s, int argc, char **argv, const char *rest)
+{
+	if (argc != 2)
+		return usage(argv[0]);
+	gb_model m;
+	gb_err err;
+	char path[1024];
+	resolve_model(argv[1], path, sizeof path);
+	if (gb_model_load(&m, path, &err)) {
+		errorf("%s", err.msg);
+		return -1; /* the model loaded before stays */
+	}
+	if (s->loaded)
+		gb_model_free(&s->model);
+	s->model = m;
+	s->loaded = 1;
+	s->have_run = 0;
+	gb_fig_free(s->fig); /* the old model's figure must not be exported as this one's */
+	s->fig = NULL;
+	if (s->interactive)
+		printf("loaded %s: %s, %zu parameters\n", argv[1], gb_family_name(m.cfg.family), m.n_weights);
+	return 0;
+}
+
+static void info_row(const char *what, long per, long count, const char *cost)
+{
+	char p[24];
+	if (per > 0)
+		snprintf(p, sizeof p, "%ld", per);
+	else
+		snprintf(p, sizeof p, "-");
+	printf("  %-36s %10s %6ld %11ld   %s\n", what, p, count, per > 0 ? per * count : 0, cost);
+}
+
+/* The textbook's table of sub-layers with the loaded model's numbers: parameters from the
+ * sizes (their total is checked against the weights), costs as multiply-adds for the current
+ * text (m tokens; an encoder-decoder's decoder has n), projections included. */
+static void info_table(session *s)
+{
+	const gb_config *c = &s->model.cfg;
+	long d = c->d_model, f = c->d_ffn, H = c->n_head, K = c->n_kv_head, E = c->d_head, V = c->vocab;
+	long m = s->have_run ? s->trace.n_ids : c->n_ctx;
+	long n = c->encdec ? (s->have_run ? s->trace.n_tgt : c->n_ctx) : m;
+	long proj = d * H * E + 2 * d * K * E + H * E * d;
+	long attn = proj + (c->bias ? H * E + 2 * K * E + d : 0);
+	int gated = c->ffn == GB_FFN_GATED;
+	long ffn_w = (gated ? 3 : 2) * d * f, ffn = ffn_w + (c->ffn_bias ? (gated ? 2 * f : f) + d : 0);
+	long norm = c->norm == GB_NORM_LAYER && c->norm_bias ? 2 * d : d;
+	long L = c->n_layer, Le = c->n_enc_layer;
+	long norms = (c->encdec ? 2 * Le + 3 * L : 2 * L) + (c->final_norm ? (c->encdec ? 2 : 1) : 0);
+	long total = 0;
+	char cost[160];
+	printf("%-38s %10s %6s %11s   %s\n", "  module", "parameters", "count", "total",
+	       c->encdec ? "multiply-adds (m source, n target tokens)" : "multiply-adds for the current text");
+	info_row("token embedding (V x d)", V * d, 1, "a row look-up per token");
+	total += V * d;
+	if (c->pos == GB_POS_LEARNED) {
+		info_row("learned positions (C x d)", c->n_ctx * d, c->encdec ? 2 : 1, "a row look-up per token");
+		total += c->n_ctx * d * (c->encdec ? 2 : 1);
+	}
+	const char *an = K == H ? "self-attention (4 d^2 + biases)" : "self-attention (grouped k, v)";
+	if (c->encdec) {
+		snprintf(cost, sizeof cost, "%ld (m d^2) + %ld (m^2 d)", m * proj, 2 * m * m * H * E);
+		info_row("encoder self-attention", attn, Le, cost);
+		snprintf(cost, sizeof cost, "%ld (n d^2) + %ld (n^2 d)", n * proj, 2 * n * n * H * E);
+		info_row("decoder self-attention (masked)", attn, L, cost);
+		snprintf(cost, sizeof cost, "%ld (projections) + %ld (m n d)", n * 2 * d * H * E + m * 2 * d * K * E,
+		         2 * m * n * H * E);
+		info_row("cross-attention (4 d^2 + biases)", attn, L, cost);
+		total += attn * (Le + 2 * L);
+		snprintf(cost, sizeof cost, "%ld (m d d_ffn) / %ld (n d d_ffn)", m * ffn_w, n * ffn_w);
+		info_row(gated ? "feed-forward (3 d d_ffn, gated)" : "feed-forward (2 d d_ffn + d + d_ffn)", ffn, Le + L, cost);
+		total += ffn * (Le + L);
+	} else {
+		snprintf(cost, sizeof cost, "%ld (m d^2) + %ld (m^2 d)", m * proj, 2 * m * m * H * E);
+		info_row(an, attn, L, cost);
+		snprintf(cost, sizeof cost, "%ld (m d d_ffn)", m * ffn_w);
+		info_row(gated ? "feed-forward (3 d d_ffn, gated)" : "feed-forward (2 d d_ffn + d + d_ffn)", ffn, L, cost);
+		total += (attn + ffn) * L;
+	}
+	info_row(c->norm == GB_NORM_RMS ? "RMS norm (d)" : "layer norm (2d)", norm, norms,
+	         c->encdec ? "2 per encoder layer, 3 per decoder layer" : "2 per layer, and the final one");
+	total += norm * norms;
+	snprintf(cost, sizeof cost, "%ld (%s d V)", (c->encdec ? n : m) * d * V, c->encdec ? "n" : "m");
+	info_row(c->tied ? "output projection (tied: shares E)" : "output projection (V x d)", c->tied ? 0 : V * d, 1, cost);
+	total += c->tied ? 0 : V * d;
+	printf("  %-36s %10s %6s %11ld%s\n", "total", "", "", total,
+	       total == (long)s->model.n_weights ? "" : "   (does not match the weights: please report)");
+}
+
+int cmd_info(session *s, int argc, char **argv, const char *rest)
+{
+	if (argc != 1)
+		return usage(argv[0]);
+	if (need_model(s))
+		return -1;
+	const gb_config *c = &s->model.cfg;
+	printf("model       %s\n", s->model.dir[0] ? s->model.dir : "(in memory)");
+	printf("family      %s (%s)\n", gb_family_name(c->family), c->encdec ? "encoder-decoder" : "decoder-only");
+	if (c->encdec)
+		printf("layers      %d encoder + %d decoder\n", c->n_enc_layer, c->n_layer);
+	else
+		printf("layers      %d\n", c->n_layer);
+	printf("width       d_model %d, %d heads of %d (%d key/value heads), FFN %d\n", c->d_model, c->n_head,
+	       c->d_head, c->n_kv_head, c->d_ffn);
+	printf("vocabulary  %d, context %d\n", c->vocab, c->n_ctx);
+	printf("norm        %s, %s-norm%s, eps %g%s\n", gb_norm_name(c->norm), c->prenorm ? "pre" : "post",
+	       c->final_norm ? ", final norm" : "", (double)c->norm_eps, c->textbook_ln ? ", textbook (sigma + eps)" : "");
+	printf("positions   %s%s\n", gb_pos_name(c->pos), c->window ? "" : "");
+	if (c->window)
+		printf("attention   local window %d\n", c->window);
+	printf("ffn         %s, biases %s, output %s\n", gb_act_name(c->act, c->ffn), c->bias ? "yes" : "no",
+	       c->tied ? "tied to the embedding" : "separate");
+	printf("parameters  %zu\n", s->model.n_weights);
+	printf("engine      %s\n\n", s->k->name);
+
+	info_table(s);
+	return 0;
+}
+
+/* A random model folder: a demo until trained models ship, and a fixture for tests. */
+int cmd_init(session *s, int argc, char **argv, const char *rest)
+{
+	const char *dir = NULL, *preset = "gpt2";
+	int seed = 1, force = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--preset") && i + 1 < argc)
+			preset = argv[++i];
+		else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
+			if (parse_int(argv[++i], 0, 2000000000, &seed, "the seed"))
+				return -1;
+		} else if (!strcmp(argv[i], "--force"))
+			force = 1;
+		else if (argv[i][0] != '-' && !dir)
+			dir = argv[i];
+		else
+			return usage(argv[0]);
+	}
+	if (!dir)
+		return usage(argv[0]);
+	struct stat st;
+	if (!stat(dir, &st) && !force) {
+		errorf("%s already exists: choose another folder, or add --force to overwrite", dir);
+		return -1;
+	}
+	gb_config c;
+	if (!strcmp(preset, "gpt2"))
+		gb_config_defaults(&c, GB_FAM_GPT2);
+	else if (!strcmp(preset, "llama"))
+		gb_config_defaults(&c, GB_FAM_LLAMA);
+	else if (!strcmp(preset, "encdec"))
+		gb_config_defaults(&c, GB_FAM_ENCDEC);
+	else {
+		errorf("unknown preset '%s': gpt2, llama or encdec", preset);
+		return -1;
+	}
+	c.d_model = 64;
+	c.n_layer = 2;
+	c.n_enc_layer = c.encdec ? 2 : 0;
+	c.n_head = 4;
+	c.n_kv_head = c.family == GB_FAM_LLAMA ? 2 : 4;
+	c.d_head = 16;
+	c.d_ffn = 256;
+	c.n_ctx = 128;
+	c.vocab = 257; /* the 256 bytes and one special token */
+	c.bos_id = c.eos_id = c.dec_start_id = 256;
+	gb_model m;
+	gb_err err;
+	if (gb_model_init(&m, &c, (uint64_t)seed, 0.2f, &err)) {
+		errorf("%s", err.msg);
+		return -1;
+	}
+	const char *special = c.encdec ? "<s>" : "<|endoftext|>";
+	int rc = gb_tok_new_bytes(&special, 1, &m.tok, &err);
+	if (rc)
+		errorf("cannot build the byte tokenizer: %s", err.msg);
+	else if (gb_model_save(&m, dir, &err)) {
+		errorf("%s", err.msg);
+		rc = -1;
+	}
+	gb_model_free(&m);
+	if (!rc && s->interactive)
+		printf("wrote a random %s model to %s\n", preset, dir);
+	return rc;
+}
+
+static int on_off(const char *v, int *out)
+{
+	if (!strcmp(v, "on") || !strcmp(v, "1") || !strcmp(v, "yes"))
+		*out = 1;
+	else if (!strcmp(v, "off") || !strcmp(v, "0") || !strcmp(v, "no"))
+		*out = 0;
+	else {
+		errorf("say on or off (got '%s')", v);
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_set(session *s, int argc, char **argv, const char *rest)
+{
+	if (argc != 3)
+		return usage(argv[0]);
+	const char *k = argv[1], *v = argv[2];
+	if (!strcmp(k, "engine")) {
+		const gb_kernels *t = gb_kernels_by_name(v);
+		if (!t) {
+			errorf("unknown or unsupported engine '%s': ref, fast, scalar, avx2 or avx512", v);
+			return -1;
+		}
+		s->k = t;
+		return rerun(s);
+	}
+	if (!strcmp(k, "threads")) {
+		int n;
+		if (parse_int(v, 1, 64, &n, "threads"))
+			return -1;
+		gb_kernels_set_threads(n);
+		return 0;
+	}
+	if (!strcmp(k, "palette")) {
+		int c = gb_cmap_by_name(v);
+		if (c < 0 && strcmp(v, "auto")) {
+			errorf("unknown palette '%s': auto, viridis, magma, cividis, gray or coolwarm", v);
+			return -1;
+		}
+		s->palette = c;
+		return 0;
+	}
+	if (!strcmp(k, "colors")) {
+		static const char *names[] = { "plain", "16", "256", "truecolor" };
+		for (int i = 0; i < 4; i++)
+			if (!strcmp(v, names[i])) {
+				s->depth = i;
+				return 0;
+			}
+		if (!strcmp(v, "auto")) {
+			s->depth = -1;
+			return 0;
+		}
+		errorf("unknown colour depth '%s': auto, plain, 16, 256 or truecolor", v);
+		return -1;
+	}
+	if (!strcmp(k, "textbook")) {
+		if (on_off(v, &s->textbook))
+			return -1;
+		return rerun(s);
+	}
+	errorf("unknown setting '%s': engine, threads, palette, colors or textbook", k);
+	return -1;
+}
+
+int cmd_bench(session *s, int argc, char **argv, const char *rest)
+{
+	return bench_all(stdout);
+}

@@ -1,0 +1,389 @@
+/* cmd_probe.c — what the model does inside: `heads` (the head detector), `ablate` (one head
+ * zeroed), `lens` (the logit lens), `near` (the nearest embeddings) and `compare` (the ref and
+ * fast engines on the same input, tensor by tensor). */
+#include "app/cmd.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/views.h"
+#include "model/decode.h"
+
+/* The head detector over the current text (and random repeated runs for induction). */
+int cmd_heads(session *s, int argc, char **argv, const char *rest)
+{
+	if (argc == 2) {
+		int l;
+		if (parse_int(argv[1], -1000000, 1000000, &l, "the layer"))
+			return -1;
+		return show_stage(s, ST_HEADS, l, s->head);
+	}
+	if (argc != 1)
+		return usage(argv[0]);
+	if (need_run(s))
+		return -1;
+	const gb_config *c = &s->model.cfg;
+	int L = c->n_layer, H = c->n_head;
+	gb_err err;
+	if (c->encdec) {
+		if (s->trace.n_tgt < 2) {
+			errorf("the decoder has only its start token: translate TEXT first, then heads shows the alignment");
+			return -1;
+		}
+		float *mono = malloc(sizeof(float) * (size_t)L * H);
+		const int *src[1] = { s->trace.ids }, *tgt[1] = { s->trace.tgt };
+		int sl[1] = { s->trace.n_ids }, tl[1] = { s->trace.n_tgt };
+		int rc = gb_cross_monotone(&s->model, s->k, src, sl, tgt, tl, 1, mono, &err);
+		if (rc)
+			errorf("%s", err.msg);
+		else {
+			printf("cross-attention heads on the current source and target: how monotone the alignment is\n");
+			printf("(the share of target steps whose most-attended source position does not move back)\n");
+			printf("layer head  monotone\n");
+			for (int i = 0; i < L * H; i++)
+				printf("%5d %4d  %8.3f\n", i / H + 1, i % H + 1, (double)mono[i]);
+		}
+		free(mono);
+		return rc;
+	}
+	gb_head_score *sc = malloc(sizeof *sc * (size_t)L * H);
+	const int *texts[1] = { s->trace.ids };
+	int lens[1] = { s->trace.n_ids };
+	/* Induction runs draw ordinary tokens: merged pieces when the vocabulary has them, never
+	 * the special tokens at the end. */
+	int lo, hi;
+	gb_head_run_tokens(&s->model, &lo, &hi);
+	int run = (c->n_ctx - 1) / 2 < 24 ? (c->n_ctx - 1) / 2 : 24;
+	int rc = gb_head_scores(&s->model, s->k, texts, lens, 1, run, 20, lo, hi, 1, sc, &err);
+	if (rc)
+		errorf("%s", err.msg);
+	else {
+		printf("self-attention heads: mean attention weight on the current text (%d tokens)\n", s->trace.n_ids);
+		printf("to the previous token, the first token and itself. On %d random runs of %d tokens seen twice:\n", 20, run);
+		printf("the weight on the previous token (a head that does it whatever the tokens are), and induction,\n");
+		printf("from each token of the second copy to the token that followed it the first time\n");
+		print_head_scores(stdout, sc, L, H, 0, "                 on the current text          on random runs\n");
+	}
+	free(sc);
+	return rc;
+}
+
+/* The top next tokens at the last position of a trace, for before/after tables. */
+static void top_tokens(const gb_trace *tr, int k, int *ids, double *p)
+{
+	int V;
+	const float *row = gb_last_logits(tr, &V);
+	double lz = gb_logsumexp(row, V);
+	for (int i = 0; i < k; i++) {
+		int best = -1;
+		for (int v = 0; v < V; v++) {
+			int taken = 0;
+			for (int j = 0; j < i; j++)
+				taken |= ids[j] == v;
+			if (!taken && (best < 0 || row[v] > row[best]))
+				best = v;
+		}
+		ids[i] = best;
+		p[i] = exp(row[best] - lz);
+	}
+}
+
+static double prob_of(const gb_trace *tr, int id)
+{
+	int V;
+	const float *row = gb_last_logits(tr, &V);
+	return exp(row[id] - gb_logsumexp(row, V));
+}
+
+/* Zeroes one head's output, reruns, and compares the next-token distributions. The session's
+ * trace is left as it was (the head is restored). */
+int cmd_ablate(session *s, int argc, char **argv, const char *rest)
+{
+	int l, h;
+	if (argc != 3)
+		return usage(argv[0]);
+	if (need_run(s) || parse_int(argv[1], -1000000, 1000000, &l, "the layer") ||
+	    parse_int(argv[2], -1000000, 1000000, &h, "the head"))
+		return -1;
+	const gb_config *c = &s->model.cfg;
+	if (l < 1 || l > c->n_layer) {
+		errorf("layer %d does not exist: this model has layers 1 to %d", l, c->n_layer);
+		return -1;
+	}
+	if (h < 1 || h > c->n_head) {
+		errorf("head %d does not exist: this model has heads 1 to %d", h, c->n_head);
+		return -1;
+	}
+	float *scale = malloc(sizeof(float) * (size_t)c->n_layer * c->n_head);
+	for (int i = 0; i < c->n_layer * c->n_head; i++)
+		scale[i] = 1;
+	scale[(l - 1) * c->n_head + (h - 1)] = 0;
+	gb_trace ab = { 0 };
+	gb_fwd_opts o = { 0 };
+	o.k = s->k;
+	o.head_scale = scale;
+	gb_err err;
+	const gb_trace *tr = &s->trace;
+	int rc = gb_forward(&s->model, tr->ids, tr->n_ids, c->encdec ? tr->tgt : NULL, tr->n_tgt, &ab, &o, &err);
+	free(scale);
+	if (rc) {
+		errorf("%s", err.msg);
+		gb_trace_free(&ab);
+		return -1;
+	}
+	int k = 5, before[5], after[5];
+	double pb[5], pa[5];
+	top_tokens(tr, k, before, pb);
+	top_tokens(&ab, k, after, pa);
+	printf("next token with every head           with layer %d head %d zeroed\n", l, h);
+	for (int i = 0; i < k; i++) {
+		char a[128], b[128];
+		piece_str(s, before[i], b, sizeof b);
+		piece_str(s, after[i], a, sizeof a);
+		printf("  %-14s %6.3f  (then %6.3f)     %-14s %6.3f  (before %6.3f)\n", b, pb[i], prob_of(&ab, before[i]), a, pa[i],
+		       prob_of(tr, after[i]));
+	}
+	if (before[0] != after[0]) {
+		char a[128], b[128];
+		piece_str(s, before[0], b, sizeof b);
+		piece_str(s, after[0], a, sizeof a);
+		printf("the most probable next token changes: %s -> %s\n", b, a);
+	} else
+		printf("the most probable next token stays; its probability goes %.3f -> %.3f\n", pb[0], prob_of(&ab, before[0]));
+	gb_trace_free(&ab);
+	return 0;
+}
+
+/* Prints s in exactly `width` terminal columns: cut at a whole character, padded with spaces
+ * (printf's %-10s counts bytes, which shifts columns after a "·"). */
+static void put_cols(const char *s, int width)
+{
+	int used = 0;
+	while (*s && used < width) {
+		uint32_t cp;
+		int n = gb_utf8_decode(s, &cp);
+		if (n <= 0)
+			break;
+		int w = gb_cp_width(cp);
+		if (used + w > width)
+			break;
+		fwrite(s, 1, (size_t)n, stdout);
+		s += n;
+		used += w;
+	}
+	printf("%*s", width - used, "");
+}
+
+/* The logit lens: the residual stream after each layer, put through the final norm and the
+ * output projection as if it were the last layer. A table of the top token per layer and
+ * position, and a figure of that token's probability. */
+int cmd_lens(session *s, int argc, char **argv, const char *rest)
+{
+	if (argc != 1)
+		return usage(argv[0]);
+	if (need_run(s))
+		return -1;
+	const gb_config *c = &s->model.cfg;
+	const char *p = c->encdec ? "dec." : "";
+	int L = c->n_layer, D = c->d_model, V = c->vocab;
+	const gb_ttensor *e = gb_trace_get(&s->trace, c->encdec ? "dec.embed.sum" : "embed.sum");
+	int T = e->shape[0], show_from = T > 8 ? T - 8 : 0, cols = T - show_from;
+	float *x = malloc(sizeof(float) * (size_t)T * D), *lg = malloc(sizeof(float) * (size_t)T * V);
+	float *st = malloc(sizeof(float) * (size_t)T * 2), *prob = malloc(sizeof(float) * (size_t)(L + 1) * cols);
+	int *top = malloc(sizeof(int) * (size_t)(L + 1) * cols);
+	for (int l = 0; l <= L; l++) {
+		char name[64];
+		snprintf(name, sizeof name, "%sL%d.resid.post", p, l);
+		const gb_ttensor *t = l ? gb_trace_get(&s->trace, name) : e;
+		memcpy(x, t->data, sizeof(float) * (size_t)T * D);
+		if (c->final_norm) {
+			const gb_normw *nw = &s->model.dec.final;
+			if (c->norm == GB_NORM_RMS)
+				s->k->rmsnorm(x, st, x, nw->g, T, D, c->norm_eps);
+			else
+				s->k->layernorm(x, st, st + T, x, nw->g, nw->b, T, D, c->norm_eps, c->textbook_ln || s->textbook);
+		}
+		s->k->matmul(lg, x, s->model.lm_head.w, NULL, T, D, V, s->model.lm_head.trans);
+		for (int i = show_from; i < T; i++) {
+			const float *row = lg + (size_t)i * V;
+			int best = 0;
+			double mx, z = 0;
+			for (int v = 1; v < V; v++)
+				if (row[v] > row[best])
+					best = v;
+			mx = row[best];
+			for (int v = 0; v < V; v++)
+				z += exp(row[v] - mx);
+			top[l * cols + i - show_from] = best;
+			prob[l * cols + i - show_from] = (float)(1 / z);
+		}
+	}
+	int n;
+	char **tok = token_labels(s, c->encdec ? "dec." : "", &n);
+	printf("logit lens: the top next token if the model stopped after each layer%s\n",
+	       show_from ? " (the last 8 positions)" : "");
+	printf("%-8s", "after");
+	for (int i = show_from; i < T; i++) {
+		char piece[128];
+		piece_str(s, (int)s->trace.t[0].data[i], piece, sizeof piece);
+		putchar(' ');
+		put_cols(c->encdec ? tok[i] : piece, 10);
+	}
+	printf("\n");
+	for (int l = 0; l <= L; l++) {
+		char lab[16];
+		snprintf(lab, sizeof lab, l ? "layer %d" : "embed", l);
+		printf("%-8s", lab);
+		for (int i = 0; i < cols; i++) {
+			char piece[128];
+			piece_str(s, top[l * cols + i], piece, sizeof piece);
+			putchar(' ');
+			put_cols(piece, 10);
+		}
+		printf("\n");
+	}
+	gb_figure *f = gb_fig_new(GB_FIG_HEATMAP);
+	gb_fig_set_values(f, prob, L + 1, cols);
+	char **rl = malloc(sizeof(char *) * (size_t)(L + 1));
+	for (int l = 0; l <= L; l++) {
+		rl[l] = malloc(16);
+		snprintf(rl[l], 16, l ? "layer %d" : "embed", l);
+	}
+	gb_fig_set_row_labels(f, (const char *const *)rl);
+	gb_fig_set_col_labels(f, (const char *const *)(tok + show_from));
+	gb_fig_set_axes(f, "after", "position");
+	gb_fig_set_title(f, "Logit lens: probability of the top next token after each layer");
+	gb_fig_set_caption(f, "p = softmax(norm_final(x_layer) W_out): the residual stream read out early");
+	f->range = GB_RANGE_FIXED;
+	f->vmin = 0;
+	f->vmax = 1;
+	free_labels(rl, L + 1);
+	free_labels(tok, n);
+	free(x);
+	free(lg);
+	free(st);
+	free(prob);
+	free(top);
+	return show_figure(s, f);
+}
+
+/* The tokens whose embeddings point the most the same way as TEXT's (cosine similarity). */
+int cmd_near(session *s, int argc, char **argv, const char *rest)
+{
+	if (need_model(s))
+		return -1;
+	int k = 10;
+	char text[256];
+	snprintf(text, sizeof text, "%s", rest);
+	char *sp = strrchr(text, ' ');
+	if (sp && sp[1] && strspn(sp + 1, "0123456789") == strlen(sp + 1)) {
+		k = atoi(sp + 1);
+		*sp = 0;
+		if (k < 1 || k > 100) {
+			errorf("K must be a whole number from 1 to 100");
+			return -1;
+		}
+	}
+	if (!*text) {
+		errorf("usage: near TEXT [K]");
+		return -1;
+	}
+	int *ids, n;
+	/* A word inside a sentence carries its space (" cat"): prefer that form when it is one token. */
+	char spaced[260];
+	snprintf(spaced, sizeof spaced, " %s", text);
+	if (encode(s, spaced, &ids, &n))
+		return -1;
+	if (n != 1) {
+		free(ids);
+		if (encode(s, text, &ids, &n))
+			return -1;
+	}
+	if (n == 0) {
+		errorf("the text gave no tokens");
+		free(ids);
+		return -1;
+	}
+	int id = ids[0], D = s->model.cfg.d_model, V = s->model.cfg.vocab;
+	char piece[128];
+	piece_str(s, id, piece, sizeof piece);
+	if (n > 1)
+		printf("'%s' is %d tokens; using the first, %s\n", text, n, piece);
+	free(ids);
+	const float *E = s->model.tok_embed, *e = E + (size_t)id * D;
+	double ne = 0;
+	for (int d = 0; d < D; d++)
+		ne += (double)e[d] * e[d];
+	double *sim = malloc(sizeof(double) * (size_t)V);
+	for (int v = 0; v < V; v++) {
+		double dot = 0, nv = 0;
+		for (int d = 0; d < D; d++) {
+			dot += (double)e[d] * E[(size_t)v * D + d];
+			nv += (double)E[(size_t)v * D + d] * E[(size_t)v * D + d];
+		}
+		sim[v] = nv > 0 && ne > 0 ? dot / sqrt(ne * nv) : 0;
+	}
+	printf("tokens whose embedding is closest to %s (cosine similarity):\n", piece);
+	sim[id] = -2; /* itself */
+	for (int i = 0; i < k; i++) {
+		int best = 0;
+		for (int v = 1; v < V; v++)
+			if (sim[v] > sim[best])
+				best = v;
+		piece_str(s, best, piece, sizeof piece);
+		printf("  %-16s %6.3f\n", piece, sim[best]);
+		sim[best] = -3;
+	}
+	free(sim);
+	return 0;
+}
+
+/* Runs the current input through ref and through the session's other engine, per tensor. */
+int cmd_compare(session *s, int argc, char **argv, const char *rest)
+{
+	if (argc != 1)
+		return usage(argv[0]);
+	if (need_run(s))
+		return -1;
+	const gb_kernels *ref = gb_kernels_ref(), *fast = s->k == ref ? gb_kernels_fast() : s->k;
+	gb_trace a = { 0 }, b = { 0 };
+	gb_err err;
+	gb_fwd_opts oa = { 0 }, ob = { 0 };
+	oa.k = ref;
+	ob.k = fast;
+	const gb_trace *cur = &s->trace;
+	if (gb_forward(&s->model, cur->ids, cur->n_ids, cur->encdec ? cur->tgt : NULL, cur->n_tgt, &a, &oa, &err) ||
+	    gb_forward(&s->model, cur->ids, cur->n_ids, cur->encdec ? cur->tgt : NULL, cur->n_tgt, &b, &ob, &err)) {
+		errorf("%s", err.msg);
+		gb_trace_free(&a);
+		gb_trace_free(&b);
+		return -1;
+	}
+	printf("%-26s %12s %12s   (%s against %s; relative = max|diff| / max|%s|)\n", "tensor", "max abs", "relative",
+	       fast->name, ref->name, ref->name);
+	double worst = 0;
+	for (int i = 0; i < a.n; i++) {
+		const gb_ttensor *x = &a.t[i], *y = &b.t[i];
+		double md = 0, mx = 0;
+		for (size_t j = 0; j < x->n; j++) {
+			double r = x->data[j], f = y->data[j];
+			if (isinf(r) && r == f)
+				continue; /* the same masked -inf in both */
+			double d = fabs(r - f);
+			if (!(d <= md))
+				md = d;
+			if (fabs(r) > mx)
+				mx = fabs(r);
+		}
+		double rel = mx > 0 ? md / mx : md;
+		if (rel > worst)
+			worst = rel;
+		printf("%-26s %12.3g %12.3g\n", x->name, md, rel);
+	}
+	printf("largest relative difference %.3g\n", worst);
+	gb_trace_free(&a);
+	gb_trace_free(&b);
+	return 0;
+}

@@ -1,0 +1,357 @@
+/* cmd_view.c — the views at the prompt: each stage of the pipeline as a figure (embed, pe,
+ * qkv, scores, attn, cross, model, ln, ffn, resid, next; show NAME for any trace tensor),
+ * figures of numbers the user gives (calc, masks), and the other places a figure is seen
+ * (window, tui). */
+#include "app/cmd.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/tui.h"
+#include "app/views.h"
+#include "model/rng.h"
+#include "viz/window.h"
+
+/* attn, cross and qkv: a stage of one head, named like the command. */
+int cmd_head_stage(session *s, int argc, char **argv, const char *rest)
+{
+	int l, h, stage = 0;
+	const char *name = command_name(argv[0]);
+	while (stage < ST_N && strcmp(stage_name(stage), name))
+		stage++;
+	if (layer_head(argc, argv, 2, &l, &h))
+		return -1;
+	return show_stage(s, stage, l, h);
+}
+
+int cmd_scores(session *s, int argc, char **argv, const char *rest)
+{
+	int l, h;
+	if (argc == 4 && (!strcmp(argv[3], "raw") || !strcmp(argv[3], "masked"))) {
+		if (layer_head(3, argv, 2, &l, &h))
+			return -1;
+		return show_figure(s, view_attention(s, !strcmp(argv[3], "raw") ? "scores" : "masked", l, h));
+	}
+	if (layer_head(argc, argv, 2, &l, &h))
+		return -1;
+	return show_stage(s, ST_SCORES, l, h);
+}
+
+
+int cmd_ln(session *s, int argc, char **argv, const char *rest)
+{
+	int l, which = 1;
+	if (argc == 3) {
+		if (parse_int(argv[2], 1, 3, &which, "the norm (1, 2 or 3)"))
+			return -1;
+		argc = 2;
+	}
+	if (layer_head(argc, argv, 1, &l, NULL))
+		return -1;
+	return show_figure(s, view_ln(s, l, which));
+}
+
+int cmd_ffn(session *s, int argc, char **argv, const char *rest)
+{
+	int l;
+	if (layer_head(argc, argv, 1, &l, NULL))
+		return -1;
+	return show_stage(s, ST_FFN, l, s->head);
+}
+
+int cmd_embed(session *s, int argc, char **argv, const char *rest) { return argc != 1 ? usage(argv[0]) : show_stage(s, ST_EMBED, s->layer, s->head); }
+int cmd_model(session *s, int argc, char **argv, const char *rest) { return argc != 1 ? usage(argv[0]) : show_figure(s, view_model(s)); }
+int cmd_resid(session *s, int argc, char **argv, const char *rest) { return argc != 1 ? usage(argv[0]) : show_stage(s, ST_RESID, s->layer, s->head); }
+
+int cmd_pe(session *s, int argc, char **argv, const char *rest)
+{
+	int dims[16], n = 0;
+	for (int i = 1; i < argc; i++) {
+		if (n == 16) {
+			errorf("at most 16 dimensions at once");
+			return -1;
+		}
+		if (parse_int(argv[i], 0, 1 << 20, &dims[n++], "a dimension"))
+			return -1;
+	}
+	return show_figure(s, view_pe(s, n ? dims : NULL, n));
+}
+
+int cmd_next(session *s, int argc, char **argv, const char *rest)
+{
+	int k = 10;
+	double temp = 1;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--temp") && i + 1 < argc) {
+			char *end;
+			temp = strtod(argv[++i], &end);
+			if (*end || !(temp > 0) || temp > 100) {
+				errorf("--temp must be a number above 0 and at most 100 (got '%s')", argv[i]);
+				return -1;
+			}
+		} else if (parse_int(argv[i], 1, 1000, &k, "the number of tokens to show"))
+			return -1;
+	}
+	return show_figure(s, view_next(s, k, temp));
+}
+
+int cmd_show(session *s, int argc, char **argv, const char *rest)
+{
+	int idx = 0;
+	if (argc < 2 || argc > 3)
+		return usage(argv[0]);
+	if (argc == 3 && parse_int(argv[2], 0, 1 << 20, &idx, "the index"))
+		return -1;
+	const gb_ttensor *t;
+	if (need_run(s) || !(t = find_tensor(s, argv[1])))
+		return -1;
+	if (idx > 0 && t->ndim < 3) {
+		errorf("%s has %d dimension%s: an index picks a slice of a 3-D tensor only", argv[1], t->ndim,
+		       t->ndim == 1 ? "" : "s");
+		return -1;
+	}
+	return show_figure(s, view_tensor(s, argv[1], idx));
+}
+
+/* Parses "a b c, d e f, ..." into a matrix (rows, cols); the rows must have equal lengths. */
+static int parse_matrix(int argc, char **argv, int from, double **out, int *rows, int *cols, int *next)
+{
+	int cap = 64, n = 0, r = 0, c = -1, in_row = 0;
+	double *v = malloc(sizeof(double) * (size_t)cap);
+	int i = from;
+	for (; i < argc && strncmp(argv[i], "--", 2); i++) {
+		char *p = argv[i];
+		while (*p) {
+			if (*p == ',') {
+				if (c < 0)
+					c = in_row;
+				else if (in_row != c)
+					goto ragged;
+				r++;
+				in_row = 0;
+				p++;
+				continue;
+			}
+			char *end;
+			double x = strtod(p, &end);
+			if (end == p || !isfinite(x)) {
+				errorf("'%s' is not a number: give rows of numbers separated by commas, e.g. 1 2 3, 4 5 6", argv[i]);
+				free(v);
+				return -1;
+			}
+			if (n == cap)
+				v = realloc(v, sizeof(double) * (size_t)(cap *= 2));
+			v[n++] = x;
+			in_row++;
+			p = end;
+		}
+	}
+	if (in_row) {
+		if (c >= 0 && in_row != c)
+			goto ragged;
+		if (c < 0)
+			c = in_row;
+		r++;
+	}
+	if (n == 0) {
+		errorf("give the numbers: rows separated by commas, e.g. 1 2 3, 4 5 6");
+		free(v);
+		return -1;
+	}
+	*out = v;
+	*rows = r;
+	*cols = c;
+	*next = i;
+	return 0;
+ragged:
+	errorf("every row needs as many numbers as the first (%d)", c);
+	free(v);
+	return -1;
+}
+
+/* Shows a (rows, cols) result with its numbers, as a small heatmap a slide can use. */
+static int show_matrix(session *s, const double *v, int rows, int cols, const char *title, const char *caption, int prec)
+{
+	float *f32 = malloc(sizeof(float) * (size_t)rows * cols);
+	for (int i = 0; i < rows * cols; i++)
+		f32[i] = (float)v[i];
+	gb_figure *f = gb_fig_new(GB_FIG_HEATMAP);
+	gb_fig_set_values(f, f32, rows, cols);
+	free(f32);
+	gb_fig_set_title(f, title);
+	gb_fig_set_caption(f, caption);
+	f->numbers = 1;
+	f->precision = prec;
+	for (int i = 0; i < rows; i++) {
+		printf("  ");
+		for (int j = 0; j < cols; j++)
+			printf(" %10.*f", prec + 2, v[i * cols + j]);
+		printf("\n");
+	}
+	return show_figure(s, f);
+}
+
+/* Exact arithmetic on numbers the user gives: the textbook's worked examples. */
+int cmd_calc(session *s, int argc, char **argv, const char *rest)
+{
+	if (argc < 3)
+		return usage(argv[0]);
+	double *v;
+	int rows, cols, i;
+	if (parse_matrix(argc, argv, 2, &v, &rows, &cols, &i))
+		return -1;
+	int causal = 0, textbook = 0, rc = 0;
+	double eps = 1e-5;
+	for (; i < argc; i++) {
+		if (!strcmp(argv[i], "--causal"))
+			causal = 1;
+		else if (!strcmp(argv[i], "--textbook"))
+			textbook = 1;
+		else if (!strcmp(argv[i], "--eps") && i + 1 < argc) {
+			char *end;
+			eps = strtod(argv[++i], &end);
+			if (*end || !(eps >= 0)) {
+				errorf("--eps must be a number >= 0");
+				free(v);
+				return -1;
+			}
+		} else {
+			errorf("unknown option '%s': --causal, --eps E or --textbook", argv[i]);
+			free(v);
+			return -1;
+		}
+	}
+	double *out = malloc(sizeof(double) * (size_t)rows * cols);
+	if (!strcmp(argv[1], "softmax")) {
+		for (int r = 0; r < rows; r++) {
+			double mx = -INFINITY, z = 0;
+			for (int c = 0; c < cols; c++)
+				if (!(causal && c > r))
+					mx = fmax(mx, v[r * cols + c]);
+			for (int c = 0; c < cols; c++)
+				z += out[r * cols + c] = causal && c > r ? 0 : exp(v[r * cols + c] - mx);
+			for (int c = 0; c < cols; c++)
+				out[r * cols + c] /= z;
+		}
+		printf("softmax of each row%s:\n", causal ? ", with the causal mask (-inf added where j > i)" : "");
+		rc = show_matrix(s, out, rows, cols, causal ? "Masked softmax, computed exactly" : "Softmax, computed exactly",
+		                 causal ? "softmax_j(x_ij + m_ij), m_ij = 0 for j <= i and -inf for j > i" : "softmax_j(x_ij) = e^x_ij / sum_k e^x_ik", 2);
+	} else if (!strcmp(argv[1], "layernorm")) {
+		printf("%-6s %10s %10s %10s\n", "row", "mean", "variance", "sigma");
+		for (int r = 0; r < rows; r++) {
+			double mu = 0, var = 0;
+			for (int c = 0; c < cols; c++)
+				mu += v[r * cols + c];
+			mu /= cols;
+			for (int c = 0; c < cols; c++)
+				var += (v[r * cols + c] - mu) * (v[r * cols + c] - mu);
+			var /= cols;
+			double den = textbook ? sqrt(var) + eps : sqrt(var + eps);
+			for (int c = 0; c < cols; c++)
+				out[r * cols + c] = (v[r * cols + c] - mu) / den;
+			printf("%-6d %10.6f %10.6f %10.6f\n", r + 1, mu, var, sqrt(var));
+		}
+		char cap[160];
+		snprintf(cap, sizeof cap, textbook ? "(h - mean) / (sigma + eps), eps = %g (population sigma)" : "(h - mean) / sqrt(var + eps), eps = %g", eps);
+		printf("normalized (gain 1, bias 0), %s:\n", cap);
+		rc = show_matrix(s, out, rows, cols, textbook ? "Layer norm, the textbook's form" : "Layer norm, the library form", cap, 3);
+	} else {
+		errorf("calc knows softmax and layernorm (got '%s')", argv[1]);
+		rc = -1;
+	}
+	free(v);
+	free(out);
+	return rc;
+}
+
+/* The sparse attention patterns of efficient Transformers, from their definitions: which keys
+ * (columns) each query (row) may see. Each panel's title counts the pairs it computes. */
+int cmd_masks(session *s, int argc, char **argv, const char *rest)
+{
+	int T = 16, w = 3;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--window") && i + 1 < argc) {
+			if (parse_int(argv[++i], 1, 64, &w, "--window"))
+				return -1;
+		} else if (parse_int(argv[i], 4, 64, &T, "the length"))
+			return -1;
+	}
+	enum { CAUSAL, WINDOW, BLOCK, STRIDED, DILATED, GLOBAL, RANDOM, HYBRID, N_MASKS };
+	static const char *names[N_MASKS] = { "causal (full)", "local window", "blocks (chunked)", "strided",
+	                                      "dilated window", "global tokens", "random", "window + global + random" };
+	gb_figure *g = gb_fig_new(GB_FIG_GRID);
+	g->grid_cols = 4;
+	g->range = GB_RANGE_FIXED;
+	g->vmin = 0;
+	g->vmax = 1;
+	g->cmap = GB_CMAP_GRAY;
+	g->colorbar = 0;
+	float *m = malloc(sizeof(float) * (size_t)T * T);
+	gb_rng rng;
+	gb_rng_seed(&rng, 7);
+	for (int k = 0; k < N_MASKS; k++) {
+		int pairs = 0;
+		for (int i = 0; i < T; i++)
+			for (int j = 0; j < T; j++) {
+				int d = i - j, on;
+				switch (k) {
+				case CAUSAL: on = d >= 0; break;
+				case WINDOW: on = d >= 0 && d < w; break;
+				case BLOCK: on = d >= 0 && i / w == j / w; break;
+				case STRIDED: on = d >= 0 && (d < w || d % w == 0); break;
+				case DILATED: on = d >= 0 && d % 2 == 0 && d < 2 * w; break;
+				case GLOBAL: on = d >= 0 && (d < w || j < 2); break;
+				case RANDOM: on = d == 0 || (d > 0 && gb_rng_uniform(&rng) < 0.25); break;
+				default: on = d >= 0 && (d < w || j < 2 || gb_rng_uniform(&rng) < 0.15); break;
+				}
+				m[i * T + j] = (float)on;
+				pairs += on;
+			}
+		gb_figure *f = gb_fig_new(GB_FIG_HEATMAP);
+		gb_fig_set_values(f, m, T, T);
+		char title[96];
+		snprintf(title, sizeof title, "%s: %d pairs", names[k], pairs);
+		gb_fig_set_title(f, title);
+		gb_fig_add_panel(g, f);
+	}
+	free(m);
+	char title[128], cap[256];
+	snprintf(title, sizeof title, "Sparse attention patterns for %d tokens (white: the query may see the key)", T);
+	snprintf(cap, sizeof cap, "full causal attention computes %d pairs (n(n+1)/2); a window of %d computes about n*%d: "
+	                          "L stacked layers reach L(%d - 1) positions back", T * (T + 1) / 2, w, w, w);
+	gb_fig_set_title(g, title);
+	gb_fig_set_caption(g, cap);
+	gb_fig_set_axes(g, "query", "key");
+	return show_figure(s, g);
+}
+
+int cmd_window(session *s, int argc, char **argv, const char *rest)
+{
+	if (s->win) {
+		gb_window_close(s->win);
+		s->win = NULL;
+		if (s->interactive)
+			printf("window closed\n");
+		return 0;
+	}
+	gb_verr err;
+	s->win = gb_window_open("glassbox", 1280, 720, &err);
+	if (!s->win) {
+		errorf("%s", err.msg);
+		return -1;
+	}
+	if (s->fig && gb_window_show(s->win, s->fig, &err))
+		errorf("window: %s", err.msg);
+	if (s->interactive)
+		printf("window open: it shows every figure; in it, arrows change layer and head, Tab the stage, q closes it\n");
+	return 0;
+}
+
+int cmd_tui(session *s, int argc, char **argv, const char *rest)
+{
+	if (argc != 1)
+		return usage(argv[0]);
+	return tui_run(s);
+}

@@ -1,0 +1,424 @@
+/* session.c — what every command, view and screen of glassbox shares (session.h): the error
+ * line, a session's start and end, the shipped models and the default one, running a text
+ * through the engine, showing a figure in the terminal and in the projector window (and the
+ * window's keys), and token ids as text. */
+#include "app/session.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "app/views.h"
+#include "model/tokenizer/tokenizer.h"
+#include "viz/cells.h"
+#include "viz/window.h"
+
+/* Where the command being run came from ("-c line 2"), for error lines; "" at the prompt. */
+static char err_where[160];
+
+/* The one line the user sees about anything wrong: model/ and viz/ report through gb_err and
+ * never print; app/ turns that into this line on stderr. */
+void errorf(const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "glassbox: %s%s", err_where, err_where[0] ? ": " : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void errorf_where(const char *where)
+{
+	snprintf(err_where, sizeof err_where, "%s", where);
+}
+
+/* Set by SIGINT (main.c installs the handler): long commands stop at the next step. */
+volatile sig_atomic_t interrupted;
+
+void session_init(session *s)
+{
+	memset(s, 0, sizeof *s);
+	s->k = gb_kernels_fast();
+	s->depth = -1;
+	s->palette = -1;
+	s->stage = ST_ATTN;
+	s->layer = s->head = 1;
+}
+
+void session_free(session *s)
+{
+	if (s->loaded)
+		gb_model_free(&s->model);
+	gb_trace_free(&s->trace);
+	if (s->win)
+		gb_window_close(s->win);
+	gb_fig_free(s->fig);
+	free(s->text);
+	free(s->target);
+	memset(s, 0, sizeof *s);
+}
+
+/* Where the shipped models are: beside the program (a build tree: ./assets/models), or in
+ * the installed data folder (PREFIX/share/glassbox/models, found from the program's own path
+ * so `make install PREFIX=...` works without rebuilding). */
+int models_dir(char *out, size_t cap)
+{
+	char exe[512];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	struct stat st;
+	if (n > 0) {
+		exe[n] = 0;
+		char *slash = strrchr(exe, '/');
+		if (slash)
+			*slash = 0;
+		snprintf(out, cap, "%s/assets/models", exe);
+		if (!stat(out, &st) && S_ISDIR(st.st_mode))
+			return 0;
+		snprintf(out, cap, "%s/../share/glassbox/models", exe);
+		if (!stat(out, &st) && S_ISDIR(st.st_mode))
+			return 0;
+	}
+	snprintf(out, cap, "%s/models", GLASSBOX_DATADIR);
+	return !stat(out, &st) && S_ISDIR(st.st_mode) ? 0 : -1;
+}
+
+/* A model argument: a folder as given, or the name of a shipped model. */
+void resolve_model(const char *arg, char *out, size_t cap)
+{
+	struct stat st;
+	char dir[600];
+	snprintf(out, cap, "%s", arg);
+	if (!stat(arg, &st) || strchr(arg, '/'))
+		return;
+	if (!models_dir(dir, sizeof dir)) {
+		char p[700];
+		snprintf(p, sizeof p, "%s/%s", dir, arg);
+		if (!stat(p, &st))
+			snprintf(out, cap, "%s", p);
+	}
+}
+
+static char default_problem[600];
+
+const char *session_default_problem(void) { return default_problem; }
+
+int session_load_default(session *s)
+{
+	char dir[600], p[700];
+	if (models_dir(dir, sizeof dir)) {
+		snprintf(default_problem, sizeof default_problem, "the shipped models were not found beside the program");
+		return -1;
+	}
+	snprintf(p, sizeof p, "%s/tiny-lm", dir);
+	gb_err err;
+	gb_model m;
+	if (gb_model_load(&m, p, &err)) {
+		snprintf(default_problem, sizeof default_problem, "%s", err.msg);
+		return -1;
+	}
+	s->model = m;
+	s->loaded = 1;
+	return 0;
+}
+
+/* The first command that needs a model, in a script as at the prompt, gets tiny-lm when
+ * nothing was loaded (glassbox's default model). */
+int need_model(session *s)
+{
+	if (s->loaded || session_load_default(s) == 0)
+		return 0;
+	errorf("no model loaded, and the default tiny-lm did not load (%s): try 'load DIR'", session_default_problem());
+	return -1;
+}
+
+int need_run(session *s)
+{
+	if (need_model(s))
+		return -1;
+	if (s->have_run)
+		return 0;
+	errorf("nothing has run yet: try 'run TEXT'");
+	return -1;
+}
+
+/* Tokenizes text with the model's tokenizer into a malloc'd array. */
+int encode(session *s, const char *text, int **ids, int *n)
+{
+	gb_err err;
+	if (!s->model.tok) {
+		errorf("%s has no tokenizer (tokenizer.json): give token ids with 'run --ids N N ...'", s->model.dir);
+		return -1;
+	}
+	if (gb_tok_encode(s->model.tok, text, strlen(text), 0, ids, n, NULL, &err)) {
+		errorf("%s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Runs the forward pass on ids (and tgt for an encoder-decoder) with the session's engine. */
+int forward(session *s, const int *ids, int n, const int *tgt, int n_tgt)
+{
+	gb_err err;
+	gb_fwd_opts o = { 0 };
+	o.k = s->k;
+	o.textbook_ln = s->textbook;
+	s->have_run = 0;
+	if (gb_forward(&s->model, ids, n, tgt, n_tgt, &s->trace, &o, &err)) {
+		errorf("%s", err.msg);
+		return -1;
+	}
+	s->have_run = 1;
+	s->tour = 0;
+	return 0;
+}
+
+/* Runs the current input again with the session's settings (after a change of engine or
+ * convention), so every view stays valid. */
+int rerun(session *s)
+{
+	if (!s->have_run)
+		return 0;
+	const gb_trace *tr = &s->trace;
+	int n = tr->n_ids, nt = tr->n_tgt, rc;
+	int *ids = malloc(sizeof(int) * (size_t)n), *tgt = malloc(sizeof(int) * (size_t)(nt ? nt : 1));
+	memcpy(ids, tr->ids, sizeof(int) * (size_t)n);
+	if (nt)
+		memcpy(tgt, tr->tgt, sizeof(int) * (size_t)nt);
+	int keep = s->tour;
+	rc = forward(s, ids, n, tr->encdec ? tgt : NULL, tr->encdec ? nt : 0);
+	s->tour = keep;
+	free(ids);
+	free(tgt);
+	return rc;
+}
+
+/* ---- figures in the terminal ---- */
+
+static int term_depth(session *s)
+{
+	if (s->depth >= 0)
+		return s->depth;
+	return gb_term_depth(getenv("COLORTERM"), getenv("TERM"), getenv("NO_COLOR"), isatty(1), 0);
+}
+
+/* The space a figure may take: the terminal's size at a prompt; for scripts and pipes,
+ * $COLUMNS x $LINES or 120 x 80, so a whole 64-token map fits. */
+static void term_size(int *w, int *h)
+{
+	struct winsize ws;
+	const char *c = getenv("COLUMNS"), *l = getenv("LINES");
+	*w = 120;
+	*h = 80;
+	if (isatty(1) && !ioctl(1, TIOCGWINSZ, &ws) && ws.ws_col > 0) {
+		*w = ws.ws_col;
+		*h = ws.ws_row > 3 ? ws.ws_row - 2 : ws.ws_row;
+	}
+	if (c && atoi(c) > 0)
+		*w = atoi(c);
+	if (l && atoi(l) > 0)
+		*h = atoi(l);
+}
+
+/* Makes f the current figure and draws it on stdout. NULL (a view's error) fails. */
+int show_figure(session *s, gb_figure *f)
+{
+	if (!f)
+		return -1;
+	gb_fig_free(s->fig);
+	s->fig = f;
+	if (s->palette >= 0 && f->cmap != GB_CMAP_COOLWARM) {
+		f->cmap = s->palette;
+		for (int i = 0; i < f->n_panels; i++)
+			f->panels[i]->cmap = s->palette;
+	}
+	int w, h, depth = term_depth(s);
+	term_size(&w, &h);
+	gb_grid g;
+	gb_verr err;
+	gb_cells_opts o;
+	gb_cells_opts_default(&o, depth);
+	char *text = NULL;
+	size_t len = 0;
+	int rc = gb_grid_init(&g, w, h, &err);
+	if (!rc)
+		rc = gb_cells_render(&g, 0, 0, w, h, f, &o, &err);
+	if (!rc)
+		rc = gb_cells_write(&g, depth, &text, &len, &err);
+	if (rc)
+		errorf("%s", err.msg);
+	else
+		fwrite(text, 1, len, stdout);
+	free(text);
+	gb_grid_free(&g);
+	if (!rc && s->win && gb_window_show(s->win, f, &err))
+		errorf("window: %s", err.msg);
+	return rc;
+}
+
+/* Shows the view of a stage after recording it as the session's current one. */
+int show_stage(session *s, int stage, int layer, int head)
+{
+	gb_figure *f;
+	int old[3] = { s->stage, s->layer, s->head };
+	s->stage = stage;
+	s->layer = layer;
+	s->head = head;
+	f = view_stage(s);
+	if (!f) {
+		s->stage = old[0], s->layer = old[1], s->head = old[2];
+		return -1;
+	}
+	return show_figure(s, f);
+}
+
+/* The window's keys: Left/Right change the head, Up/Down the layer, Tab the stage (Shift-Tab
+ * back), q or Escape closes it. The terminal is left alone: the prompt keeps its line. */
+void window_key(session *s, int key, int mods)
+{
+	int stage = s->stage, layer = s->layer, head = s->head, max_l = s->loaded ? s->model.cfg.n_layer : 1;
+	int max_h = s->loaded ? s->model.cfg.n_head : 1;
+	if (key == 'q' || key == GB_KEY_ESCAPE) {
+		gb_window_close(s->win);
+		s->win = NULL;
+		return;
+	}
+	if (key == GB_KEY_LEFT && head > 1)
+		head--;
+	else if (key == GB_KEY_RIGHT && head < max_h)
+		head++;
+	else if (key == GB_KEY_UP && layer > 1)
+		layer--;
+	else if (key == GB_KEY_DOWN && layer < max_l)
+		layer++;
+	else if (key == GB_KEY_TAB)
+		stage = (stage + ((mods & GB_MOD_SHIFT) ? ST_N - 1 : 1)) % ST_N;
+	else
+		return;
+	if (stage == ST_CROSS && s->loaded && !s->model.cfg.encdec)
+		stage = (mods & GB_MOD_SHIFT) ? ST_NEXT : ST_EMBED;
+	if (!s->have_run)
+		return;
+	int old[3] = { s->stage, s->layer, s->head };
+	s->stage = stage, s->layer = layer, s->head = head;
+	gb_figure *f = view_stage(s);
+	if (!f) {
+		s->stage = old[0], s->layer = old[1], s->head = old[2];
+		return;
+	}
+	gb_fig_free(s->fig);
+	s->fig = f;
+	gb_verr err;
+	if (gb_window_show(s->win, f, &err))
+		errorf("window: %s", err.msg);
+}
+
+/* Pumps the window's events; returns 1 while it is open. */
+int window_pump(session *s)
+{
+	gb_window_event ev;
+	while (s->win && gb_window_poll(s->win, &ev)) {
+		if (ev.type == GB_WIN_CLOSE) {
+			gb_window_close(s->win);
+			s->win = NULL;
+		} else if (ev.type == GB_WIN_KEY)
+			window_key(s, ev.key, ev.mods);
+	}
+	return s->win != NULL;
+}
+
+/* Length of the valid UTF-8 sequence at b (n bytes left), or 0. */
+int utf8_len(const unsigned char *b, size_t n)
+{
+	int len = b[0] < 0x80 ? 1 : (b[0] & 0xe0) == 0xc0 ? 2 : (b[0] & 0xf0) == 0xe0 ? 3 : (b[0] & 0xf8) == 0xf0 ? 4 : 0;
+	if (!len || (size_t)len > n || (len == 2 && b[0] < 0xc2))
+		return 0;
+	for (int i = 1; i < len; i++)
+		if ((b[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
+/* Token ids as the text they stand for, as the session's text after they ran: the tokenizer's
+ * bytes, with control bytes (but newline) and bytes that are not whole UTF-8 characters as
+ * \xNN; "token ids: 5 6 7" when there is no tokenizer or it does not know an id. */
+char *ids_text(session *s, const int *ids, int n)
+{
+	char *raw = NULL, *out;
+	size_t len = 0, o = 0;
+	gb_err err;
+	if (s->model.tok && !gb_tok_decode(s->model.tok, ids, n, &raw, &len, &err)) {
+		out = malloc(4 * len + 1);
+		for (size_t i = 0; out && i < len;) {
+			const unsigned char *b = (const unsigned char *)raw + i;
+			int u = utf8_len(b, len - i);
+			if (!u || (b[0] < 32 && b[0] != '\n') || b[0] == 127) {
+				o += (size_t)sprintf(out + o, "\\x%02x", b[0]);
+				i++;
+			} else {
+				memcpy(out + o, b, (size_t)u);
+				o += (size_t)u;
+				i += (size_t)u;
+			}
+		}
+		free(raw);
+		if (out)
+			out[o] = 0;
+		return out;
+	}
+	out = malloc(16 + 12 * (size_t)n);
+	if (out) {
+		o = (size_t)sprintf(out, "token ids:");
+		for (int i = 0; i < n; i++)
+			o += (size_t)sprintf(out + o, " %d", ids[i]);
+	}
+	return out;
+}
+
+/* A token's bytes for the terminal: spaces as a middle dot, newlines as a return symbol,
+ * other control bytes and bytes that are not whole UTF-8 characters as \xNN. */
+void piece_str(session *s, int id, char *out, size_t cap)
+{
+	size_t len = 0, o = 0;
+	const unsigned char *b = s->model.tok ? gb_tok_piece_bytes(s->model.tok, id, &len) : NULL;
+	if (!b) {
+		snprintf(out, cap, "#%d", id);
+		return;
+	}
+	for (size_t j = 0; j < len && o + 8 < cap;) {
+		int u = utf8_len(b + j, len - j);
+		if (b[j] == ' ')
+			o += (size_t)snprintf(out + o, cap - o, "\xc2\xb7");
+		else if (b[j] == '\n')
+			o += (size_t)snprintf(out + o, cap - o, "\xe2\x8f\x8e");
+		else if (b[j] < 32 || b[j] == 127 || !u)
+			o += (size_t)snprintf(out + o, cap - o, "\\x%02x", b[j]);
+		else {
+			memcpy(out + o, b + j, (size_t)u);
+			o += (size_t)u;
+			j += (size_t)u;
+			continue;
+		}
+		j++;
+	}
+	out[o] = 0;
+}
+
+/* One head table for `heads`, `eval` and the README a training run writes. */
+void print_head_scores(FILE *f, const gb_head_score *sc, int L, int H, int md, const char *groups)
+{
+	if (md)
+		fprintf(f, "| layer | head | previous token (text) | first token | self | previous token (runs) | induction |\n"
+		           "|---|---|---|---|---|---|---|\n");
+	else
+		fprintf(f, "%slayer head  previous    first     self   previous  induction\n", groups);
+	for (int i = 0; i < L * H; i++)
+		fprintf(f, md ? "| %d | %d | %.3f | %.3f | %.3f | %.3f | %.3f |\n" : "%5d %4d  %8.3f %8.3f %8.3f   %8.3f %10.3f\n",
+		        i / H + 1, i % H + 1, (double)sc[i].prev, (double)sc[i].first, (double)sc[i].self,
+		        (double)sc[i].prev_rand, (double)sc[i].induction);
+}
