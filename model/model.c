@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "model/formats/hf_config.h"
 #include "model/formats/safetensors.h"
 #include "model/rng.h"
 #include "model/tokenizer/tokenizer.h"
