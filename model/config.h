@@ -1,11 +1,10 @@
-/* config.h — a model's architecture: read from and written to config.json.
- *
- * Field names follow the model's family so that real folders load through the same code:
+/* config.h — a model's architecture: the families, the choices each makes, the sizes, and
+ * the checks. A family names the fields and tensors of real model folders:
  *   family "gpt2"   GPT-2's config.json (n_embd, n_layer, n_head, n_positions, n_inner, ...);
  *   family "llama"  Llama's (hidden_size, num_hidden_layers, num_key_value_heads, ...);
  *   family "encdec" glassbox's own encoder-decoder (BART/Marian-like field names).
- * Anything a family has no field for lives in a "glassbox" object inside config.json.
- * model/README.md documents every field and every tensor name. */
+ * config.json is read and written by model/formats/hf_config.h. model/README.md documents
+ * every field and every tensor name. */
 #ifndef GLASSBOX_CONFIG_H
 #define GLASSBOX_CONFIG_H
 
@@ -53,17 +52,13 @@ typedef struct gb_config {
 /* A config with every field at its family default (sizes zero). */
 void gb_config_defaults(gb_config *c, int family);
 
-/* Parses config.json text; checks every field's range. path names the file in messages. */
-int gb_config_parse(gb_config *c, const char *json, const char *path, gb_err *err);
-int gb_config_load(gb_config *c, const char *path, gb_err *err);
-
-/* Serializes in the family's field names (plus the "glassbox" object); returns malloc'd text. */
-char *gb_config_to_json(const gb_config *c);
-
 /* Checks sizes and combinations (heads divide, d_head even for RoPE, ...). */
 int gb_config_check(const gb_config *c, const char *path, gb_err *err);
 
 /* Names for display and for config files. */
+extern const char *const gb_family_names[];   /* (3) by enum gb_family */
+extern const char *const gb_norm_names[];     /* (2) by enum gb_norm */
+extern const char *const gb_pos_names[];      /* (5) by enum gb_pos */
 const char *gb_family_name(int family);
 const char *gb_norm_name(int norm);
 const char *gb_pos_name(int pos);

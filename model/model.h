@@ -100,13 +100,6 @@ int gb_model_save(const gb_model *m, const char *dir, gb_err *err);
 
 void gb_model_free(gb_model *m);
 
-/* Writes a safetensors file (F32) of n_blocks copies of the parameter list: block b's tensors
- * are named prefixes[b] + the parameter's name, with data data[b * n_params + i]; metadata
- * as n_meta (key, value) pairs in meta (2 * n_meta strings). Temporary name, then rename.
- * gb_model_save and the trainer's optimizer state both write through it. */
-int gb_safetensors_write(const gb_model *m, const char *path, const char *const *prefixes, const float *const *data,
-                         int n_blocks, const char *const *meta, int n_meta, gb_err *err);
-
 /* The parameter with this name, or NULL. */
 gb_param *gb_model_param(const gb_model *m, const char *name);
 

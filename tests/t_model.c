@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "model/formats/hf_config.h"
 #include "model/forward.h"
 #include "model/rng.h"
 #include "model/tokenizer/tokenizer.h"

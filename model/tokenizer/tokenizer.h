@@ -23,7 +23,12 @@
  *
  * Errors: every function that can fail returns 0 or -1 and fills *err with one line
  * (the file and the problem for loaders). A gb_tokenizer is read-only after construction,
- * so one tokenizer may encode from several threads at once. */
+ * so one tokenizer may encode from several threads at once.
+ *
+ * Where the code is: model/tokenizer/ holds the BPE core (tokenizer.c), the byte maps
+ * (bytemap.c), the pre-tokenizer (pretok.c), the hash maps (bpe_maps.c) and training
+ * (bpe_train.c); model/formats/tokenizer_json.c reads and writes the files. They share
+ * tokenizer_impl.h, which nothing else includes. */
 #ifndef GLASSBOX_TOKENIZER_H
 #define GLASSBOX_TOKENIZER_H
 

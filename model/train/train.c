@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "model/fileio.h"
+#include "model/formats/hf_config.h"
+#include "model/formats/safetensors.h"
 #include "model/forward.h"
 #include "model/kernels/pool.h"
 

@@ -1,0 +1,31 @@
+/* safetensors.h — the safetensors container, as model.safetensors and the trainer's
+ * optimizer.safetensors use it: an 8-byte little-endian header length, a JSON header
+ * {name: {dtype, shape, data_offsets}} (and "__metadata__"), then the raw little-endian data.
+ * model/README.md says what a model folder's file must hold.
+ *
+ * Both directions work on a gb_model's parameter list (model.h): reading fills it, writing
+ * walks it. Errors: 0 or -1 with a message naming the file and, where there is one, the
+ * tensor. */
+#ifndef GLASSBOX_SAFETENSORS_H
+#define GLASSBOX_SAFETENSORS_H
+
+#include "model/err.h"
+#include "model/model.h"
+
+/* Maps path into m->map and points every parameter of m->params (listed for m->cfg, data
+ * still unset) at its tensor: in place when F32 and aligned, else converted into m->owned.
+ * Every header entry is checked first (offsets inside the data, no two tensors overlapping,
+ * dtype F32, F16 or BF16, size as shape and dtype need); then each tensor must have the shape
+ * the config implies, none may be missing, listed twice or not part of the architecture, and
+ * no value may be NaN or infinite. GPT-2 names may carry a "transformer." prefix. On failure
+ * m->map and m->owned may be set: gb_model_free releases them. */
+int gb_safetensors_load(gb_model *m, const char *path, gb_err *err);
+
+/* Writes a safetensors file (F32) of n_blocks copies of the parameter list: block b's tensors
+ * are named prefixes[b] + the parameter's name, with data data[b * n_params + i]; metadata
+ * as n_meta (key, value) pairs in meta (2 * n_meta strings). Temporary name, then rename.
+ * gb_model_save and the trainer's optimizer state both write through it. */
+int gb_safetensors_write(const gb_model *m, const char *path, const char *const *prefixes, const float *const *data,
+                         int n_blocks, const char *const *meta, int n_meta, gb_err *err);
+
+#endif
