@@ -29,10 +29,14 @@ endif
 # Everything the build writes goes under build/ (objects and dependency files mirror the source
 # tree), except the program itself at the top, where the README's commands expect it.
 B = build
-MODEL_SRC = $(wildcard model/*.c model/*/*.c)
+# model/kernels/simd.c is one source compiled once per vector width (its opening comment says
+# how); the wildcard leaves it out and the rules below build it twice.
+SIMD_SRC  = model/kernels/simd.c
+SIMD_OBJ  = $(B)/model/kernels/simd_avx2.o $(B)/model/kernels/simd_avx512.o
+MODEL_SRC = $(filter-out $(SIMD_SRC),$(wildcard model/*.c model/*/*.c))
 VIZ_SRC   = $(wildcard viz/*.c)
 APP_SRC   = $(wildcard app/*.c app/*/*.c)
-LIB_OBJ   = $(patsubst %.c,$(B)/%.o,$(MODEL_SRC) $(VIZ_SRC))
+LIB_OBJ   = $(patsubst %.c,$(B)/%.o,$(MODEL_SRC) $(VIZ_SRC)) $(SIMD_OBJ)
 APP_OBJ   = $(patsubst %.c,$(B)/%.o,$(APP_SRC))
 TEST_SRC  = $(wildcard tests/t_*.c)
 TEST_BIN  = $(patsubst tests/%.c,$(B)/tests/%.t,$(TEST_SRC))
@@ -59,6 +63,16 @@ $(B)/%.o: %.c
 	@mkdir -p $(@D)
 	$(say) CC $<
 	$(Q)$(CC) $(ALLCFLAGS) -c -o $@ $<
+
+$(B)/model/kernels/simd_avx2.o: $(SIMD_SRC)
+	@mkdir -p $(@D)
+	$(say) CC '$< (avx2)'
+	$(Q)$(CC) $(ALLCFLAGS) -DGB_SIMD_WIDTH=8 -c -o $@ $<
+
+$(B)/model/kernels/simd_avx512.o: $(SIMD_SRC)
+	@mkdir -p $(@D)
+	$(say) CC '$< (avx512)'
+	$(Q)$(CC) $(ALLCFLAGS) -DGB_SIMD_WIDTH=16 -c -o $@ $<
 
 $(B)/tests/%.t: tests/%.c $(B)/libglassbox.a tests/tap.h
 	@mkdir -p $(@D)

@@ -596,12 +596,19 @@ static void test_dispatch(void)
 	snprintf(want, sizeof want, "%s|GLASSBOX_KERNELS=bogus: unknown", best->name);
 	tap_ok(!strncmp(line, want, strlen(want)), "GLASSBOX_KERNELS=bogus falls back to %s and says why: '%s'",
 	       best->name, line);
-	if (!gb_kernels_by_name("avx512")) {
-		probe("avx512", line, sizeof line);
-		tap_ok(strstr(line, "lacks AVX-512F") != NULL, "GLASSBOX_KERNELS=avx512 on a CPU without it: '%s'", line);
-	} else {
-		probe("avx512", line, sizeof line);
-		tap_ok(!strcmp(line, "avx512|"), "GLASSBOX_KERNELS=avx512 forces avx512 (probe: '%s')", line);
+	/* both builds of simd.c, one per vector width */
+	static const char *simd[][2] = { { "avx2", "AVX2+FMA" }, { "avx512", "AVX-512F" } };
+	for (int i = 0; i < 2; i++) {
+		char lacks[32], forced[32];
+		probe(simd[i][0], line, sizeof line);
+		snprintf(lacks, sizeof lacks, "lacks %s", simd[i][1]);
+		snprintf(forced, sizeof forced, "%s|", simd[i][0]);
+		if (!gb_kernels_by_name(simd[i][0]))
+			tap_ok(strstr(line, lacks) != NULL, "GLASSBOX_KERNELS=%s on a CPU without it: '%s'",
+			       simd[i][0], line);
+		else
+			tap_ok(!strcmp(line, forced), "GLASSBOX_KERNELS=%s forces %s (probe: '%s')", simd[i][0],
+			       simd[i][0], line);
 	}
 }
 

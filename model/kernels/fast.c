@@ -1,6 +1,6 @@
-/* kernels_fast.c — the fast kernel tables ("scalar", "avx2", "avx512"): CPU dispatch, the
+/* fast.c — the fast kernel tables ("scalar", "avx2", "avx512"): CPU dispatch, the
  * GLASSBOX_KERNELS override, the blocked and threaded matmul driver, and the portable scalar
- * path. The SIMD inner loops live in kernels_avx2.c and kernels_avx512.c (kernels_isa.h).
+ * path. The SIMD inner loops live in simd.c, compiled once per vector width (isa.h).
  *
  * Contract:
  *  - every fast-table call runs with flush-to-zero and denormals-are-zero on (pool.h says

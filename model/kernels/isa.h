@@ -1,7 +1,7 @@
-/* kernels_isa.h — internal to the fast kernel table (kernels_fast.c, kernels_avx2.c,
- * kernels_avx512.c): what one instruction-set path provides. kernels_fast.c owns blocking,
- * threading, dispatch and the floating-point mode; an ISA file owns only the inner loops.
- * Nothing outside those three files includes this. */
+/* isa.h — internal to the fast kernel table (fast.c, simd.c): what one instruction-set path
+ * provides. fast.c owns blocking, threading, dispatch and the floating-point mode, and the
+ * portable scalar path; simd.c, compiled once per vector width, owns only the inner loops of
+ * the avx2 and avx512 paths. Nothing outside those two files includes this. */
 #ifndef GLASSBOX_KERNELS_ISA_H
 #define GLASSBOX_KERNELS_ISA_H
 
@@ -43,7 +43,7 @@ typedef struct gb_isa {
 	void (*dots)(float *out, long ldo, const float *a, int m, const float *b, const float *bias,
 	             int K, int j0, int j1);
 
-	/* As in gb_kernels (model/kernels.h). */
+	/* As in gb_kernels (model/kernels/kernels.h). */
 	void (*softmax)(float *x, int rows, int n);
 	void (*layernorm)(float *out, float *mean, float *var, const float *x, const float *g,
 	                  const float *b, int rows, int d, float eps, int textbook);
@@ -54,7 +54,7 @@ typedef struct gb_isa {
 	void (*add)(float *y, const float *x, size_t n);
 } gb_isa;
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) /* simd.c, with GB_SIMD_WIDTH 8 and 16 */
 extern const gb_isa gb_isa_avx2;
 extern const gb_isa gb_isa_avx512;
 #endif

@@ -1,4 +1,4 @@
-/* kernels_ref.c — the reference kernel table ("ref") and the activation definitions.
+/* ref.c — the reference kernel table ("ref") and the activation definitions.
  *
  * Contract: every result is computed the obvious way, in double, with sums taken in a fixed
  * order (k = 0..K-1, i = 0..n-1) on the calling thread, then rounded once to float. This table

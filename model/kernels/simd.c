@@ -1,0 +1,759 @@
+/* simd.c — the SIMD inner loops of the fast table (see isa.h), written once against a vector
+ * width and compiled twice by the Makefile: GB_SIMD_WIDTH=8 gives gb_isa_avx2 (AVX2 + FMA,
+ * 8-float ymm registers), GB_SIMD_WIDTH=16 gives gb_isa_avx512 (AVX-512F, 16-float zmm).
+ *
+ * Owns: the register-blocked matmul micro-kernel (any m <= MR and n <= NR through
+ * compile-time row counts and column masks), B packing for both layouts (a W × W register
+ * transpose for b_trans == 1), the dot-product kernel for b_trans == 1 with few rows, the
+ * matrix-vector product, and vectorized softmax, norms and activations (a polynomial exp;
+ * gelu through an erfc approximation). Column edges use masked loads and stores; packed B
+ * panels are zero-padded.
+ *
+ * Everything that differs between the two widths lives in the "width" section below: vector
+ * and mask types, thin wrappers over the intrinsics, the register transpose, the horizontal
+ * reductions, the one place where AVX-512 computes differently (gelu's reciprocal), and the
+ * tuning constants. The code after that section never names an intrinsic.
+ *
+ * Only this file is compiled for the instruction sets (#pragma GCC target), so the rest of
+ * the program runs on any x86-64; fast.c calls in here only after __builtin_cpu_supports.
+ * On other architectures the file is empty. */
+#include "model/kernels/isa.h"
+
+#if defined(__x86_64__)
+#include "model/config.h"
+
+#include <immintrin.h>
+#include <math.h>
+#include <string.h>
+
+#define INLINE static inline __attribute__((always_inline))
+
+/* ================================================================ width */
+
+#if GB_SIMD_WIDTH == 8
+
+/* Every function below is compiled for the instruction set (clang has no GCC target pragma). */
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
+#else
+#pragma GCC target("avx2,fma")
+#endif
+
+#define ISA_NAME "avx2"
+#define ISA(sym) sym##_avx2
+
+typedef __m256 vf;     /* 8 floats */
+typedef __m256i vmask; /* a lane is all ones or all zeros, as vmaskmovps takes it */
+
+/* MR × NR = 6 × 16: 12 ymm accumulators, the classic shape for 16 ymm registers.
+ * DOTS_NB 3: dots() tiles of 4 × 3 (12 accumulators, 3 b vectors and one a vector fill the
+ * 16 registers). DIRECT_M 0: block() always reads packed, zero-padded panels, so its B loads
+ * need no mask (a masked load costs more than a plain one on AVX2). */
+#define W 8
+#define MR 6
+#define DOTS_NB 3
+#define DIRECT_M 0
+
+INLINE vf v_zero(void) { return _mm256_setzero_ps(); }
+INLINE vf v_set1(float x) { return _mm256_set1_ps(x); }
+INLINE vf v_broadcast(const float *p) { return _mm256_broadcast_ss(p); }
+INLINE vf v_load(const float *p) { return _mm256_loadu_ps(p); }
+INLINE void v_store(float *p, vf v) { _mm256_storeu_ps(p, v); }
+INLINE void v_store_aligned(float *p, vf v) { _mm256_store_ps(p, v); }
+INLINE vf v_add(vf a, vf b) { return _mm256_add_ps(a, b); }
+INLINE vf v_sub(vf a, vf b) { return _mm256_sub_ps(a, b); }
+INLINE vf v_mul(vf a, vf b) { return _mm256_mul_ps(a, b); }
+INLINE vf v_div(vf a, vf b) { return _mm256_div_ps(a, b); }
+INLINE vf v_max(vf a, vf b) { return _mm256_max_ps(a, b); }
+INLINE vf v_min(vf a, vf b) { return _mm256_min_ps(a, b); }
+INLINE vf v_fmadd(vf a, vf b, vf c) { return _mm256_fmadd_ps(a, b, c); }   /* a b + c */
+INLINE vf v_fnmadd(vf a, vf b, vf c) { return _mm256_fnmadd_ps(a, b, c); } /* c - a b */
+INLINE vf v_abs(vf x) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x); }
+INLINE vf v_round(vf x) { return _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+
+/* 2^n for integral n (as floats) in the normal range, built in the exponent bits. */
+INLINE vf v_pow2i(vf n)
+{
+	__m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+	return _mm256_castsi256_ps(e);
+}
+
+/* Lanes of vector v (8 floats each) that hold one of n columns. */
+INLINE vmask lane_mask(int n, int v)
+{
+	return _mm256_cmpgt_epi32(_mm256_set1_epi32(n - 8 * v), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+INLINE vf v_load_mask(vmask m, const float *p) { return _mm256_maskload_ps(p, m); } /* 0 elsewhere */
+INLINE void v_store_mask(float *p, vmask m, vf v) { _mm256_maskstore_ps(p, m, v); }
+INLINE vf v_load_mask_or(vf fill, vmask m, const float *p) /* fill elsewhere */
+{
+	return _mm256_blendv_ps(fill, _mm256_maskload_ps(p, m), _mm256_castsi256_ps(m));
+}
+INLINE vf v_keep(vmask m, vf v) { return _mm256_and_ps(v, _mm256_castsi256_ps(m)); } /* 0 elsewhere */
+INLINE vf v_blend(vmask m, vf a, vf b) { return _mm256_blendv_ps(a, b, _mm256_castsi256_ps(m)); } /* m ? b : a */
+INLINE vmask v_lt(vf a, vf b) { return _mm256_castps_si256(_mm256_cmp_ps(a, b, _CMP_LT_OQ)); }
+INLINE vmask v_nlt(vf a, vf b) { return _mm256_castps_si256(_mm256_cmp_ps(a, b, _CMP_NLT_UQ)); } /* or NaN */
+
+/* 1 / den for gelu: a division. (AVX2's reciprocal estimate has 12 bits where AVX-512's has
+ * 14, so the AVX-512 path below is the only one that refines an estimate instead.) */
+INLINE vf v_recip(vf den) { return _mm256_div_ps(_mm256_set1_ps(1.0f), den); }
+
+/* Horizontal sum in a fixed order. */
+INLINE float v_hsum(vf v)
+{
+	__m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+	s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+	s = _mm_add_ss(s, _mm_movehdup_ps(s));
+	return _mm_cvtss_f32(s);
+}
+
+/* Horizontal max, lanes in order (a NaN in lane 0 stays, later NaNs are skipped). */
+INLINE float v_hmax(vf v)
+{
+	float t[8], max;
+	_mm256_storeu_ps(t, v);
+	max = t[0];
+	for (int q = 1; q < 8; q++)
+		max = t[q] > max ? t[q] : max;
+	return max;
+}
+
+/* r[i][e] -> r[e][i] for 8 rows of 8 floats. */
+INLINE void transpose(vf r[8])
+{
+	__m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+	__m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+	__m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+	__m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+	__m256 s0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+	__m256 s1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+	__m256 s2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+	__m256 s3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+	__m256 s4 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(1, 0, 1, 0));
+	__m256 s5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2));
+	__m256 s6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0));
+	__m256 s7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
+	r[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
+	r[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+	r[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
+	r[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+	r[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
+	r[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+	r[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
+	r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+
+#elif GB_SIMD_WIDTH == 16
+
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f,avx2,fma"))), apply_to = function)
+#else
+#pragma GCC target("avx512f,avx2,fma")
+#endif
+
+#define ISA_NAME "avx512"
+#define ISA(sym) sym##_avx512
+
+typedef __m512 vf;       /* 16 floats */
+typedef __mmask16 vmask; /* one bit per lane */
+
+/* MR × NR = 8 × 32: 16 of the 32 zmm registers accumulate. DOTS_NB 4: dots() tiles of 4 × 4
+ * (16 accumulators, 8 loads per 16 FMAs). DIRECT_M 16: for b_trans == 0 with at most 16 rows
+ * block() reads b in place, masking the loads past column n, which costs nothing here. */
+#define W 16
+#define MR 8
+#define DOTS_NB 4
+#define DIRECT_M 16
+
+INLINE vf v_zero(void) { return _mm512_setzero_ps(); }
+INLINE vf v_set1(float x) { return _mm512_set1_ps(x); }
+INLINE vf v_broadcast(const float *p) { return _mm512_set1_ps(*p); }
+INLINE vf v_load(const float *p) { return _mm512_loadu_ps(p); }
+INLINE void v_store(float *p, vf v) { _mm512_storeu_ps(p, v); }
+INLINE void v_store_aligned(float *p, vf v) { _mm512_store_ps(p, v); }
+INLINE vf v_add(vf a, vf b) { return _mm512_add_ps(a, b); }
+INLINE vf v_sub(vf a, vf b) { return _mm512_sub_ps(a, b); }
+INLINE vf v_mul(vf a, vf b) { return _mm512_mul_ps(a, b); }
+INLINE vf v_div(vf a, vf b) { return _mm512_div_ps(a, b); }
+INLINE vf v_max(vf a, vf b) { return _mm512_max_ps(a, b); }
+INLINE vf v_min(vf a, vf b) { return _mm512_min_ps(a, b); }
+INLINE vf v_fmadd(vf a, vf b, vf c) { return _mm512_fmadd_ps(a, b, c); }   /* a b + c */
+INLINE vf v_fnmadd(vf a, vf b, vf c) { return _mm512_fnmadd_ps(a, b, c); } /* c - a b */
+INLINE vf v_abs(vf x) { return _mm512_abs_ps(x); }
+INLINE vf v_round(vf x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+
+/* 2^n for integral n (as floats) in the normal range, built in the exponent bits. */
+INLINE vf v_pow2i(vf n)
+{
+	__m512i e = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23);
+	return _mm512_castsi512_ps(e);
+}
+
+/* Lanes of vector v (16 floats each) that hold one of n columns. */
+INLINE vmask lane_mask(int n, int v)
+{
+	int r = n - 16 * v;
+	return r >= 16 ? (__mmask16)0xFFFF : r > 0 ? (__mmask16)((1u << r) - 1) : (__mmask16)0;
+}
+
+INLINE vf v_load_mask(vmask m, const float *p) { return _mm512_maskz_loadu_ps(m, p); } /* 0 elsewhere */
+INLINE void v_store_mask(float *p, vmask m, vf v) { _mm512_mask_storeu_ps(p, m, v); }
+INLINE vf v_load_mask_or(vf fill, vmask m, const float *p) { return _mm512_mask_loadu_ps(fill, m, p); }
+INLINE vf v_keep(vmask m, vf v) { return _mm512_maskz_mov_ps(m, v); } /* 0 elsewhere */
+INLINE vf v_blend(vmask m, vf a, vf b) { return _mm512_mask_blend_ps(m, a, b); } /* m ? b : a */
+INLINE vmask v_lt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
+INLINE vmask v_nlt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_NLT_UQ); } /* or NaN */
+
+/* 1 / den for gelu: a 14-bit reciprocal and one Newton step (~1e-8 relative) cost less than
+ * a division, which dominated that function. */
+INLINE vf v_recip(vf den)
+{
+	__m512 t = _mm512_rcp14_ps(den);
+	return _mm512_fmadd_ps(t, _mm512_fnmadd_ps(den, t, _mm512_set1_ps(1.0f)), t);
+}
+
+INLINE float v_hsum(vf v) { return _mm512_reduce_add_ps(v); }
+INLINE float v_hmax(vf v) { return _mm512_reduce_max_ps(v); }
+
+/* r[i][e] -> r[e][i] for 16 rows of 16 floats: unpack pairs of rows (ps), then pairs of
+ * pairs (pd), which leaves each 128-bit lane holding 4 × 4 blocks; two rounds of 128-bit lane
+ * shuffles put the blocks in place. 64 shuffles for 256 floats. */
+INLINE void transpose(vf r[16])
+{
+	__m512 t[16], u[16];
+#pragma GCC unroll 8
+	for (int i = 0; i < 16; i += 2) {
+		t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+		t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+	}
+#pragma GCC unroll 4
+	for (int i = 0; i < 16; i += 4) { /* u[i + c], lane L: column 4L + c of rows i..i+3 */
+		__m512d a0 = _mm512_castps_pd(t[i]), a1 = _mm512_castps_pd(t[i + 1]);
+		__m512d a2 = _mm512_castps_pd(t[i + 2]), a3 = _mm512_castps_pd(t[i + 3]);
+		u[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a0, a2));
+		u[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a0, a2));
+		u[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(a1, a3));
+		u[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(a1, a3));
+	}
+#pragma GCC unroll 4
+	for (int c = 0; c < 4; c++) {
+		__m512 v0 = _mm512_shuffle_f32x4(u[c], u[4 + c], _MM_SHUFFLE(1, 0, 1, 0));
+		__m512 v1 = _mm512_shuffle_f32x4(u[c], u[4 + c], _MM_SHUFFLE(3, 2, 3, 2));
+		__m512 w0 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], _MM_SHUFFLE(1, 0, 1, 0));
+		__m512 w1 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], _MM_SHUFFLE(3, 2, 3, 2));
+		r[c] = _mm512_shuffle_f32x4(v0, w0, _MM_SHUFFLE(2, 0, 2, 0));
+		r[4 + c] = _mm512_shuffle_f32x4(v0, w0, _MM_SHUFFLE(3, 1, 3, 1));
+		r[8 + c] = _mm512_shuffle_f32x4(v1, w1, _MM_SHUFFLE(2, 0, 2, 0));
+		r[12 + c] = _mm512_shuffle_f32x4(v1, w1, _MM_SHUFFLE(3, 1, 3, 1));
+	}
+}
+
+#else
+#error "simd.c: compile with -DGB_SIMD_WIDTH=8 (AVX2) or -DGB_SIMD_WIDTH=16 (AVX-512); see the Makefile"
+#endif
+
+/* Both widths: two vectors per micro-tile row, and matrix-vector products down stripes of
+ * GEMV_NV vectors (8 accumulators, as many rows of b in flight). */
+#define NV 2
+#define NR (W * NV)
+#define GEMV_NV 8
+
+/* The first lanes of p under mask m (0 elsewhere), or the whole vector when whole: the
+ * whole-vector path takes plain moves, which AVX2 does faster than masked ones. */
+INLINE vf load_part(const float *p, vmask m, int whole)
+{
+	return whole ? v_load(p) : v_load_mask(m, p);
+}
+
+INLINE void store_part(float *p, vmask m, int whole, vf v)
+{
+	if (whole)
+		v_store(p, v);
+	else
+		v_store_mask(p, m, v);
+}
+
+/* ================================================================ matmul */
+
+/* c (mr, n) = a (mr, kc) · B (kc, n) + (accum ? c : bias); B row k at b + k*ldb. mr is a
+ * constant at every call site, so the loops unroll and acc lives in registers. */
+INLINE void tile(const int mr, float *c, long ldc, const float *a, long lda, const float *b,
+                 long ldb, int kc, int n, const float *bias, int accum)
+{
+	vf acc[MR][NV];
+	vmask mk[NV];
+	const float *ar[MR];
+	int whole = n == NR;
+#pragma GCC unroll 8
+	for (int i = 0; i < mr; i++) {
+		ar[i] = a + i * lda;
+#pragma GCC unroll 4
+		for (int v = 0; v < NV; v++)
+			acc[i][v] = v_zero();
+	}
+#pragma GCC unroll 4
+	for (int v = 0; v < NV; v++)
+		mk[v] = lane_mask(n, v);
+#pragma GCC unroll 4
+	for (int k = 0; k < kc; k++) {
+		vf bv[NV];
+#pragma GCC unroll 4
+		for (int v = 0; v < NV; v++) /* B in place (DIRECT_M) may end at column n */
+			bv[v] = DIRECT_M > 0 ? v_load_mask(mk[v], b + k * ldb + W * v) : v_load(b + k * ldb + W * v);
+#pragma GCC unroll 8
+		for (int i = 0; i < mr; i++) {
+			vf ai = v_broadcast(ar[i] + k);
+#pragma GCC unroll 4
+			for (int v = 0; v < NV; v++)
+				acc[i][v] = v_fmadd(ai, bv[v], acc[i][v]);
+		}
+	}
+#pragma GCC unroll 8
+	for (int i = 0; i < mr; i++)
+#pragma GCC unroll 4
+		for (int v = 0; v < NV; v++) {
+			float *cp = c + i * ldc + W * v;
+			vf r = acc[i][v];
+			if (accum)
+				r = v_add(r, load_part(cp, mk[v], whole));
+			else if (bias)
+				r = v_add(r, load_part(bias + W * v, mk[v], whole));
+			store_part(cp, mk[v], whole, r);
+		}
+}
+
+/* c (m, n) from a (m, kc) and B (kc, n) in panels: see isa.h. Rows outer, panels inner: the
+ * MR rows of a (MR × kc floats) stay in L1 while the panels stream from L2. */
+static void block(float *c, long ldc, const float *a, long lda, const float *b, long ldb,
+                  long pstride, int m, int n, int kc, const float *bias, int accum)
+{
+	for (int i = 0; i < m; i += MR) {
+		int mm = m - i < MR ? m - i : MR;
+		const float *ai = a + i * lda;
+		float *ci = c + i * ldc;
+		for (int j = 0; j < n; j += NR) {
+			int nn = n - j < NR ? n - j : NR;
+			const float *bp = b + (j / NR) * pstride, *bj = bias ? bias + j : NULL;
+			switch (mm) {
+#if MR >= 8
+			case 8: tile(8, ci + j, ldc, ai, lda, bp, ldb, kc, nn, bj, accum); break;
+			case 7: tile(7, ci + j, ldc, ai, lda, bp, ldb, kc, nn, bj, accum); break;
+#endif
+			case 6: tile(6, ci + j, ldc, ai, lda, bp, ldb, kc, nn, bj, accum); break;
+			case 5: tile(5, ci + j, ldc, ai, lda, bp, ldb, kc, nn, bj, accum); break;
+			case 4: tile(4, ci + j, ldc, ai, lda, bp, ldb, kc, nn, bj, accum); break;
+			case 3: tile(3, ci + j, ldc, ai, lda, bp, ldb, kc, nn, bj, accum); break;
+			case 2: tile(2, ci + j, ldc, ai, lda, bp, ldb, kc, nn, bj, accum); break;
+			default: tile(1, ci + j, ldc, ai, lda, bp, ldb, kc, nn, bj, accum); break;
+			}
+		}
+	}
+}
+
+/* ---- packing ---- */
+
+/* dst (panels, kc, NR) from b (N,K), in W × W blocks through registers; masked loads and
+ * zero rows cover the ragged edges and the padding. */
+static void pack_bt(float *dst, const float *b, int K, int k0, int kc, int j0, int nc)
+{
+	for (int p = 0; p * NR < nc; p++) {
+		float *d = dst + (size_t)p * kc * NR;
+		for (int g = 0; g < NV; g++) {
+			int jb = p * NR + W * g, rows = nc - jb < W ? nc - jb : W;
+			const float *src = b + (size_t)(j0 + jb) * K + k0;
+			for (int k = 0; k < kc; k += W) {
+				vmask km = lane_mask(kc - k, 0);
+				int kn = kc - k < W ? kc - k : W;
+				vf r[W];
+#pragma GCC unroll 16
+				for (int q = 0; q < W; q++)
+					r[q] = q < rows ? v_load_mask(km, src + (size_t)q * K + k) : v_zero();
+				transpose(r);
+#pragma GCC unroll 16
+				for (int q = 0; q < W; q++)
+					if (q < kn)
+						v_store_aligned(d + (size_t)(k + q) * NR + W * g, r[q]);
+			}
+		}
+	}
+}
+
+/* dst (panels, kc, NR) from B rows [k0, k0+kc), columns [j0, j0+nc). */
+static void pack(float *dst, const float *b, int b_trans, int K, int N, int k0, int kc, int j0,
+                 int nc)
+{
+	if (b_trans) {
+		pack_bt(dst, b, K, k0, kc, j0, nc);
+		return;
+	}
+	for (int p = 0; p * NR < nc; p++) {
+		int jn = nc - p * NR < NR ? nc - p * NR : NR, whole = jn == NR;
+		vmask mk[NV];
+		const float *src = b + (size_t)k0 * N + j0 + p * NR;
+		float *d = dst + (size_t)p * kc * NR;
+#pragma GCC unroll 4
+		for (int v = 0; v < NV; v++)
+			mk[v] = lane_mask(jn, v);
+		for (int k = 0; k < kc; k++)
+#pragma GCC unroll 4
+			for (int v = 0; v < NV; v++)
+				v_store_aligned(d + k * NR + W * v, load_part(src + (size_t)k * N + W * v, mk[v], whole));
+	}
+}
+
+/* ---- few rows: dot products and the matrix-vector product ---- */
+
+/* out rows i < mr, columns j..j+nb-1: dot products of mr rows of a with nb rows of b. */
+INLINE void dots_tile(const int mr, const int nb, float *out, long ldo, const float *a,
+                      const float *b, const float *bias, int K, int j)
+{
+	vf s[4][DOTS_NB];
+	const float *ap[4], *bp[DOTS_NB];
+	int k = 0;
+	vmask kt = lane_mask(K & (W - 1), 0);
+#pragma GCC unroll 4
+	for (int i = 0; i < mr; i++) {
+		ap[i] = a + (size_t)i * K;
+#pragma GCC unroll 4
+		for (int q = 0; q < nb; q++)
+			s[i][q] = v_zero();
+	}
+#pragma GCC unroll 4
+	for (int q = 0; q < nb; q++)
+		bp[q] = b + (size_t)(j + q) * K;
+	for (; k + W <= K; k += W) {
+		vf bv[DOTS_NB];
+#pragma GCC unroll 4
+		for (int q = 0; q < nb; q++)
+			bv[q] = v_load(bp[q] + k);
+#pragma GCC unroll 4
+		for (int i = 0; i < mr; i++) {
+			vf av = v_load(ap[i] + k);
+#pragma GCC unroll 4
+			for (int q = 0; q < nb; q++)
+				s[i][q] = v_fmadd(av, bv[q], s[i][q]);
+		}
+	}
+	if (k < K) {
+		vf bv[DOTS_NB];
+#pragma GCC unroll 4
+		for (int q = 0; q < nb; q++)
+			bv[q] = v_load_mask(kt, bp[q] + k);
+#pragma GCC unroll 4
+		for (int i = 0; i < mr; i++) {
+			vf av = v_load_mask(kt, ap[i] + k);
+#pragma GCC unroll 4
+			for (int q = 0; q < nb; q++)
+				s[i][q] = v_fmadd(av, bv[q], s[i][q]);
+		}
+	}
+#pragma GCC unroll 4
+	for (int i = 0; i < mr; i++)
+#pragma GCC unroll 4
+		for (int q = 0; q < nb; q++)
+			out[i * ldo + q] = v_hsum(s[i][q]) + (bias ? bias[j + q] : 0.0f);
+}
+
+/* out (m, j1-j0), row stride ldo = a (m,K) · b[j0:j1] (rows of (N,K))^T + bias; m <= 4,
+ * in tiles of m × DOTS_NB. */
+static void dots(float *out, long ldo, const float *a, int m, const float *b, const float *bias,
+                 int K, int j0, int j1)
+{
+	int j = j0;
+	for (; j + DOTS_NB <= j1; j += DOTS_NB) {
+		float *o = out + (j - j0);
+		switch (m) {
+		case 4: dots_tile(4, DOTS_NB, o, ldo, a, b, bias, K, j); break;
+		case 3: dots_tile(3, DOTS_NB, o, ldo, a, b, bias, K, j); break;
+		case 2: dots_tile(2, DOTS_NB, o, ldo, a, b, bias, K, j); break;
+		default: dots_tile(1, DOTS_NB, o, ldo, a, b, bias, K, j); break;
+		}
+	}
+	for (; j < j1; j++) {
+		float *o = out + (j - j0);
+		switch (m) {
+		case 4: dots_tile(4, 1, o, ldo, a, b, bias, K, j); break;
+		case 3: dots_tile(3, 1, o, ldo, a, b, bias, K, j); break;
+		case 2: dots_tile(2, 1, o, ldo, a, b, bias, K, j); break;
+		default: dots_tile(1, 1, o, ldo, a, b, bias, K, j); break;
+		}
+	}
+}
+
+/* out (n) = a (K) · B[:, j:j+n] + bias[j:j+n], in nv vectors (nv a constant at each call
+ * site, n <= nv W), one accumulator each, walking down the rows of b. With masked, the last
+ * vector stops at column n; else all nv are whole. */
+INLINE void gemv_cols(const int nv, const int masked, float *out, const float *a, const float *b,
+                      const float *bias, int K, int N, int j, int n)
+{
+	vf acc[GEMV_NV];
+	vmask last = lane_mask(n, nv - 1);
+#pragma GCC unroll 8
+	for (int v = 0; v < nv; v++)
+		acc[v] = v_zero();
+	for (int k = 0; k < K; k++) {
+		vf ak = v_broadcast(a + k);
+		const float *bk = b + (size_t)k * N + j;
+#pragma GCC unroll 8
+		for (int v = 0; v < nv; v++)
+			acc[v] = v_fmadd(ak, load_part(bk + W * v, last, !masked || v < nv - 1), acc[v]);
+	}
+#pragma GCC unroll 8
+	for (int v = 0; v < nv; v++) {
+		int whole = !masked || v < nv - 1;
+		vf r = acc[v];
+		if (bias)
+			r = v_add(r, load_part(bias + j + W * v, last, whole));
+		store_part(out + W * v, last, whole, r);
+	}
+}
+
+/* out (j1-j0) = a (K) · B[:, j0:j1] + bias. b_trans == 0 walks GEMV_NV W columns at a time
+ * down the rows of b, then the rest in one masked stripe (each column the same arithmetic
+ * either way); b_trans == 1 is dots() with one row. */
+static void gemv(float *out, const float *a, const float *b, const float *bias, int K, int N,
+                 int j0, int j1, int b_trans)
+{
+	int j = j0;
+	if (b_trans) {
+		dots(out, 0, a, 1, b, bias, K, j0, j1);
+		return;
+	}
+	for (; j + GEMV_NV * W <= j1; j += GEMV_NV * W)
+		gemv_cols(GEMV_NV, 0, out + (j - j0), a, b, bias, K, N, j, GEMV_NV * W);
+	if (j < j1) {
+		int n = j1 - j;
+		float *o = out + (j - j0);
+		switch ((n + W - 1) / W) {
+		case 8: gemv_cols(8, 1, o, a, b, bias, K, N, j, n); break;
+		case 7: gemv_cols(7, 1, o, a, b, bias, K, N, j, n); break;
+		case 6: gemv_cols(6, 1, o, a, b, bias, K, N, j, n); break;
+		case 5: gemv_cols(5, 1, o, a, b, bias, K, N, j, n); break;
+		case 4: gemv_cols(4, 1, o, a, b, bias, K, N, j, n); break;
+		case 3: gemv_cols(3, 1, o, a, b, bias, K, N, j, n); break;
+		case 2: gemv_cols(2, 1, o, a, b, bias, K, N, j, n); break;
+		default: gemv_cols(1, 1, o, a, b, bias, K, N, j, n); break;
+		}
+	}
+}
+
+/* ================================================================ element-wise */
+
+/* e^x, relative error ~1e-7 (Cephes expf: x = n ln2 + r, |r| <= ln2/2, degree-7 polynomial,
+ * times 2^n built in the exponent bits). Below -87.34 (e^x under FLT_MIN) the result is 0,
+ * so exp(-inf) is exactly 0; NaN stays NaN. */
+INLINE vf v_exp(vf x)
+{
+	const vf lo = v_set1(-87.33654f), hi = v_set1(88.3762626647949f);
+	vmask keep = v_nlt(x, lo); /* x >= lo or NaN */
+	/* constants first: max/min return the second operand when one is NaN */
+	x = v_min(hi, v_max(lo, x));
+	vf n = v_round(v_mul(x, v_set1(1.44269504088896341f)));
+	vf r = v_fnmadd(n, v_set1(0.693359375f), x);
+	r = v_fnmadd(n, v_set1(-2.12194440e-4f), r);
+	vf p = v_set1(1.9875691500e-4f);
+	p = v_fmadd(p, r, v_set1(1.3981999507e-3f));
+	p = v_fmadd(p, r, v_set1(8.3334519073e-3f));
+	p = v_fmadd(p, r, v_set1(4.1665795894e-2f));
+	p = v_fmadd(p, r, v_set1(1.6666665459e-1f));
+	p = v_fmadd(p, r, v_set1(5.0000001201e-1f));
+	p = v_fmadd(p, v_mul(r, r), v_add(r, v_set1(1.0f)));
+	return v_keep(keep, v_mul(p, v_pow2i(n)));
+}
+
+/* x Phi(x), Phi(x) = erfc(-x/sqrt2)/2, with erfc from Numerical Recipes' erfcc (relative
+ * error < 1.2e-7 for z >= 0) on z = |x|/sqrt2 and erfc(-z) = 2 - erfc(z). */
+INLINE vf v_gelu(vf x)
+{
+	vf z = v_mul(v_abs(x), v_set1(0.70710678118654752f));
+	vf t = v_recip(v_fmadd(z, v_set1(0.5f), v_set1(1.0f))); /* 1/(1 + z/2) */
+	vf p = v_set1(0.17087277f);
+	p = v_fmadd(p, t, v_set1(-0.82215223f));
+	p = v_fmadd(p, t, v_set1(1.48851587f));
+	p = v_fmadd(p, t, v_set1(-1.13520398f));
+	p = v_fmadd(p, t, v_set1(0.27886807f));
+	p = v_fmadd(p, t, v_set1(-0.18628806f));
+	p = v_fmadd(p, t, v_set1(0.09678418f));
+	p = v_fmadd(p, t, v_set1(0.37409196f));
+	p = v_fmadd(p, t, v_set1(1.00002368f));
+	p = v_fmadd(p, t, v_set1(-1.26551223f));
+	vf half = v_mul(v_set1(0.5f), v_mul(t, v_exp(v_fnmadd(z, z, p))));
+	vmask neg = v_lt(x, v_zero());
+	vf phi = v_blend(neg, v_sub(v_set1(1.0f), half), half);
+	return v_mul(x, phi);
+}
+
+/* x / (1 + e^(-u)): silu with u = x; tanh-gelu with u = 2 sqrt(2/pi) (x + 0.044715 x^3), since
+ * 0.5 (1 + tanh v) = 1 / (1 + e^(-2v)), which also avoids tanh's cancellation near -1. */
+INLINE vf v_sigmul(vf x, vf u)
+{
+	return v_div(x, v_add(v_set1(1.0f), v_exp(v_sub(v_zero(), u))));
+}
+
+INLINE vf v_act(vf x, int act)
+{
+	switch (act) {
+	case GB_ACT_RELU:
+		return v_max(x, v_zero()); /* NaN -> 0, as the reference's x > 0 */
+	case GB_ACT_GELU:
+		return v_gelu(x);
+	case GB_ACT_GELU_TANH: {
+		vf x2 = v_mul(x, x);
+		vf u = v_mul(x, v_fmadd(x2, v_set1(2 * 0.7978845608f * 0.044715f), v_set1(2 * 0.7978845608f)));
+		return v_sigmul(x, u);
+	}
+	case GB_ACT_SILU:
+		return v_sigmul(x, x);
+	}
+	return v_set1(NAN);
+}
+
+/* out, x (n). The ragged end takes the same vector arithmetic, masked. */
+static void activate(float *out, const float *x, size_t n, int act)
+{
+	size_t i = 0;
+	for (; i + W <= n; i += W)
+		v_store(out + i, v_act(v_load(x + i), act));
+	if (i < n) {
+		vmask m = lane_mask((int)(n - i), 0);
+		v_store_mask(out + i, m, v_act(v_load_mask(m, x + i), act));
+	}
+}
+
+/* x (rows, n) in place: max, then exp and sum, then scale; -inf lanes give exactly 0. */
+static void softmax(float *x, int rows, int n)
+{
+	const vf ninf = v_set1(-INFINITY);
+	int nfull = n & ~(W - 1);
+	vmask tm = lane_mask(n - nfull, 0);
+	for (int r = 0; r < rows; r++) {
+		float *row = x + (size_t)r * n, max;
+		vf mx = ninf, sum = v_zero(), mv, inv;
+		int j;
+		for (j = 0; j < nfull; j += W)
+			mx = v_max(mx, v_load(row + j));
+		if (j < n)
+			mx = v_max(mx, v_load_mask_or(ninf, tm, row + j));
+		max = v_hmax(mx);
+		if (max == -INFINITY) {
+			memset(row, 0, (size_t)n * sizeof *row);
+			continue;
+		}
+		mv = v_set1(max);
+		for (j = 0; j < nfull; j += W) {
+			vf e = v_exp(v_sub(v_load(row + j), mv));
+			v_store(row + j, e);
+			sum = v_add(sum, e);
+		}
+		if (j < n) {
+			vf e = v_exp(v_sub(v_load_mask_or(ninf, tm, row + j), mv));
+			v_store_mask(row + j, tm, e);
+			sum = v_add(sum, e); /* masked lanes hold exp(-inf) = 0 */
+		}
+		inv = v_set1(1.0f / v_hsum(sum));
+		for (j = 0; j < nfull; j += W)
+			v_store(row + j, v_mul(v_load(row + j), inv));
+		if (j < n)
+			v_store_mask(row + j, tm, v_mul(v_load_mask(tm, row + j), inv));
+	}
+}
+
+/* y (d) = (x (d) - shift) * s * g (d) + b (d); g, b may be NULL. */
+INLINE void scale_row(float *y, const float *x, vf shift, vf s, const float *g, const float *b,
+                      int d)
+{
+	for (int j = 0; j < d; j += W) {
+		vmask m = lane_mask(d - j, 0);
+		vf v = v_mul(v_sub(v_load_mask(m, x + j), shift), s);
+		if (g)
+			v = v_mul(v, v_load_mask(m, g + j));
+		if (b)
+			v = v_add(v, v_load_mask(m, b + j));
+		store_part(y + j, m, d - j >= W, v);
+	}
+}
+
+/* out, x (rows, d); mean, var (rows) or NULL; g, b (d) or NULL. Two passes (mean, then the
+ * squared deviations) rather than sum and sum of squares, which cancels when |mean| >> sigma. */
+static void layernorm(float *out, float *mean, float *var, const float *x, const float *g,
+                      const float *b, int rows, int d, float eps, int textbook)
+{
+	for (int r = 0; r < rows; r++) {
+		const float *xr = x + (size_t)r * d;
+		vf s = v_zero(), q = v_zero(), mv;
+		float mu, v;
+		for (int j = 0; j < d; j += W)
+			s = v_add(s, v_load_mask(lane_mask(d - j, 0), xr + j));
+		mu = v_hsum(s) / d;
+		mv = v_set1(mu);
+		for (int j = 0; j < d; j += W) {
+			vmask m = lane_mask(d - j, 0);
+			vf c = v_keep(m, v_sub(v_load_mask(m, xr + j), mv));
+			q = v_fmadd(c, c, q);
+		}
+		v = v_hsum(q) / d;
+		if (mean)
+			mean[r] = mu;
+		if (var)
+			var[r] = v;
+		scale_row(out + (size_t)r * d, xr, mv,
+		          v_set1(1.0f / (textbook ? sqrtf(v) + eps : sqrtf(v + eps))), g, b, d);
+	}
+}
+
+/* out, x (rows, d); rms (rows) or NULL; g (d) or NULL. */
+static void rmsnorm(float *out, float *rms, const float *x, const float *g, int rows, int d,
+                    float eps)
+{
+	for (int r = 0; r < rows; r++) {
+		const float *xr = x + (size_t)r * d;
+		vf q = v_zero();
+		float s;
+		for (int j = 0; j < d; j += W) {
+			vf v = v_load_mask(lane_mask(d - j, 0), xr + j);
+			q = v_fmadd(v, v, q);
+		}
+		s = sqrtf(v_hsum(q) / d + eps);
+		if (rms)
+			rms[r] = s;
+		scale_row(out + (size_t)r * d, xr, v_zero(), v_set1(1.0f / s), g, NULL, d);
+	}
+}
+
+/* out, a, b (n). */
+static void mul(float *out, const float *a, const float *b, size_t n)
+{
+	size_t i = 0;
+	for (; i + W <= n; i += W)
+		v_store(out + i, v_mul(v_load(a + i), v_load(b + i)));
+	if (i < n) {
+		vmask m = lane_mask((int)(n - i), 0);
+		v_store_mask(out + i, m, v_mul(v_load_mask(m, a + i), v_load_mask(m, b + i)));
+	}
+}
+
+/* y, x (n). */
+static void add(float *y, const float *x, size_t n)
+{
+	size_t i = 0;
+	for (; i + W <= n; i += W)
+		v_store(y + i, v_add(v_load(y + i), v_load(x + i)));
+	if (i < n) {
+		vmask m = lane_mask((int)(n - i), 0);
+		v_store_mask(y + i, m, v_add(v_load_mask(m, y + i), v_load_mask(m, x + i)));
+	}
+}
+
+const gb_isa ISA(gb_isa) = {
+	.name = ISA_NAME, .mr = MR, .nr = NR, .kc = 256, .direct_m = DIRECT_M, .dots_m = 16,
+	.pack = pack, .block = block, .gemv = gemv, .dots = dots,
+	.softmax = softmax, .layernorm = layernorm, .rmsnorm = rmsnorm,
+	.activate = activate, .mul = mul, .add = add,
+};
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#endif
+
+#endif
