@@ -7,6 +7,9 @@ by hand), runs the forward pass in float64 torch exactly as the README states, a
 logits with what `./glassbox` dumps, for the reference kernels (GLASSBOX_KERNELS=ref) and for the
 default (fast) kernels.  Error = max|glassbox - torch| / max|torch|, must be <= 1e-4.
 
+Longer than 800 lines on purpose: it is one reading of the whole spec (every family, norm,
+position and activation), and splitting it would invite sharing code with what it checks.
+
 Before trusting itself it checks its own torch side: components against hand-computed values, a
 second, loop-by-loop numpy implementation of the same spec, softmax rows, RoPE's relative-position
 property, the safetensors writer, and that every variant's distinguishing option really moves the

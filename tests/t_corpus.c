@@ -2,7 +2,10 @@
  * against its own prompt (agreement with the head noun, pronoun with the name's gender, the
  * IOI recipient, the owner's thing, the next word of the run), the held-out split checked
  * on the generated text itself (no held-out name pair, statement or run occurs in the
- * training text), and the dates checked with an independent calendar and parsers. */
+ * training text), and the dates checked with an independent calendar and parsers.
+ *
+ * Longer than 800 lines on purpose: one independent re-reading of every probe's rule, side by
+ * side with the generator's sentence forms; split, a rule and its check would sit apart. */
 #include <ctype.h>
 #include <stdint.h>
 #include <string.h>
