@@ -94,7 +94,84 @@ void gb_fig_free(gb_figure *f)
 	free(f->panels);
 	free_strv(f->meta_keys, f->n_meta);
 	free_strv(f->meta_vals, f->n_meta);
+	free(f->subtitle);
+	free_strv(f->cell_text, f->cell_text ? f->rows * f->cols : 0);
+	free_strv(f->side_titles, f->n_side);
+	free(f->side_values);
+	for (int i = 0; i < f->n_blocks; i++) {
+		free(f->blocks[i].label);
+		free(f->blocks[i].detail);
+	}
+	free(f->blocks);
+	free_strv(f->group_titles, f->n_groups);
 	free(f);
+}
+
+int gb_fig_set_subtitle(gb_figure *f, const char *subtitle) { return set_str(&f->subtitle, subtitle); }
+
+int gb_fig_set_cell_text(gb_figure *f, const char *const *text)
+{
+	char **v = NULL;
+	if (text && !(v = dup_strv(text, f->rows * f->cols)))
+		return -1;
+	free_strv(f->cell_text, f->cell_text ? f->rows * f->cols : 0);
+	f->cell_text = v;
+	return 0;
+}
+
+int gb_fig_add_side(gb_figure *f, const char *title, const float *v)
+{
+	if (f->rows <= 0)
+		return -1;
+	char **t = realloc(f->side_titles, (size_t)(f->n_side + 1) * sizeof *t);
+	if (!t)
+		return -1;
+	f->side_titles = t;
+	float *nv = realloc(f->side_values, (size_t)(f->n_side + 1) * (size_t)f->rows * sizeof *nv);
+	if (!nv)
+		return -1;
+	f->side_values = nv;
+	if (!(t[f->n_side] = dup_str(title ? title : "")))
+		return -1;
+	memcpy(nv + (size_t)f->n_side * (size_t)f->rows, v, (size_t)f->rows * sizeof *nv);
+	f->n_side++;
+	if (!f->side_precision)
+		f->side_precision = 3;
+	return 0;
+}
+
+int gb_fig_add_block(gb_figure *f, const char *label, const char *detail, int group, int highlight)
+{
+	gb_fig_block *b = realloc(f->blocks, (size_t)(f->n_blocks + 1) * sizeof *b);
+	if (!b)
+		return -1;
+	f->blocks = b;
+	gb_fig_block *nb = &b[f->n_blocks];
+	memset(nb, 0, sizeof *nb);
+	if (!(nb->label = dup_str(label ? label : "")) || (detail && !(nb->detail = dup_str(detail)))) {
+		free(nb->label);
+		return -1;
+	}
+	nb->group = group;
+	nb->highlight = highlight;
+	f->n_blocks++;
+	return 0;
+}
+
+int gb_fig_set_group_title(gb_figure *f, int group, const char *title)
+{
+	if (group < 1)
+		return -1;
+	if (group > f->n_groups) {
+		char **g = realloc(f->group_titles, (size_t)group * sizeof *g);
+		if (!g)
+			return -1;
+		for (int i = f->n_groups; i < group; i++)
+			g[i] = NULL;
+		f->group_titles = g;
+		f->n_groups = group;
+	}
+	return set_str(&f->group_titles[group - 1], title);
 }
 
 int gb_fig_set_title(gb_figure *f, const char *title) { return set_str(&f->title, title); }
@@ -119,6 +196,17 @@ int gb_fig_set_values(gb_figure *f, const float *v, int rows, int cols)
 	if (cols != f->cols) {
 		free_strv(f->col_labels, f->cols);
 		f->col_labels = NULL;
+	}
+	if (rows != f->rows || cols != f->cols) {
+		free_strv(f->cell_text, f->cell_text ? f->rows * f->cols : 0);
+		f->cell_text = NULL;
+	}
+	if (rows != f->rows) {
+		free_strv(f->side_titles, f->n_side);
+		free(f->side_values);
+		f->side_titles = NULL;
+		f->side_values = NULL;
+		f->n_side = 0;
 	}
 	free(f->values);
 	f->values = p;

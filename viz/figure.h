@@ -11,6 +11,15 @@
  *   STRIP    tokens coloured by a value: values (n), labels (n).
  *   GRID     small multiples: panels (n_panels) laid out in grid_cols columns, sharing one
  *            colormap and value range (all heads of a layer; all layers x heads).
+ *   ATTNLINES one head's attention as BertViz's head view draws it: the query tokens
+ *            (row_labels) in a left column, the key tokens (col_labels) in a right column,
+ *            and a line from each query to each key whose width and opacity follow the
+ *            weight in values (rows = queries, cols = keys).
+ *   DIAGRAM  a block diagram (the model's architecture): blocks (n_blocks) stacked top to
+ *            bottom in reading order, each a box with a label and a detail line (its shape);
+ *            blocks of one repeated group (a layer) share a group number and are framed
+ *            together with the group's repeat count; one or more blocks may be highlighted
+ *            (the stage the current view shows).
  * Every string and array is owned by the figure (the setters copy); gb_fig_free frees all. */
 #ifndef GLASSBOX_FIGURE_H
 #define GLASSBOX_FIGURE_H
@@ -18,7 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum gb_fig_kind { GB_FIG_HEATMAP, GB_FIG_BARS, GB_FIG_LINES, GB_FIG_STRIP, GB_FIG_GRID };
+enum gb_fig_kind { GB_FIG_HEATMAP, GB_FIG_BARS, GB_FIG_LINES, GB_FIG_STRIP, GB_FIG_GRID, GB_FIG_ATTNLINES,
+                   GB_FIG_DIAGRAM };
 
 /* Colormaps, each from its published 256-entry table (viz/colormap.c names the sources). */
 enum gb_cmap { GB_CMAP_VIRIDIS, GB_CMAP_MAGMA, GB_CMAP_CIVIDIS, GB_CMAP_GRAY, GB_CMAP_COOLWARM,
@@ -33,6 +43,14 @@ typedef struct gb_series {
 	float *y;                 /* (n) */
 	int n;
 } gb_series;
+
+/* One box of a DIAGRAM. */
+typedef struct gb_fig_block {
+	char *label;              /* e.g. "attention" */
+	char *detail;             /* e.g. "4 heads x 32 = 128", or NULL */
+	int group;                /* 0: on its own; k > 0: part of repeated group k (a layer) */
+	int highlight;            /* the block the current view shows */
+} gb_fig_block;
 
 typedef struct gb_figure {
 	int kind;                 /* enum gb_fig_kind */
@@ -68,6 +86,34 @@ typedef struct gb_figure {
 	struct gb_figure **panels; /* (n_panels), each a HEATMAP with its own title ("head 3") */
 	int n_panels, grid_cols;
 
+	/* A second line under the title, in words: what the figure came from and what it selects,
+	 * e.g. "tiny-lm · \"When Mary and John\" · units 1-64 of 512" or "temperature 0.5".
+	 * NULL: none. */
+	char *subtitle;
+
+	/* HEATMAP: index labels. When > 0, backends label row i (and column j) with its index
+	 * row_index0 + i (col_index0 + j) before the token, e.g. "3 ·the", so a lesson can say
+	 * "row 3"; a window of columns (units 65-128) sets col_index0 = 65. 0: no index. */
+	int row_index0, col_index0;
+
+	/* HEATMAP: a short text in each cell drawn instead of its number (e.g. the logit lens's
+	 * top token in each cell); (rows, cols) strings, or NULL. */
+	char **cell_text;
+
+	/* HEATMAP: side columns, numbers beside each row that are not on the colour scale (layer
+	 * norm's mean and variance of each token's input): n_side columns, each with a title,
+	 * values (n_side, rows), printed with side_precision significant digits. */
+	int n_side;
+	char **side_titles;       /* (n_side) */
+	float *side_values;       /* (n_side, rows) */
+	int side_precision;
+
+	/* DIAGRAM */
+	gb_fig_block *blocks;     /* (n_blocks) */
+	int n_blocks;
+	char **group_titles;      /* (n_groups) e.g. "layer x 4"; group k's title is [k - 1] */
+	int n_groups;
+
 	/* What the figure shows, for PNG tEXt chunks and SVG metadata: (key, value) pairs such as
 	 * ("Model", "tiny-lm"), ("Text", "the cat sat"), ("Tensor", "L1.attn.weights"). */
 	char **meta_keys, **meta_vals;
@@ -90,6 +136,15 @@ int gb_fig_add_series(gb_figure *f, const char *label, const float *y, int n);
 int gb_fig_set_xs(gb_figure *f, const float *xs, int n);
 int gb_fig_add_panel(gb_figure *f, gb_figure *panel); /* takes ownership (freed on failure too) */
 int gb_fig_add_meta(gb_figure *f, const char *key, const char *value);
+int gb_fig_set_subtitle(gb_figure *f, const char *subtitle);
+/* After gb_fig_set_values: (rows, cols) strings (copied; a NULL entry becomes "", which
+ * backends draw as the cell's number). Setting new values of another shape drops them. */
+int gb_fig_set_cell_text(gb_figure *f, const char *const *text);
+/* After gb_fig_set_values: one side column of rows numbers (dropped with a new row count). */
+int gb_fig_add_side(gb_figure *f, const char *title, const float *v);
+/* DIAGRAM: a block (group 0 = alone) and a group's title (groups numbered from 1). */
+int gb_fig_add_block(gb_figure *f, const char *label, const char *detail, int group, int highlight);
+int gb_fig_set_group_title(gb_figure *f, int group, const char *title);
 
 /* The range a backend maps to colours: for AUTO the finite min and max of every value (panels
  * and LINES series included), for SYMMETRIC [-m, m] with m the largest finite |v|, for FIXED [vmin, vmax]; a
