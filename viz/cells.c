@@ -3,8 +3,8 @@
  * painting, and the writer that turns a grid into text with the escapes of a depth.
  *
  * The layout of figures in cells is in cells_layout.c (the shared parts and the dispatch) and
- * one file per kind: cells_heatmap.c (heatmaps and small multiples of them), cells_bars.c,
- * cells_lines.c, cells_strip.c. */
+ * one file per kind: cells_heatmap.c, cells_panels.c (small multiples of heatmaps),
+ * cells_bars.c, cells_lines.c, cells_strip.c. */
 #include "viz/cells.h"
 #include "viz/cells_layout.h"
 #include "viz/colormap.h"

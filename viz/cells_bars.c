@@ -24,9 +24,10 @@ int gb_cells_bars(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 	int n = f->rows * f->cols;
 	char **labels = f->col_labels && f->cols == n ? f->col_labels
 	              : f->row_labels && f->rows == n ? f->row_labels : NULL;
-	int title = f->title != NULL, cap = f->caption || a.n_bad || a.n_masked;
-	int lines = h - title - cap;
+	int title = f->title != NULL, sub = f->subtitle != NULL, cap = f->caption || a.n_bad || a.n_masked;
+	int lines = h - title - sub - cap;
 	if (lines < 1 && cap) cap = 0, lines++;
+	if (lines < 1 && sub) sub = 0, lines++;
 	if (lines < 1 && title) title = 0, lines++;
 	if (lines < 1 || w < 12)
 		return gb_cells_too_small(err, w, h, 12, 1);
@@ -67,6 +68,8 @@ int gb_cells_bars(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 		} else
 			gb_cells_title_line(&a, yy++, NULL);
 	}
+	if (sub)
+		gb_cells_subtitle_line(&a, yy++);
 	int xb = x + lw + 1;
 	for (int i = first; i < first + shown; i++, yy++) {
 		double v = f->values[i];

@@ -65,6 +65,17 @@ int gb_cells_fmt_num(double v, int prec, char *buf, size_t cap)
 	return n;
 }
 
+/* A value with `digits` significant digits (side columns: 0.00731, 1.24e+03), the same
+ * words as gb_cells_fmt_num for what is not a number, and never "-0". */
+int gb_cells_fmt_sig(double v, int digits, char *buf, size_t cap)
+{
+	if (!isfinite(v))
+		return gb_cells_fmt_num(v, 0, buf, cap);
+	digits = digits < 1 ? 1 : digits > 9 ? 9 : digits;
+	int n = snprintf(buf, cap, "%.*g", digits, v == 0 ? 0.0 : v);
+	return n;
+}
+
 /* The two ends of a scale, with enough digits that they differ. */
 void gb_cells_fmt_ends(double lo, double hi, int prec, char *a, char *b, size_t cap)
 {
@@ -90,8 +101,8 @@ void gb_cells_value_rgb(const area *a, double v, uint8_t rgb[3])
 		memcpy(rgb, gb_mask_rgb, 3);
 	else if (!isfinite(v))
 		memcpy(rgb, gb_bad_rgb, 3);
-	else
-		gb_cmap_rgb(a->f->cmap, unit(a, v), rgb);
+	else /* a grid's panels take the grid's map: the one its colour bar shows */
+		gb_cmap_rgb(a->top && a->top->kind == GB_FIG_GRID ? a->top->cmap : a->f->cmap, unit(a, v), rgb);
 }
 
 char gb_cells_ramp_char(const area *a, double v)
@@ -121,6 +132,17 @@ void gb_cells_title_line(area *a, int y, const char *notice)
 		nw = gb_utf8_width(buf);
 		gb_grid_text(a->g, a->x + a->w - nw, y, nw, buf, NULL, NULL, GB_ATTR_DIM);
 	}
+	touch(a->g, y);
+}
+
+/* The subtitle (what the figure came from and selects), dim, cut with "…" to the area. */
+void gb_cells_subtitle_line(area *a, int y)
+{
+	char buf[1024];
+	if (!a->f->subtitle)
+		return;
+	gb_cells_shorten(a->f->subtitle, a->w, buf, sizeof buf);
+	gb_grid_text(a->g, a->x, y, a->w, buf, NULL, NULL, GB_ATTR_DIM);
 	touch(a->g, y);
 }
 
@@ -249,6 +271,31 @@ void gb_cells_area_init(area *a, gb_grid *g, int x, int y, int w, int h, const g
 
 /* ---- dispatch ------------------------------------------------------------------------- */
 
+/* A kind the terminal has no layout for: its title, subtitle and a line saying where it can
+ * be seen, so a command never fails for want of a terminal drawing. */
+static int note_only(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
+                     const gb_cells_opts *o, gb_verr *err)
+{
+	area a;
+	if (gb_cells_check_area(g, x, y, w, h, f, err))
+		return -1;
+	gb_cells_area_init(&a, g, x, y, w, h, f, o);
+	int yy = y;
+	if (f->title && yy < y + h)
+		gb_cells_title_line(&a, yy++, NULL);
+	if (f->subtitle && yy < y + h - 1)
+		gb_cells_subtitle_line(&a, yy++);
+	if (yy < y + h) {
+		char buf[256];
+		gb_cells_shorten("(this figure is drawn in the window and in exports: 'window', or "
+		                 "'export FILE.png')", w, buf, sizeof buf);
+		gb_grid_text(g, x, yy, w, buf, NULL, NULL, GB_ATTR_DIM);
+		touch(g, yy);
+	}
+	memset(&g->shown, 0, sizeof g->shown);
+	return 0;
+}
+
 void gb_cells_opts_default(gb_cells_opts *o, int depth)
 {
 	memset(o, 0, sizeof *o);
@@ -272,6 +319,9 @@ int gb_cells_render(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 	case GB_FIG_LINES: return gb_cells_lines(g, x, y, w, h, f, o, err);
 	case GB_FIG_STRIP: return gb_cells_strip(g, x, y, w, h, f, o, err);
 	case GB_FIG_GRID: return gb_cells_panels(g, x, y, w, h, f, o, err);
+	default:
+		if (f->kind >= 0 && f->kind <= GB_FIG_DIAGRAM)
+			return note_only(g, x, y, w, h, f, o, err);
 	}
 	return gb_vfail(err, "unknown figure kind %d", f->kind);
 }

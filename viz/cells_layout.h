@@ -48,6 +48,11 @@ static inline int is_masked(const area *a, double v)
 	return gb_fig_is_masked(a->top, a->f, (float)v);
 }
 
+/* The parts of a heatmap a layout asks for (a grid's panels ask for fewer): P_RLABELS is the
+ * row labels alone (and side columns), P_LABELS row and column labels. */
+enum { P_TITLE = 1, P_LABELS = 2, P_COLORBAR = 4, P_CAPTION = 8, P_NOTICE = 16, P_AXIS = 32,
+       P_RLABELS = 64 };
+
 /* cells.c: painting one cell, and text colour over a coloured cell */
 void gb_cells_set_cell(gb_grid *g, int x, int y, uint32_t cp, const uint8_t *fg,
                        const uint8_t *bg, int attr);
@@ -56,6 +61,7 @@ const uint8_t *gb_cells_ink_for(int depth, const uint8_t bg[3]);
 /* cells_layout.c: text */
 void gb_cells_shorten(const char *s, int maxw, char *out, size_t cap);
 int gb_cells_fmt_num(double v, int prec, char *buf, size_t cap);
+int gb_cells_fmt_sig(double v, int digits, char *buf, size_t cap);
 void gb_cells_fmt_ends(double lo, double hi, int prec, char *a, char *b, size_t cap);
 void gb_cells_range_text(char *buf, size_t cap, int plain, const char *what, int first, int n,
                          int total);
@@ -64,6 +70,7 @@ void gb_cells_range_text(char *buf, size_t cap, int plain, const char *what, int
 void gb_cells_value_rgb(const area *a, double v, uint8_t rgb[3]);
 char gb_cells_ramp_char(const area *a, double v);
 void gb_cells_title_line(area *a, int y, const char *notice);
+void gb_cells_subtitle_line(area *a, int y);
 void gb_cells_caption_line(area *a, int y);
 void gb_cells_colorbar_line(area *a, int x, int y, int w);
 int gb_cells_too_small(gb_verr *err, int w, int h, int need_w, int need_h);
@@ -71,5 +78,10 @@ int gb_cells_check_area(gb_grid *g, int x, int y, int w, int h, const gb_figure 
                         gb_verr *err);
 void gb_cells_area_init(area *a, gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
                         const gb_cells_opts *o);
+
+/* cells_heatmap.c: a heatmap (a->f) with the parts asked for, recording what it showed in sh
+ * (may be NULL); cells_panels.c draws each panel with it. */
+int gb_cells_heatmap_in(area *a, const gb_cells_opts *o, int parts, gb_cells_shown *sh,
+                        gb_verr *err);
 
 #endif

@@ -83,18 +83,20 @@ int gb_cells_lines(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 		if (xlo == xhi)
 			xlo -= 1, xhi += 1;
 	}
-	/* lines: title, y title, plot, axis, x ends, x title, legend, caption */
-	int title = f->title != NULL, ytl = f->y_title != NULL, xtl = f->x_title != NULL;
+	/* lines: title, subtitle, y title, plot, axis, x ends, x title, legend, caption */
+	int title = f->title != NULL, sub = f->subtitle != NULL, ytl = f->y_title != NULL;
+	int xtl = f->x_title != NULL;
 	int legend = f->n_series > 0, cap = f->caption || a.n_bad || a.n_masked;
 	int ph;
 	for (;;) {
-		ph = h - title - ytl - 2 - xtl - legend - cap;
+		ph = h - title - sub - ytl - 2 - xtl - legend - cap;
 		if (ph >= 2)
 			break;
 		if (ytl) ytl = 0;
 		else if (xtl) xtl = 0;
 		else if (legend) legend = 0;
 		else if (cap) cap = 0;
+		else if (sub) sub = 0;
 		else if (title) title = 0;
 		else return gb_cells_too_small(err, w, h, 16, 4);
 	}
@@ -103,7 +105,7 @@ int gb_cells_lines(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 	int pw = w - yw - 1;
 	if (pw < 4)
 		return gb_cells_too_small(err, w, h, yw + 5, h);
-	plot pl = { x + yw + 1, y + title + ytl, pw, ph, a.plain ? 1 : 2, a.plain ? 1 : 4, NULL, NULL };
+	plot pl = { x + yw + 1, y + title + sub + ytl, pw, ph, a.plain ? 1 : 2, a.plain ? 1 : 4, NULL, NULL };
 	pl.dots = calloc((size_t)pw * (size_t)ph, 1);
 	pl.owner = malloc((size_t)pw * (size_t)ph);
 	if (!pl.dots || !pl.owner) {
@@ -138,6 +140,8 @@ int gb_cells_lines(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 	int yy = y;
 	if (title)
 		gb_cells_title_line(&a, yy++, NULL);
+	if (sub)
+		gb_cells_subtitle_line(&a, yy++);
 	if (ytl) {
 		gb_cells_shorten(f->y_title, w, buf, sizeof buf);
 		gb_grid_text(g, x, yy, w, buf, NULL, NULL, GB_ATTR_DIM);

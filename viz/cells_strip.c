@@ -19,15 +19,17 @@ int gb_cells_strip(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 	int n = f->rows * f->cols;
 	char **labels = f->col_labels && f->cols == n ? f->col_labels
 	              : f->row_labels && f->rows == n ? f->row_labels : NULL;
-	int title = f->title != NULL, cbar = f->colorbar, cap = f->caption || a.n_bad || a.n_masked;
-	int lines = h - title - cbar - cap;
+	int title = f->title != NULL, sub = f->subtitle != NULL, cbar = f->colorbar;
+	int cap = f->caption || a.n_bad || a.n_masked;
+	int lines = h - title - sub - cbar - cap;
 	if (lines < 1 && cbar) cbar = 0, lines++;
 	if (lines < 1 && cap) cap = 0, lines++;
+	if (lines < 1 && sub) sub = 0, lines++;
 	if (lines < 1 && title) title = 0, lines++;
 	if (lines < 1 || w < 8)
 		return gb_cells_too_small(err, w, h, 8, 1);
 	int first = clampi(o->col0, 0, n > 0 ? n - 1 : 0), i = first, line = 0, cx = x;
-	int ty = y + title;
+	int ty = y + title + sub;
 	/* Each token: " label " on its colour (plain: "label(0.12)"), then a gap; a token that
 	 * does not fit on what is left of a line starts the next one. */
 	while (i < n && line < lines) {
@@ -68,6 +70,8 @@ int gb_cells_strip(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 		} else
 			gb_cells_title_line(&a, y, NULL);
 	}
+	if (sub)
+		gb_cells_subtitle_line(&a, y + title);
 	int yy = ty + (cx > x ? line + 1 : line);
 	if (cbar)
 		gb_cells_colorbar_line(&a, x, yy++, w);
