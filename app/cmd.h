@@ -35,6 +35,8 @@ const char *command_name(const char *word);
 int usage(const char *name);
 /* A whole number from lo to hi; `what` names it in the error. */
 int parse_int(const char *a, int lo, int hi, int *out, const char *what);
+/* A range "A-B" (or one number "A") within lo..hi; `what` names it in the error. */
+int parse_range(const char *a, int lo, int hi, int *first, int *last, const char *what);
 /* Reads "L H" (need 2) or "L" (need 1) as 1-based numbers; the view checks the ranges. */
 int layer_head(int argc, char **argv, int need, int *l, int *h);
 /* A trace tensor by name; NULL after an error naming the closest name, if one is close. */

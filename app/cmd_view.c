@@ -62,7 +62,17 @@ int cmd_ffn(session *s, int argc, char **argv, const char *rest)
 }
 
 int cmd_embed(session *s, int argc, char **argv, const char *rest) { return argc != 1 ? usage(argv[0]) : show_stage(s, ST_EMBED, s->layer, s->head); }
-int cmd_model(session *s, int argc, char **argv, const char *rest) { return argc != 1 ? usage(argv[0]) : show_figure(s, view_model(s)); }
+/* model [--layers A-B]: at the prompt the grid is paged by layers (show_figure_page). */
+int cmd_model(session *s, int argc, char **argv, const char *rest)
+{
+	int a = 1, b = 0;
+	if (argc != 1 && (argc != 3 || strcmp(argv[1], "--layers")))
+		return usage(argv[0]);
+	if (need_run(s) || (argc == 3 && parse_range(argv[2], 1, s->model.cfg.n_layer, &a, &b, "--layers")))
+		return -1;
+	show_page pg = { a - 1, b ? b - a + 1 : 0, "layer", "model --layers" };
+	return show_figure_page(s, view_model(s), &pg);
+}
 int cmd_resid(session *s, int argc, char **argv, const char *rest) { return argc != 1 ? usage(argv[0]) : show_stage(s, ST_RESID, s->layer, s->head); }
 
 int cmd_pe(session *s, int argc, char **argv, const char *rest)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "app/lesson.h"
+#include "app/textout.h"
 
 /* Edit distance (insertions, deletions, substitutions) between two short strings, for
  * "did you mean" suggestions. */
@@ -60,6 +61,25 @@ int parse_int(const char *a, int lo, int hi, int *out, const char *what)
 		return -1;
 	}
 	*out = (int)v;
+	return 0;
+}
+
+int parse_range(const char *a, int lo, int hi, int *first, int *last, const char *what)
+{
+	char *end, *dash;
+	errno = 0;
+	long x = strtol(a, &dash, 10), y = x;
+	if (dash != a && *dash == '-' && dash[1])
+		y = strtol(dash + 1, &end, 10);
+	else
+		end = dash;
+	if (dash == a || *end || errno || x < lo || y > hi || x > y) {
+		errorf("%s takes a range from %d to %d, such as %d-%d or %d (got '%s')", what, lo, hi, lo,
+		       hi > lo ? lo + 1 : lo, lo, a);
+		return -1;
+	}
+	*first = (int)x;
+	*last = (int)y;
 	return 0;
 }
 
@@ -112,22 +132,133 @@ const gb_ttensor *find_tensor(session *s, const char *name)
 	return t;
 }
 
+/* help's families, in the order a newcomer meets them. A command of the table that no
+ * family names (a new one) is listed under "more", so help never hides a command. */
+static const struct {
+	const char *name, *commands;
+} families[] = {
+	{ "the text", "run tokenize step" },
+	{ "views of the current run (figures)", "embed pe qkv scores attn model ln ffn resid next cross show heads lens arch" },
+	{ "generation", "generate beam translate" },
+	{ "probes", "ablate near compare" },
+	{ "numbers and files", "trace print dump export calc masks" },
+	{ "models", "models load info init train eval curves bench" },
+	{ "lessons, screens and settings", "lesson tui window set help quit" },
+};
+
+static int in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; (p = strstr(p, name)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return 1;
+	return 0;
+}
+
+/* One line of the list: "  NAME USAGE" in a column of `col`, then the one-line help wrapped
+ * under itself; a usage too long for the column puts the help on the next line. */
+static void help_entry(const command *c, int width, int col)
+{
+	char head[512];
+	snprintf(head, sizeof head, "  %s%s%s", c->name, *c->usage ? " " : "", c->usage);
+	int hw = gb_utf8_width(head);
+	if (hw + 1 > col) {
+		/* the usage wrapped on its own, under the name */
+		printf("  %s", c->name);
+		if (*c->usage) {
+			putchar(' ');
+			text_wrap(stdout, c->usage, width, 3 + (int)strlen(c->name), 4 + (int)strlen(c->name));
+		} else
+			putchar('\n');
+		printf("%*s", col, "");
+	} else
+		printf("%s%*s", head, col - hw, "");
+	text_wrap(stdout, c->help, width, col, col);
+}
+
+/* A long help, its lines joined into paragraphs at the terminal's width; a line that starts
+ * with "word:" (a setting, an option) or "- " starts a paragraph of its own. */
+static void help_more(const char *more, int width)
+{
+	char *copy = strdup(more), *save = NULL, para[4096] = "";
+	int item = 0;
+	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		size_t k = strspn(l, "abcdefghijklmnopqrstuvwxyz-");
+		int starts = (k > 0 && l[k] == ':' && l[k + 1] == ' ') || !strncmp(l, "- ", 2);
+		if (starts && para[0]) {
+			text_wrap(stdout, para, width, 0, item ? 2 : 0);
+			para[0] = 0;
+		}
+		if (!para[0])
+			item = starts;
+		snprintf(para + strlen(para), sizeof para - strlen(para), "%s%s", para[0] ? " " : "", l);
+	}
+	if (para[0])
+		text_wrap(stdout, para, width, 0, item ? 2 : 0);
+	free(copy);
+}
+
 int cmd_help(session *s, int argc, char **argv, const char *rest)
 {
+	int width = text_width();
 	if (argc > 1) {
 		const command *c = command_find(argv[1]);
 		if (!c)
 			return -1;
-		printf("%s %s\n  %s\n", c->name, c->usage, c->help);
-		if (c->more && *c->more)
-			printf("\n%s\n", c->more);
+		printf("%s", c->name);
+		if (*c->usage) {
+			putchar(' ');
+			text_wrap(stdout, c->usage, width, (int)strlen(c->name) + 1, (int)strlen(c->name) + 1);
+		} else
+			putchar('\n');
+		printf("  ");
+		text_wrap(stdout, c->help, width, 2, 2);
+		if (c->more && *c->more) {
+			putchar('\n');
+			help_more(c->more, width);
+		}
 		return 0;
 	}
-	printf("Commands (a unique prefix is enough; 'help CMD' says more):\n");
+	/* the column of the one-line helps: narrower on a narrow terminal */
+	int col = width >= 100 ? 34 : width >= 80 ? 26 : 20;
+	printf("Start here:\n");
+	static const char *start[][2] = {
+		{ "run When Mary and John went to the park, John gave a ball to", "a text to look at" },
+		{ "step", "a guided tour of it, one stage at a time" },
+		{ "attn 1 1", "where each token looks, in layer 1, head 1" },
+		{ "next", "what the model expects to come next" },
+		{ "lesson", "fifteen lessons, from tokens to decoding" },
+	};
+	for (size_t i = 0; i < sizeof start / sizeof *start; i++) {
+		int w = 2 + gb_utf8_width(start[i][0]);
+		printf("  %s", start[i][0]);
+		if (w + 1 > col) {
+			printf("\n%*s", col, "");
+		} else
+			printf("%*s", col - w, "");
+		text_wrap(stdout, start[i][1], width, col, col);
+	}
+	printf("\nCommands by family (a unique prefix is enough; 'help CMD' says more):\n");
+	int nf = (int)(sizeof families / sizeof *families);
+	for (int k = 0; k < nf; k++) { /* each family in its own order */
+		printf("\n%s\n", families[k].name);
+		char *names = strdup(families[k].commands), *save = NULL;
+		for (char *nm = strtok_r(names, " ", &save); nm; nm = strtok_r(NULL, " ", &save))
+			for (const command *c = commands; c->name; c++)
+				if (!strcmp(c->name, nm))
+					help_entry(c, width, col);
+		free(names);
+	}
+	int more = 0;
 	for (const command *c = commands; c->name; c++) {
-		char head[64];
-		snprintf(head, sizeof head, "%s %s", c->name, c->usage);
-		printf("  %-34s %s\n", head, c->help);
+		int listed = 0;
+		for (int j = 0; j < nf && !listed; j++)
+			listed = in_list(families[j].commands, c->name);
+		if (!listed) {
+			if (!more++)
+				printf("\nmore\n");
+			help_entry(c, width, col);
+		}
 	}
 	return 0;
 }
@@ -165,7 +296,9 @@ const command commands[] = {
 	  "masked (the default) is q.k / sqrt(d_head) with -inf where the causal mask hides a key:\n"
 	  "exactly what enters the softmax.", cmd_scores },
 	{ "attn", "L H", "attention weights of head H in layer L (query x key; rows sum to 1)", "", cmd_head_stage },
-	{ "model", "", "every layer and head's attention weights at once", "", cmd_model },
+	{ "model", "[--layers A-B]", "every layer and head's attention weights at once",
+	  "At the prompt the grid shows the layers that fit the terminal, and a line names the\n"
+	  "command for the others: model --layers 3-4.", cmd_model },
 	{ "ln", "L [K]", "layer norm K (1, 2 or 3) of layer L: statistics of its input and its output", "", cmd_ln },
 	{ "ffn", "L", "the feed-forward network's hidden units in layer L", "", cmd_ffn },
 	{ "resid", "", "the residual stream's length per token after every sub-layer", "", cmd_resid },

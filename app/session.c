@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "app/textout.h"
 #include "app/views.h"
 #include "model/tokenizer/tokenizer.h"
 #include "viz/cells.h"
@@ -207,26 +207,67 @@ static int term_depth(session *s)
 	return gb_term_depth(getenv("COLORTERM"), getenv("TERM"), getenv("NO_COLOR"), isatty(1), 0);
 }
 
-/* The space a figure may take: the terminal's size at a prompt; for scripts and pipes,
- * $COLUMNS x $LINES or 120 x 80, so a whole 64-token map fits. */
-static void term_size(int *w, int *h)
+/* The lines a figure is given at the prompt. A heatmap, a bar chart and a token strip get
+ * every row they have, one per line, with whole labels: the terminal scrolls, as it does for
+ * any long output (the explorer is where a window scrolls). Line plots fill the screen; a
+ * grid of panels takes one screen, less a line for its paging hint, or more when one row of
+ * whole panels needs it. */
+static int figure_lines(const gb_figure *f, int screen)
 {
-	struct winsize ws;
-	const char *c = getenv("COLUMNS"), *l = getenv("LINES");
-	*w = 120;
-	*h = 80;
-	if (isatty(1) && !ioctl(1, TIOCGWINSZ, &ws) && ws.ws_col > 0) {
-		*w = ws.ws_col;
-		*h = ws.ws_row > 3 ? ws.ws_row - 2 : ws.ws_row;
+	long need;
+	switch (f->kind) {
+	case GB_FIG_HEATMAP: need = (long)f->rows + 24; break;
+	case GB_FIG_BARS:
+	case GB_FIG_STRIP: need = (long)f->rows * f->cols + 8; break;
+	case GB_FIG_GRID: { /* a screen, but never too few lines for one whole row of panels */
+		int one = 0;
+		for (int i = 0; i < f->n_panels; i++)
+			one = f->panels[i]->rows > one ? f->panels[i]->rows : one;
+		one += 1 + (f->title != NULL) + (f->subtitle != NULL) + 2;
+		screen = screen > 4 ? screen - 1 : screen;
+		return one > screen ? one : screen;
 	}
-	if (c && atoi(c) > 0)
-		*w = atoi(c);
-	if (l && atoi(l) > 0)
-		*h = atoi(l);
+	default: return screen;
+	}
+	return need > screen ? (need > 5000 ? 5000 : (int)need) : screen;
 }
 
-/* Makes f the current figure and draws it on stdout. NULL (a view's error) fails. */
+/* "3-4" or "3" */
+static void span(char *buf, size_t cap, int a, int b)
+{
+	if (a == b)
+		snprintf(buf, cap, "%d", a);
+	else
+		snprintf(buf, cap, "%d-%d", a, b);
+}
+
+/* After a grid shown in part: which rows of panels were shown and the command for the others,
+ * e.g. "layers 1-2 of 4: model --layers 3-4 for the rest". */
+static void page_hint(const gb_cells_shown *sh, const show_page *pg)
+{
+	char now[32], next[32];
+	int a = sh->row0 + 1, b = sh->row0 + sh->rows, n = sh->rows_total;
+	if (!pg || !pg->what || (sh->rows >= n && !pg->count))
+		return;
+	span(now, sizeof now, a, b);
+	if (b < n) {
+		int e = b + sh->rows < n ? b + sh->rows : n;
+		span(next, sizeof next, b + 1, e);
+		printf("%s%s %s of %d: %s %s for %s\n", pg->what, a == b ? "" : "s", now, n, pg->cmd, next, e == n ? "the rest" : "the next");
+	} else if (a > 1) {
+		span(next, sizeof next, 1, sh->rows < a - 1 ? sh->rows : a - 1);
+		printf("%s%s %s of %d: %s %s for the first\n", pg->what, a == b ? "" : "s", now, n, pg->cmd, next);
+	}
+}
+
 int show_figure(session *s, gb_figure *f)
+{
+	return show_figure_page(s, f, NULL);
+}
+
+/* Makes f the current figure and draws it on stdout, the rows of panels pg asks for when it
+ * is a grid (NULL: from the first, as many as fit). NULL f (a view's error) fails. */
+int show_figure_page(session *s, gb_figure *f, const show_page *pg)
 {
 	if (!f)
 		return -1;
@@ -238,22 +279,40 @@ int show_figure(session *s, gb_figure *f)
 			f->panels[i]->cmap = s->palette;
 	}
 	int w, h, depth = term_depth(s);
-	term_size(&w, &h);
+	text_size(&w, &h);
+	h = figure_lines(f, h);
 	gb_grid g;
 	gb_verr err;
 	gb_cells_opts o;
 	gb_cells_opts_default(&o, depth);
+	if (f->kind == GB_FIG_HEATMAP)
+		o.half = 0;
+	/* a grid paged: its rows of panels from pg->first, pg->count of them (0: as fit) */
+	gb_figure view = *f;
+	if (pg && f->kind == GB_FIG_GRID) {
+		int gc = f->grid_cols > 0 ? f->grid_cols : 1;
+		o.row0 = pg->first;
+		if (pg->count > 0 && (long)(pg->first + pg->count) * gc < f->n_panels)
+			view.n_panels = (pg->first + pg->count) * gc;
+	}
 	char *text = NULL;
 	size_t len = 0;
 	int rc = gb_grid_init(&g, w, h, &err);
 	if (!rc)
-		rc = gb_cells_render(&g, 0, 0, w, h, f, &o, &err);
+		rc = gb_cells_render(&g, 0, 0, w, h, &view, &o, &err);
 	if (!rc)
 		rc = gb_cells_write(&g, depth, &text, &len, &err);
 	if (rc)
 		errorf("%s", err.msg);
-	else
+	else {
 		fwrite(text, 1, len, stdout);
+		if (f->kind == GB_FIG_GRID && pg) {
+			gb_cells_shown sh = g.shown;
+			int gc = f->grid_cols > 0 ? f->grid_cols : 1;
+			sh.rows_total = (f->n_panels + gc - 1) / gc; /* the whole grid, not the view's */
+			page_hint(&sh, pg);
+		}
+	}
 	free(text);
 	gb_grid_free(&g);
 	if (!rc && s->win && gb_window_show(s->win, f, &err))

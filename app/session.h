@@ -69,6 +69,15 @@ int rerun(session *s);
 
 /* Makes f the session's current figure and draws it (as every view does); NULL fails. */
 int show_figure(session *s, gb_figure *f);
+/* The same for a grid shown a page at a time at the prompt: rows of panels from `first`
+ * (0-based), `count` of them (0: as many as fit the screen), and a line naming the page and
+ * the command for the others ("layers 1-2 of 4: model --layers 3-4 for the rest"). */
+typedef struct show_page {
+	int first, count;
+	const char *what;         /* what a row of panels is: "layer" ("layers 1-2 of 4") */
+	const char *cmd;          /* the command that pages: "model --layers" */
+} show_page;
+int show_figure_page(session *s, gb_figure *f, const show_page *pg);
 /* The view of a stage (enum stage in views.h), recorded as the session's current one. */
 int show_stage(session *s, int stage, int layer, int head);
 
