@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/textout.h"
 #include "model/decode.h"
 #include "model/tokenizer/tokenizer.h"
 
@@ -47,8 +48,8 @@ static int parse_sampling(int argc, char **argv, int from, gb_sampling *sm, int 
 }
 
 /* The tokens the newest position attends to most, averaged over the last layer's heads:
- * printed after a generated token ("looks at ..."). */
-static void attended(session *s, int n)
+ * printed after a generated token ("looks at ..."), whose line has col columns so far. */
+static void attended(session *s, int n, int col)
 {
 	const gb_config *c = &s->model.cfg;
 	char name[64];
@@ -74,11 +75,22 @@ static void attended(session *s, int n)
 				break;
 			}
 	}
-	printf("   looks at");
+	/* on the token's line while it fits the terminal; a token and its weight never part */
+	int width, h;
+	text_size(&width, &h);
+	printf("  looks at");
+	col += 10;
 	for (int k = 0; k < 3 && best[k] >= 0; k++) {
-		char piece[128];
+		char piece[128], item[160];
 		piece_str(s, ids[at[k]], piece, sizeof piece);
-		printf(" %s (%.2f)", piece, best[k]);
+		snprintf(item, sizeof item, " %s (%.2f)", piece, best[k]);
+		int w = gb_utf8_width(item);
+		if (col + w > width && col > 15) {
+			printf("\n          ");
+			col = 10;
+		}
+		fputs(item, stdout);
+		col += w;
 	}
 	printf("\n");
 }
@@ -129,13 +141,18 @@ int cmd_generate(session *s, int argc, char **argv, const char *rest)
 		seq[n++] = id;
 		char piece[128];
 		piece_str(s, id, piece, sizeof piece);
-		printf("%3d  %-16s  id %-6d p = %.4f", step + 1, piece, id, p);
+		/* columns by display width: a "·" is one column but two bytes */
+		printf("%3d  ", step + 1);
+		int pw = gb_utf8_width(piece) > 12 ? gb_utf8_width(piece) : 12;
+		text_cols(stdout, piece, pw);
+		printf("  id %-5d p = %.4f", id, p);
+		int col = 5 + pw + 2 + 8 + 11;
 		rc = c->encdec ? forward(s, src, n_src, seq, n) : forward(s, seq, n, NULL, 0);
 		if (rc) {
 			printf("\n");
 			break;
 		}
-		attended(s, n);
+		attended(s, n, col);
 		fflush(stdout);
 		if (id == c->eos_id && c->eos_id >= 0)
 			break;

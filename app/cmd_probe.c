@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/textout.h"
 #include "app/views.h"
 #include "model/decode.h"
 
@@ -142,8 +143,12 @@ int cmd_ablate(session *s, int argc, char **argv, const char *rest)
 		char a[128], b[128];
 		piece_str(s, before[i], b, sizeof b);
 		piece_str(s, after[i], a, sizeof a);
-		printf("  %-14s %6.3f  (then %6.3f)     %-14s %6.3f  (before %6.3f)\n", b, pb[i], prob_of(&ab, before[i]), a, pa[i],
-		       prob_of(tr, after[i]));
+		/* columns by display width: printf's %-14s counts a "·" as two */
+		printf("  ");
+		text_cols(stdout, b, 14);
+		printf(" %6.3f  (then %6.3f)     ", pb[i], prob_of(&ab, before[i]));
+		text_cols(stdout, a, 14);
+		printf(" %6.3f  (before %6.3f)\n", pa[i], prob_of(tr, after[i]));
 	}
 	if (before[0] != after[0]) {
 		char a[128], b[128];
@@ -333,7 +338,9 @@ int cmd_near(session *s, int argc, char **argv, const char *rest)
 			if (sim[v] > sim[best])
 				best = v;
 		piece_str(s, best, piece, sizeof piece);
-		printf("  %-16s %6.3f\n", piece, sim[best]);
+		printf("  ");
+		text_cols(stdout, piece, 16);
+		printf(" %6.3f\n", sim[best]);
 		sim[best] = -3;
 	}
 	free(sim);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/textout.h"
 #include "app/tour.h"
 #include "model/tokenizer/tokenizer.h"
 
@@ -126,7 +127,15 @@ int cmd_tokenize(session *s, int argc, char **argv, const char *rest)
 		/* Replay: every word starts as its bytes; each merge joins two neighbours, lowest rank
 		 * (learned earliest) first. */
 		printf("%d words; %d merges in the order applied (rank = when the merge was learned)\n", tt.n_words, tt.n_steps);
-		int *pieces = malloc(sizeof(int) * (strlen(rest) + 1)), np = 0, cur = -1;
+		int *pieces = malloc(sizeof(int) * (strlen(rest) + 1)), np = 0, cur = -1, rule_w = 0;
+		for (int k = 0; k < tt.n_steps; k++) { /* the widest "a + b -> ab", for one column */
+			char l[128], r[128], m[128], rule[400];
+			piece_str(s, tt.steps[k].left, l, sizeof l);
+			piece_str(s, tt.steps[k].right, r, sizeof r);
+			piece_str(s, tt.steps[k].result, m, sizeof m);
+			snprintf(rule, sizeof rule, "%s + %s -> %s", l, r, m);
+			rule_w = gb_utf8_width(rule) > rule_w ? gb_utf8_width(rule) : rule_w;
+		}
 		for (int k = 0; k <= tt.n_steps; k++) {
 			int w = k < tt.n_steps ? tt.steps[k].word : tt.n_words;
 			while (cur < w) { /* a new word: finish the previous one, start from its bytes */
@@ -158,7 +167,12 @@ int cmd_tokenize(session *s, int argc, char **argv, const char *rest)
 			pieces[st->pos] = st->result;
 			memmove(pieces + st->pos + 1, pieces + st->pos + 2, sizeof(int) * (size_t)(np - st->pos - 2));
 			np--;
-			printf("  merge %-3d rank %-5d %s + %s -> %-10s ", k + 1, st->rank, l, r, m);
+			/* padded by display width, so the pieces after a "·" stay in their column */
+			char rule[400];
+			snprintf(rule, sizeof rule, "%s + %s -> %s", l, r, m);
+			printf("  merge %-3d rank %-5d ", k + 1, st->rank);
+			text_cols(stdout, rule, gb_utf8_width(rule) > rule_w ? gb_utf8_width(rule) : rule_w);
+			putchar(' ');
 			print_pieces(s, pieces, np);
 			printf("\n");
 		}
@@ -206,6 +220,8 @@ int cmd_step(session *s, int argc, char **argv, const char *rest)
 	s->tour = i + 1; /* a stop this model cannot show (e.g. no positions) is passed, not a wall */
 	if (!f)
 		return -1;
-	printf("== stop %d of %d: %s\n%s\n\n", i + 1, n, heading, text);
+	printf("== stop %d of %d: %s\n", i + 1, n, heading);
+	text_wrap(stdout, text, text_width(), 0, 0); /* one paragraph, at the terminal's width */
+	putchar('\n');
 	return show_figure(s, f);
 }
