@@ -69,7 +69,9 @@ int gb_cells_panels(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 		if (!lw || pw - lw - 1 < p->cols)
 			labels = 0; /* tokens beside the rows only when every column still shows */
 	}
-	if (!a.plain && o->half != 0 && (o->half > 0 || ph * gr > avail)) {
+	/* half blocks only when they show more rows of panels (or whole ones) */
+	int more = ph > avail || clampi(avail / ph_half, 1, gr) > clampi(avail / ph, 1, gr);
+	if (!a.plain && o->half != 0 && (o->half > 0 || (ph * gr > avail && more))) {
 		half = 1;
 		ph = ph_half;
 		labels = 0;
