@@ -138,7 +138,7 @@ int cmd_ablate(session *s, int argc, char **argv, const char *rest)
 	double pb[5], pa[5];
 	top_tokens(tr, k, before, pb);
 	top_tokens(&ab, k, after, pa);
-	printf("next token with every head           with layer %d head %d zeroed\n", l, h);
+	printf("%-38swith layer %d head %d zeroed\n", "next token with every head", l, h);
 	for (int i = 0; i < k; i++) {
 		char a[128], b[128];
 		piece_str(s, before[i], b, sizeof b);
@@ -146,7 +146,7 @@ int cmd_ablate(session *s, int argc, char **argv, const char *rest)
 		/* columns by display width: printf's %-14s counts a "·" as two */
 		printf("  ");
 		text_cols(stdout, b, 14);
-		printf(" %6.3f  (then %6.3f)     ", pb[i], prob_of(&ab, before[i]));
+		printf(" %6.3f  (then %6.3f)   ", pb[i], prob_of(&ab, before[i]));
 		text_cols(stdout, a, 14);
 		printf(" %6.3f  (before %6.3f)\n", pa[i], prob_of(tr, after[i]));
 	}

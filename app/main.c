@@ -20,6 +20,7 @@
 #include "app/commands.h"
 #include "app/complete.h"
 #include "app/session.h"
+#include "app/textout.h"
 #include "app/tui.h"
 #include "model/fileio.h"
 
@@ -91,12 +92,15 @@ static int repl(session *s)
 	if (have_hist)
 		read_history(hist);
 	complete_install(s);
-	printf("glassbox %s — a Transformer you can see through. Type 'help' for the commands.\n", GLASSBOX_VERSION);
+	char banner[256]; /* wrapped at the terminal's width, never in a word */
+	snprintf(banner, sizeof banner, "glassbox %s — a Transformer you can see through. Type 'help' for the commands.",
+	         GLASSBOX_VERSION);
+	text_wrap(stdout, banner, text_width(), 0, 0);
 	if (!s->loaded)
-		printf("No model loaded yet. Try:  init /tmp/demo   then   load /tmp/demo   then   run hello world\n");
+		printf("No model loaded yet. Try:\n  init /tmp/demo   then   load /tmp/demo   then   run hello world\n");
 	else
-		printf("Loaded %s. Try:  run When Mary and John went to the park, John gave a ball to\n"
-		       "                 attn 1 1        next        heads\n", s->model.dir);
+		printf("Loaded %s. Try:\n  run When Mary and John went to the park, John gave a ball to\n"
+		       "  attn 1 1        next        heads\n", s->model.dir);
 	repl_session = s;
 	rl_callback_handler_install("glassbox> ", on_line);
 	while (!repl_done) {

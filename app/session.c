@@ -290,10 +290,17 @@ int show_figure_page(session *s, gb_figure *f, const show_page *pg)
 	/* a grid paged: its rows of panels from pg->first, pg->count of them (0: as fit) */
 	gb_figure view = *f;
 	if (pg && f->kind == GB_FIG_GRID) {
-		int gc = f->grid_cols > 0 ? f->grid_cols : 1;
+		int gc = f->grid_cols > 0 ? f->grid_cols : 1, rows = 0;
 		o.row0 = pg->first;
 		if (pg->count > 0 && (long)(pg->first + pg->count) * gc < f->n_panels)
 			view.n_panels = (pg->first + pg->count) * gc;
+		/* the rows of panels asked for by name are all shown, one data row per line: the
+		 * terminal scrolls */
+		for (int i = 0; i < f->n_panels; i++)
+			rows = f->panels[i]->rows > rows ? f->panels[i]->rows : rows;
+		int need = pg->count * (1 + rows) + 2 + (f->title != NULL) + (f->subtitle != NULL);
+		if (pg->count > 0 && need > h && need < 5000)
+			h = need;
 	}
 	char *text = NULL;
 	size_t len = 0;

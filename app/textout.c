@@ -15,13 +15,16 @@ void text_size(int *w, int *h)
 	const char *c = getenv("COLUMNS"), *l = getenv("LINES");
 	*w = 120;
 	*h = 80;
-	if (isatty(1) && !ioctl(1, TIOCGWINSZ, &ws) && ws.ws_col > 0) {
+	int tty = isatty(1) && !ioctl(1, TIOCGWINSZ, &ws) && ws.ws_col > 0;
+	if (tty) {
 		*w = ws.ws_col;
 		*h = ws.ws_row > 3 ? ws.ws_row - 2 : ws.ws_row;
 	}
-	if (c && atoi(c) > 0)
+	/* on a terminal they may narrow it (a lesson keeps room for its prose), never widen it:
+	 * readline exports the terminal's own size there, prompt line included */
+	if (c && atoi(c) > 0 && (!tty || atoi(c) < *w))
 		*w = atoi(c);
-	if (l && atoi(l) > 0)
+	if (l && atoi(l) > 0 && (!tty || atoi(l) < *h))
 		*h = atoi(l);
 }
 

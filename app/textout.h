@@ -8,8 +8,8 @@
 #include <stdio.h>
 
 /* The space output may take: the terminal's columns and lines (less two lines, for the
- * prompt) on a terminal; for scripts and pipes $COLUMNS x $LINES, else 120 x 80. $COLUMNS and
- * $LINES win on a terminal too. */
+ * prompt) on a terminal, where $COLUMNS and $LINES may make it smaller (a lesson keeps room
+ * for its prose); for scripts and pipes $COLUMNS x $LINES, else 120 x 80. */
 void text_size(int *w, int *h);
 
 /* The column prose wraps at: the terminal's width, at most 100 (longer lines are hard to
