@@ -1,6 +1,8 @@
 #!/bin/sh
 # t_repl.sh — the prompt as a person meets it, driven in tmux: the banner, Tab completion
-# generated from the command table, history in $XDG_STATE_HOME, and Ctrl-D leaving cleanly.
+# generated from the command table, history in $XDG_STATE_HOME, Ctrl-D leaving cleanly, and
+# the session of t_transcript.sh's golden files on real terminals of 80x24 and 160x48 (one row
+# per line with whole labels, paging, help and columns within the width).
 cd "$(dirname "$0")/.." || exit 1
 if ! command -v tmux >/dev/null 2>&1; then
 	echo "1..0 # SKIP tmux not installed"
@@ -22,7 +24,7 @@ lastline() { screen | grep -v "^$" | tail -n 1; }
 # waitline REGEX: up to 5 s for the last screen line to match
 waitline() { i=0; while [ $i -lt 50 ]; do lastline | grep -q -- "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
 
-echo "1..15"
+echo "1..29"
 tmux kill-session -t "$S" 2>/dev/null
 tmux new-session -d -s "$S" -x 100 -y 30 "env XDG_STATE_HOME=$T/state TERM=xterm-256color ./glassbox; echo EXIT=\$?; sleep 5"
 waitfor "glassbox>"; ok $? "the prompt appears"
@@ -59,4 +61,43 @@ tmux send-keys -t "$S" C-u C-d
 waitfor "EXIT=0"; ok $? "Ctrl-D leaves with status 0"
 grep -q "run hello there" "$T/state/glassbox/history" 2>/dev/null; ok $? "history is kept in \$XDG_STATE_HOME/glassbox/history"
 tmux kill-session -t "$S" 2>/dev/null
+
+# The transcript session at 80x24 and 160x48, in colour, as a class would see it.
+SENT="When Mary and John went to the park, John gave a ball to"
+# col TEXT: the display column where TEXT starts on each screen line that has it, one a line
+col() { all | perl -CS -ne "print index(\$_, '$1'), \"\\n\" if index(\$_, '$1') >= 0"; }
+all() { tmux capture-pane -p -S - -t "$S"; }
+# same_col TEXT N: TEXT is on at least N lines, all at one column
+same_col() { [ "$(col "$1" | wc -l)" -ge "$2" ] && [ "$(col "$1" | sort -u | wc -l)" -eq 1 ]; }
+# unwrapped: no line of the whole scrollback was wrapped by the terminal (-J joins them)
+unwrapped() { [ "$(tmux capture-pane -p -S - -t "$S" | wc -l)" -eq "$(tmux capture-pane -pJ -S - -t "$S" | wc -l)" ]; }
+# run_cmd CMD: clears the screen and its history, runs CMD, waits for the prompt after it
+run_cmd() { tmux send-keys -t "$S" C-l; tmux clear-history -t "$S"; tmux send-keys -t "$S" "$1" Enter; sleep 0.3; waitline "^glassbox> *$"; }
+for size in 80x24 160x48; do
+	w=${size%x*} h=${size#*x}
+	tmux new-session -d -s "$S" -x "$w" -y "$h" "env XDG_STATE_HOME=$T/state TERM=xterm-256color COLORTERM=truecolor ./glassbox; sleep 5"
+	waitfor "glassbox>"
+	tmux send-keys -t "$S" "set engine ref" Enter "run $SENT" Enter
+	run_cmd "attn 3 2"
+	rows=0
+	for tok in When "·Mar" "·went" "·par" "," "·ball"; do
+		all | grep -qE "^ *$tok( |\$)" && rows=$((rows + 1))
+	done
+	[ "$rows" -eq 6 ] && ! all | grep -q "…/\|/·" && unwrapped; ok $? "$size: attn 3 2 has a line per row with its whole token, none packed or wrapped ($rows of 6 found)"
+	run_cmd "model"
+	screen | grep -q "^layers\? [0-9-]* of 4: model --layers [0-9-]* for the" && unwrapped; ok $? "$size: model shows the layers that fit and names the command for the rest"
+	run_cmd "model --layers 3-4"
+	all | grep -q "L3 H1" && all | grep -q "L4 H4"; ok $? "$size: model --layers 3-4 shows layers 3 and 4"
+	run_cmd "help"
+	unwrapped && tmux capture-pane -p -S - -t "$S" | grep -q "^Start here:" && tmux capture-pane -p -S - -t "$S" | grep -q "^generation"; ok $? "$size: help starts with 'Start here', is grouped by family, and wraps at the width"
+	run_cmd "generate 3 --top-k 1"
+	same_col " id " 3 && same_col "p = " 3; ok $? "$size: generate's columns line up after a '·' (id at $(col ' id ' | tr '\n' ' '))"
+	run_cmd "tokenize --steps When Mary gave the ball"
+	merges=$(all | grep -c '^  merge')
+	cols=$(all | grep '^  merge' | perl -CS -ne 'print index($_, "rank"), " ", index($_, "["), "\n"' | sort -u | wc -l)
+	[ "$merges" -eq 16 ] && [ "$cols" -eq 1 ]; ok $? "$size: tokenize --steps keeps its columns with '·' pieces"
+	run_cmd "ablate 3 2"
+	same_col "(then" 5 && same_col "(before" 5 && unwrapped; ok $? "$size: ablate's columns line up and fit the width"
+	tmux kill-session -t "$S" 2>/dev/null
+done
 exit $((fails > 0))
