@@ -80,7 +80,7 @@ void gb_cells_fmt_ends(double lo, double hi, int prec, char *a, char *b, size_t 
 
 static double unit(const area *a, double v)
 {
-	return (v - a->lo) / (a->hi - a->lo);
+	return gb_fig_unit(a->top, a->lo, a->hi, v);
 }
 
 /* The colour of a value: gb_mask_rgb for a masked cell, gb_bad_rgb for NaN/inf. */
@@ -91,7 +91,7 @@ void gb_cells_value_rgb(const area *a, double v, uint8_t rgb[3])
 	else if (!isfinite(v))
 		memcpy(rgb, gb_bad_rgb, 3);
 	else
-		gb_cmap_rgb(a->f->cmap, unit(a, v), rgb);
+		gb_cmap_rgb(a->top->cmap, unit(a, v), rgb); /* a grid's panels take its map, as in a PNG */
 }
 
 char gb_cells_ramp_char(const area *a, double v)
