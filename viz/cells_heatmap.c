@@ -397,10 +397,12 @@ int gb_cells_panels(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 		return gb_cells_too_small(err, w, h, 12, 3);
 	/* a panel's natural height: its title and its rows, one per line when every row of panels
 	 * fits that way (bigger, square cells), else two per line with half blocks */
-	int ph = 1, ph_half = 1, half = 0;
+	int ph = 1, ph_half = 1, half = 0, parts = P_TITLE | (f->panel_labels ? P_LABELS : 0);
 	for (int i = 0; i < n; i++) {
 		const gb_figure *p = f->panels[i];
-		int need = 1 + p->rows, need_half = 1 + (p->numbers ? p->rows : (p->rows + 1) / 2);
+		/* labelled panels: their column labels' lines too (written downwards when long) */
+		int cl = (parts & P_LABELS) ? clampi(max_label_w(p, p->cols, 0, 12), 1, 8) : 0;
+		int need = 1 + cl + p->rows, need_half = 1 + cl + (p->numbers ? p->rows : (p->rows + 1) / 2);
 		ph = need > ph ? need : ph;
 		ph_half = need_half > ph_half ? need_half : ph_half;
 	}
@@ -435,7 +437,7 @@ int gb_cells_panels(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 				continue;
 			}
 			gb_cells_shown sh;
-			if (heatmap_in(&pa, &po, P_TITLE, &sh, err))
+			if (heatmap_in(&pa, &po, parts, &sh, err))
 				return -1;
 			if (sh.rows < p->rows || sh.cols < p->cols) {
 				clipped = 1;

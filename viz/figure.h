@@ -121,6 +121,11 @@ typedef struct gb_figure {
 	 * ("Model", "tiny-lm"), ("Text", "the cat sat"), ("Tensor", "L1.attn.weights"). */
 	char **meta_keys, **meta_vals;
 	int n_meta;
+
+	/* Issue 18, the views' part. GRID: every panel keeps its row and column labels in the
+	 * terminal as well (qkv's three panels of tokens x features have the room; the model
+	 * view's sixteen small maps do not, and go without). */
+	int panel_labels;
 } gb_figure;
 
 /* A new empty figure of a kind (viridis, automatic range, colorbar on, precision 2). NULL when
