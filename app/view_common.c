@@ -167,6 +167,13 @@ static void quote_text(const char *text, int max, int tail, char *out, size_t ca
 			w += gb_cp_width(cp);
 			p += k;
 		}
+		const char *sp = p; /* end at a word's end when one is near */
+		while (sp > clean + max / 2 && sp[0] != ' ' && sp[-1] != ' ')
+			sp--;
+		if (sp > clean + max / 2)
+			p = sp;
+		while (p > clean && p[-1] == ' ')
+			p--;
 		snprintf(out, cap, "%s%.*s%s%s", q0, (int)(p - clean), clean, ell, q1);
 	} else {
 		const char *p = clean;
@@ -175,6 +182,13 @@ static void quote_text(const char *text, int max, int tail, char *out, size_t ca
 			w += cp == GB_UTF8_BAD ? 1 : gb_cp_width(cp);
 			p += k;
 		}
+		const char *sp = p; /* start at a word's start when one is near */
+		while (*sp && sp[0] != ' ' && sp - p < max / 2 && (sp == p || sp[-1] != ' '))
+			sp++;
+		if (*sp == ' ' && sp - p < max / 2)
+			p = sp;
+		while (*p == ' ')
+			p++;
 		snprintf(out, cap, "%s%s%s%s", q0, ell, p, q1);
 	}
 }

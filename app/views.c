@@ -196,8 +196,8 @@ gb_figure *view_pe(session *s, const int *dims, int n_dims, const int *units)
 		free(y);
 		f->x_title = strdup("position");
 		f->y_title = strdup("value");
-		view_titlef(f, "%s: chosen dimensions along the positions%s", sinus ? "Positional encoding" : "Learned position vectors",
-		       enc);
+		view_titlef(f, "%s: chosen dimensions along the positions%s",
+		            sinus ? "Positional encoding" : "Learned position vectors", enc);
 	} else {
 		/* Columns are numbered from 1 like every figure's, and the formula counts features
 		 * from 0: the subtitle says both ("columns 1-64 of 128 = features 0-63"). */
@@ -215,7 +215,7 @@ gb_figure *view_pe(session *s, const int *dims, int n_dims, const int *units)
 		} else
 			fit_range(f, GB_CMAP_VIRIDIS);
 		view_titlef(f, "%s: one vector per position (%d features)%s",
-		       sinus ? "Positional encoding" : "Learned position vectors", D, enc);
+		            sinus ? "Positional encoding" : "Learned position vectors", D, enc);
 	}
 	gb_fig_set_caption(f, sinus ? "PE(i, 2k) = sin(i / 10000^(2k/d)),  PE(i, 2k+1) = cos(i / 10000^(2k/d))"
 	                            : "learned: P[i] is a trained vector per position");
@@ -251,9 +251,9 @@ static gb_figure *attention_of(session *s, const char *stack, const char *block,
 	}
 	f->masked = !strcmp(kind, "masked"); /* its -inf are the mask's, not bad numbers */
 	f->numbers = Tq <= 8 && Tk <= 8;
-	view_titlef(f, "%sLayer %d, head %d: %s%s", !strcmp(block, "cross") ? "Cross-attention, " : "", layer, head,
-	       !strcmp(kind, "weights") ? "attention weights" : !strcmp(kind, "scores") ? "raw scores" : "scaled and masked scores",
-	       stack[0] == 'e' ? " (encoder)" : "");
+	view_titlef(f, "%s %d, head %d: %s%s", !strcmp(block, "cross") ? "Cross-attention, layer" : "Layer", layer, head,
+	            !strcmp(kind, "weights") ? "attention weights" : !strcmp(kind, "scores") ? "raw scores" : "scaled and masked scores",
+	            stack[0] == 'e' ? " (encoder)" : "");
 	gb_fig_set_caption(f, attn_caption(kind, &s->model.cfg));
 	view_provenance(s, f, t->name, NULL, 0);
 	char buf[16];
@@ -359,7 +359,7 @@ gb_figure *view_qkv(session *s, int layer, int head, const int *units)
 			return NULL;
 		}
 		view_titlef(f, "%s: %s (head %d%s)", names[i], words[i], i ? h + 1 : head,
-		       i && c->n_kv_head != c->n_head ? ", shared" : "");
+		            i && c->n_kv_head != c->n_head ? ", shared" : "");
 		gb_fig_add_panel(g, f);
 	}
 	/* one colour scale for the three, and each panel drawn in it (a terminal draws a panel in
