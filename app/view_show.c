@@ -26,6 +26,17 @@ static const char *cols_word(int axis)
 	}
 }
 
+/* An axis's name as an axis title: "hidden unit" rather than the trace's "ffn". */
+static const char *axis_word(int axis)
+{
+	switch (axis) {
+	case GB_AX_FFN: return "hidden unit";
+	case GB_AX_VOCAB: return "vocabulary entry";
+	case GB_AX_KV_HEAD: return "key/value head";
+	default: return gb_axis_name(axis);
+	}
+}
+
 /* One (R, C) block of a tensor as a heatmap: token labels where its axes are tokens, the
  * window of columns when it is wide, the vocabulary's pieces over vocabulary columns. */
 static gb_figure *tensor_heat(session *s, const float *v, int R, int C, int ax_r, int ax_c,
@@ -34,9 +45,9 @@ static gb_figure *tensor_heat(session *s, const float *v, int R, int C, int ax_r
 	gb_figure *f;
 	if (col_stack && C <= WIDE_COLS && !units) { /* keys: every token, as attention is drawn */
 		memset(w, 0, sizeof *w);
-		f = view_heat(s, v, R, C, row_stack, col_stack, gb_axis_name(ax_r), gb_axis_name(ax_c));
+		f = view_heat(s, v, R, C, row_stack, col_stack, axis_word(ax_r), axis_word(ax_c));
 	} else {
-		f = view_wide_heat(s, v, R, C, units, cols_word(ax_c), row_stack, gb_axis_name(ax_r), gb_axis_name(ax_c), w);
+		f = view_wide_heat(s, v, R, C, units, cols_word(ax_c), row_stack, axis_word(ax_r), axis_word(ax_c), w);
 		if (f && col_stack) {
 			int n;
 			char **l = token_labels(s, col_stack, &n);
@@ -135,11 +146,11 @@ gb_figure *view_tensor(session *s, const char *name, int index, const int *units
 					gb_fig_free(f);
 					return NULL;
 				}
-				view_titlef(pnl, "%s %d", t->axes[0] == GB_AX_KV_HEAD ? "key/value head" : gb_axis_name(t->axes[0]), i + 1);
+				view_titlef(pnl, "%s %d", axis_word(t->axes[0]), i + 1);
 				gb_fig_add_panel(f, pnl);
 			}
 			if (f)
-				gb_fig_set_axes(f, gb_axis_name(t->axes[1]), gb_axis_name(t->axes[2]));
+				gb_fig_set_axes(f, axis_word(t->axes[1]), axis_word(t->axes[2]));
 		}
 	}
 	if (!f)

@@ -152,7 +152,7 @@ gb_figure *view_pe(session *s, const int *dims, int n_dims, const int *units)
 			return NULL;
 		if (c->pos == GB_POS_ROPE) {
 			position_labels(f);
-			view_titlef(f, "RoPE rotation angles (radians, mod 2pi): position x frequency pair%s", enc);
+			view_titlef(f, "RoPE rotation angles%s (radians, mod 2pi): position x frequency pair", enc);
 			gb_fig_set_caption(f, "angle(i, k) = i * theta^(-2k/d_head): pair (k, k + d_head/2) of q and k is rotated by it");
 			fit_range(f, GB_CMAP_VIRIDIS);
 		} else {
@@ -163,7 +163,7 @@ gb_figure *view_pe(session *s, const int *dims, int n_dims, const int *units)
 				gb_fig_set_col_labels(f, (const char *const *)(l + w.a - 1));
 			free_labels(l, n);
 			f->row_index0 = 1;
-			view_titlef(f, "ALiBi bias added to the last query's scores: head x key%s", enc);
+			view_titlef(f, "ALiBi bias%s added to the last query's scores: head x key", enc);
 			gb_fig_set_caption(f, "bias(i, j) = m_h * (j - i), m_h = 2^(-8h/H)");
 			fit_range(f, GB_CMAP_MAGMA);
 		}
@@ -196,8 +196,8 @@ gb_figure *view_pe(session *s, const int *dims, int n_dims, const int *units)
 		free(y);
 		f->x_title = strdup("position");
 		f->y_title = strdup("value");
-		view_titlef(f, "%s: chosen dimensions along the positions%s",
-		            sinus ? "Positional encoding" : "Learned position vectors", enc);
+		view_titlef(f, "%s%s: chosen features along the positions", sinus ? "Positional encoding" : "Learned position vectors",
+		            enc);
 	} else {
 		/* Columns are numbered from 1 like every figure's, and the formula counts features
 		 * from 0: the subtitle says both ("columns 1-64 of 128 = features 0-63"). */
@@ -214,8 +214,8 @@ gb_figure *view_pe(session *s, const int *dims, int n_dims, const int *units)
 			f->vmax = 1;
 		} else
 			fit_range(f, GB_CMAP_VIRIDIS);
-		view_titlef(f, "%s: one vector per position (%d features)%s",
-		            sinus ? "Positional encoding" : "Learned position vectors", D, enc);
+		view_titlef(f, "%s%s: a vector of %d features per position", sinus ? "Positional encoding" : "Learned position vectors",
+		            enc, D);
 	}
 	gb_fig_set_caption(f, sinus ? "PE(i, 2k) = sin(i / 10000^(2k/d)),  PE(i, 2k+1) = cos(i / 10000^(2k/d))"
 	                            : "learned: P[i] is a trained vector per position");
