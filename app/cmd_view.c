@@ -252,6 +252,7 @@ static int show_matrix(session *s, const double *v, int rows, int cols, const ch
 	free(f32);
 	gb_fig_set_title(f, title);
 	gb_fig_set_caption(f, caption);
+	f->row_index0 = f->col_index0 = 1; /* "row 4, column 4", as a lesson asks for it */
 	f->numbers = 1;
 	f->precision = prec;
 	for (int i = 0; i < rows; i++) {
