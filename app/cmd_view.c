@@ -33,8 +33,12 @@ static int take_units(int *argc, char **argv, int units[2])
 		}
 		units[0] = a;
 		units[1] = b;
-		for (int j = i; j + 2 <= *argc; j++)
+		/* the two words move past the end, not away: the caller frees the argc words it made */
+		char *opt = argv[i], *val = argv[i + 1];
+		for (int j = i; j + 2 < *argc; j++)
 			argv[j] = argv[j + 2];
+		argv[*argc - 2] = opt;
+		argv[*argc - 1] = val;
 		*argc -= 2;
 		break;
 	}

@@ -12,7 +12,7 @@ G=./glassbox
 . tests/tap.sh
 RUN="run When Mary and John went to the park, John gave a ball to"
 
-echo "1..35"
+echo "1..36"
 
 # png_text FILE KEY: the value of FILE's tEXt chunk KEY, read from its bytes.
 png_text() {
@@ -57,6 +57,8 @@ check "their numbers are units 65-128 of the trace's L1.ffn.hidden, first token"
 fields "$T/hidden.csv" 20 65 128 >"$T/want"
 fields "$T/ffn65.csv" 20 2 65 >"$T/got"
 check "and of its last token" cmp -s "$T/want" "$T/got"
+$G -c "$RUN; ffn --units 65-128 1; export $T/ffn65b.csv" >/dev/null 2>"$T/err"
+check "--units may come before the layer: the same table" cmp -s "$T/ffn65.csv" "$T/ffn65b.csv"
 check "the PNG says units 65-128 of 512" test "$(png_text "$T/ffn65.png" Columns)" = "units 65-128 of 512"
 check "the title is in words" test "$(png_text "$T/ffn65.png" Title)" = "Layer 1: feed-forward hidden units after the activation"
 
