@@ -13,6 +13,7 @@
 #include "viz/colormap.h"
 #include "viz/figure.h"
 #include "viz/raster.h"
+#include "viz/svg.h"
 
 static gb_figure *row_of(const float *v, int n, int range)
 {
@@ -48,7 +49,7 @@ static int line_has(gb_grid *g, int y, const uint8_t rgb[3])
 
 int main(void)
 {
-	tap_plan(20);
+	tap_plan(22);
 	/* GELU-like outputs: a short negative side and a long positive one */
 	const float gelu[3] = { -0.17f, 0.0f, 2.8f };
 	float lo, hi;
@@ -100,6 +101,17 @@ int main(void)
 	} else
 		tap_diag("raster: %s", err.msg);
 	tap_ok(ok_px == 3, "raster: -0.17, 0 and 2.8 drawn as coolwarm's low end, middle and high end (%d of 3)", ok_px);
+
+	/* The colour bar numbers both sides of a centred scale (nice steps over [-0.17, 0] give
+	 * -0.1; over the whole range they would start at 0); a symmetric one is numbered as ever. */
+	char *svg = gb_svg_render(c, 0, 0, 0, "test", &err);
+	tap_ok(svg && strstr(svg, ">-0.1</text>") && strstr(svg, ">2</text>"),
+	       "centred colour bar: ticks on the short side (-0.1) and the long one (2)");
+	free(svg);
+	svg = gb_svg_render(s, 0, 0, 0, "test", &err);
+	tap_ok(svg && !strstr(svg, ">-0.1</text>") && strstr(svg, ">-2</text>") && strstr(svg, ">2</text>"),
+	       "symmetric colour bar: ticks at -2 and 2, none at -0.1");
+	free(svg);
 
 	/* The terminal does the same. */
 	gb_grid g;
