@@ -9,8 +9,10 @@
 #include <string.h>
 
 #include "app/textout.h"
+#include "app/view_common.h"
 #include "app/views.h"
 #include "model/decode.h"
+#include "model/tokenizer/tokenizer.h"
 
 /* The head detector over the current text (and random repeated runs for induction). */
 int cmd_heads(session *s, int argc, char **argv, const char *rest)
@@ -253,18 +255,40 @@ int cmd_lens(session *s, int argc, char **argv, const char *rest)
 	gb_fig_set_values(f, prob, L + 1, cols);
 	char **rl = malloc(sizeof(char *) * (size_t)(L + 1));
 	for (int l = 0; l <= L; l++) {
-		rl[l] = malloc(16);
-		snprintf(rl[l], 16, l ? "layer %d" : "embed", l);
+		char w[24];
+		snprintf(w, sizeof w, l ? "after layer %d" : "embeddings", l);
+		rl[l] = malloc(32);
+		words_label(w, rl[l], 32);
 	}
 	gb_fig_set_row_labels(f, (const char *const *)rl);
+	free_labels(rl, L + 1);
 	gb_fig_set_col_labels(f, (const char *const *)(tok + show_from));
-	gb_fig_set_axes(f, "after", "position");
-	gb_fig_set_title(f, "Logit lens: probability of the top next token after each layer");
+	f->col_index0 = show_from + 1; /* the positions' numbers in the text, as other figures count them */
+	/* the point of the lens: which token is on top in each cell (its colour is how sure) */
+	char **ct = malloc(sizeof(char *) * (size_t)(L + 1) * cols);
+	for (int i = 0; i < (L + 1) * cols; i++) {
+		size_t len = 0;
+		const unsigned char *b = s->model.tok ? gb_tok_piece_bytes(s->model.tok, top[i], &len) : NULL;
+		ct[i] = malloc(len + 16);
+		if (b) {
+			memcpy(ct[i], b, len);
+			ct[i][len] = 0;
+		} else
+			snprintf(ct[i], len + 16, "#%d", top[i]);
+	}
+	gb_fig_set_cell_text(f, (const char *const *)ct);
+	free_labels(ct, (L + 1) * cols);
+	gb_fig_set_axes(f, "read out", "position");
+	gb_fig_set_title(f, "Logit lens: the top next token after each layer, coloured by its probability");
 	gb_fig_set_caption(f, "p = softmax(norm_final(x_layer) W_out): the residual stream read out early");
 	f->range = GB_RANGE_FIXED;
 	f->vmin = 0;
 	f->vmax = 1;
-	free_labels(rl, L + 1);
+	char sel[64] = "";
+	if (show_from)
+		snprintf(sel, sizeof sel, "positions %d-%d of %d", show_from + 1, T, T);
+	view_subtitle(s, f, sel, show_from > 0);
+	view_meta(s, f, NULL);
 	free_labels(tok, n);
 	free(x);
 	free(lg);

@@ -14,6 +14,61 @@
 #include "model/rng.h"
 #include "viz/window.h"
 
+/* --units A-B (also "A-" to the end, and "all") taken out of argv: the window of columns a wide
+ * view shows, {A, B} from 1 ({A, 0}: to the end); {0, 0} when absent. -1 after an error. */
+static int take_units(int *argc, char **argv, int units[2])
+{
+	units[0] = units[1] = 0;
+	for (int i = 1; i < *argc; i++) {
+		if (strcmp(argv[i], "--units"))
+			continue;
+		const char *v = i + 1 < *argc ? argv[i + 1] : "";
+		int a = 0, b = 0, used = 0;
+		if (!strcmp(v, "all"))
+			a = 1;
+		else if (!((sscanf(v, "%d-%d%n", &a, &b, &used) == 2 && !v[used] && a >= 1 && b >= a) ||
+		           (sscanf(v, "%d-%n", &a, &used) == 1 && !v[used] && a >= 1))) {
+			errorf("--units takes columns A-B counted from 1, e.g. --units 65-128 (or A- to the end, or all); got '%s'", v);
+			return -1;
+		}
+		units[0] = a;
+		units[1] = b;
+		/* the two words move past the end, not away: the caller frees the argc words it made */
+		char *opt = argv[i], *val = argv[i + 1];
+		for (int j = i; j + 2 < *argc; j++)
+			argv[j] = argv[j + 2];
+		argv[*argc - 2] = opt;
+		argv[*argc - 1] = val;
+		*argc -= 2;
+		break;
+	}
+	return 0;
+}
+
+/* Shows a wide stage in the window of columns units: the window stays with the stage (the
+ * projector window's arrows keep it across layers) until another command chooses again. */
+static int show_stage_units(session *s, int stage, int layer, int head, const int units[2])
+{
+	int old[3] = { s->units[0], s->units[1], s->units_stage };
+	s->units[0] = units[0];
+	s->units[1] = units[1];
+	s->units_stage = stage;
+	int rc = show_stage(s, stage, layer, head);
+	if (rc) {
+		s->units[0] = old[0], s->units[1] = old[1], s->units_stage = old[2];
+	}
+	return rc;
+}
+
+/* qkv L H [--units A-B] */
+int cmd_qkv(session *s, int argc, char **argv, const char *rest)
+{
+	int l, h, u[2];
+	if (take_units(&argc, argv, u) || layer_head(argc, argv, 2, &l, &h))
+		return -1;
+	return show_stage_units(s, ST_QKV, l, h, u);
+}
+
 /* attn, cross and qkv: a stage of one head, named like the command. */
 int cmd_head_stage(session *s, int argc, char **argv, const char *rest)
 {
@@ -42,7 +97,9 @@ int cmd_scores(session *s, int argc, char **argv, const char *rest)
 
 int cmd_ln(session *s, int argc, char **argv, const char *rest)
 {
-	int l, which = 1;
+	int l, which = 1, u[2];
+	if (take_units(&argc, argv, u))
+		return -1;
 	if (argc == 3) {
 		if (parse_int(argv[2], 1, 3, &which, "the norm (1, 2 or 3)"))
 			return -1;
@@ -50,18 +107,25 @@ int cmd_ln(session *s, int argc, char **argv, const char *rest)
 	}
 	if (layer_head(argc, argv, 1, &l, NULL))
 		return -1;
-	return show_figure(s, view_ln(s, l, which));
+	return show_figure(s, view_ln(s, l, which, u[0] ? u : NULL));
 }
 
 int cmd_ffn(session *s, int argc, char **argv, const char *rest)
 {
-	int l;
-	if (layer_head(argc, argv, 1, &l, NULL))
+	int l, u[2];
+	if (take_units(&argc, argv, u) || layer_head(argc, argv, 1, &l, NULL))
 		return -1;
-	return show_stage(s, ST_FFN, l, s->head);
+	return show_stage_units(s, ST_FFN, l, s->head, u);
 }
 
-int cmd_embed(session *s, int argc, char **argv, const char *rest) { return argc != 1 ? usage(argv[0]) : show_stage(s, ST_EMBED, s->layer, s->head); }
+int cmd_embed(session *s, int argc, char **argv, const char *rest)
+{
+	int u[2];
+	if (take_units(&argc, argv, u))
+		return -1;
+	return argc != 1 ? usage(argv[0]) : show_stage_units(s, ST_EMBED, s->layer, s->head, u);
+}
+
 /* model [--layers A-B]: at the prompt the grid is paged by layers (show_figure_page). */
 int cmd_model(session *s, int argc, char **argv, const char *rest)
 {
@@ -77,7 +141,9 @@ int cmd_resid(session *s, int argc, char **argv, const char *rest) { return argc
 
 int cmd_pe(session *s, int argc, char **argv, const char *rest)
 {
-	int dims[16], n = 0;
+	int dims[16], n = 0, u[2];
+	if (take_units(&argc, argv, u))
+		return -1;
 	for (int i = 1; i < argc; i++) {
 		if (n == 16) {
 			errorf("at most 16 dimensions at once");
@@ -86,7 +152,13 @@ int cmd_pe(session *s, int argc, char **argv, const char *rest)
 		if (parse_int(argv[i], 0, 1 << 20, &dims[n++], "a dimension"))
 			return -1;
 	}
-	return show_figure(s, view_pe(s, n ? dims : NULL, n));
+	if (n && u[0]) {
+		errorf("--units picks columns of the heatmap: with dimensions, pe draws them as lines");
+		return -1;
+	}
+	if (!n) /* the heatmap is the pe stage: the projector window's keys keep its window */
+		return show_stage_units(s, ST_PE, s->layer, s->head, u);
+	return show_figure(s, view_pe(s, dims, n, NULL));
 }
 
 int cmd_next(session *s, int argc, char **argv, const char *rest)
@@ -109,7 +181,9 @@ int cmd_next(session *s, int argc, char **argv, const char *rest)
 
 int cmd_show(session *s, int argc, char **argv, const char *rest)
 {
-	int idx = 0;
+	int idx = 0, u[2];
+	if (take_units(&argc, argv, u))
+		return -1;
 	if (argc < 2 || argc > 3)
 		return usage(argv[0]);
 	if (argc == 3 && parse_int(argv[2], 0, 1 << 20, &idx, "the index"))
@@ -122,7 +196,7 @@ int cmd_show(session *s, int argc, char **argv, const char *rest)
 		       t->ndim == 1 ? "" : "s");
 		return -1;
 	}
-	return show_figure(s, view_tensor(s, argv[1], idx));
+	return show_figure(s, view_tensor(s, argv[1], idx, u[0] ? u : NULL));
 }
 
 /* Parses "a b c, d e f, ..." into a matrix (rows, cols); the rows must have equal lengths. */
@@ -192,6 +266,7 @@ static int show_matrix(session *s, const double *v, int rows, int cols, const ch
 	free(f32);
 	gb_fig_set_title(f, title);
 	gb_fig_set_caption(f, caption);
+	f->row_index0 = f->col_index0 = 1; /* "row 4, column 4", as a lesson asks for it */
 	f->numbers = 1;
 	f->precision = prec;
 	for (int i = 0; i < rows; i++) {

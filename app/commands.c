@@ -265,6 +265,11 @@ int cmd_help(session *s, int argc, char **argv, const char *rest)
 
 int cmd_quit(session *s, int argc, char **argv, const char *rest) { return 1; }
 
+/* The wide views' window of columns (cmd_view.c takes it apart). */
+#define UNITS_HELP \
+	"--units A-B shows columns A to B (counted from 1) of a wide table, e.g. --units 65-128;\n" \
+	"the first 64 by default, --units all for every column. The subtitle names the window."
+
 const command commands[] = {
 	{ "help", "[COMMAND]", "list the commands, or explain one", "", cmd_help },
 	{ "load", "DIR|NAME", "load a model folder, or a shipped model by name (tiny-lm, tiny-mt) (config.json, model.safetensors, tokenizer.json)",
@@ -287,11 +292,13 @@ const command commands[] = {
 	  "Each step shows the next stop of the tour, from the tokens through every layer's norm,\n"
 	  "queries and keys, scores, weights, heads and feed-forward to the next token, with a\n"
 	  "plain explanation and the figure. 'step back' goes back; 'step N' jumps to stop N.", cmd_step },
-	{ "embed", "", "the token embeddings of the current text (token x feature)", "", cmd_embed },
-	{ "pe", "[DIM ...]", "the positional encoding (position x dimension), or a line plot of chosen dimensions",
+	{ "embed", "[--units A-B]", "the token embeddings of the current text (token x feature)",
+	  UNITS_HELP, cmd_embed },
+	{ "pe", "[DIM ...] [--units A-B]", "the positional encoding (position x dimension), or a line plot of chosen dimensions",
 	  "Sinusoidal: PE(i, 2k) = sin(i / 10000^(2k/d)), PE(i, 2k+1) = cos(i / 10000^(2k/d)).\n"
-	  "For RoPE it shows the rotation angles, for ALiBi the bias of each head.", cmd_pe },
-	{ "qkv", "L H", "queries, keys and values of head H in layer L", "", cmd_head_stage },
+	  "For RoPE it shows the rotation angles, for ALiBi the bias of each head.\n"
+	  "Columns count from 1, features from 0: column 1 is feature 0.\n" UNITS_HELP, cmd_pe },
+	{ "qkv", "L H [--units A-B]", "queries, keys and values of head H in layer L", UNITS_HELP, cmd_qkv },
 	{ "scores", "L H [raw|masked]", "attention scores of head H in layer L: raw q.k, or scaled and masked",
 	  "masked (the default) is q.k / sqrt(d_head) with -inf where the causal mask hides a key:\n"
 	  "exactly what enters the softmax.", cmd_scores },
@@ -299,12 +306,14 @@ const command commands[] = {
 	{ "model", "[--layers A-B]", "every layer and head's attention weights at once",
 	  "At the prompt the grid shows the layers that fit the terminal, and a line names the\n"
 	  "command for the others: model --layers 3-4.", cmd_model },
-	{ "ln", "L [K]", "layer norm K (1, 2 or 3) of layer L: statistics of its input and its output", "", cmd_ln },
-	{ "ffn", "L", "the feed-forward network's hidden units in layer L", "", cmd_ffn },
+	{ "ln", "L [K] [--units A-B]", "layer norm K (1, 2 or 3) of layer L: statistics of its input and its output",
+	  UNITS_HELP, cmd_ln },
+	{ "ffn", "L [--units A-B]", "the feed-forward network's hidden units in layer L", UNITS_HELP, cmd_ffn },
 	{ "resid", "", "the residual stream's length per token after every sub-layer", "", cmd_resid },
 	{ "next", "[K] [--temp T]", "the K most probable next tokens (default 10)", "", cmd_next },
 	{ "cross", "L H", "cross-attention of head H in decoder layer L (encoder-decoder models)", "", cmd_head_stage },
-	{ "show", "NAME [I]", "any trace tensor as a figure; I picks one slice of a 3-D tensor", "", cmd_show },
+	{ "show", "NAME [I] [--units A-B]", "any trace tensor as a figure; I picks one slice of a 3-D tensor",
+	  UNITS_HELP, cmd_show },
 	{ "export", "FILE.png|FILE.svg|FILE.csv|FILE.npy [--scale S] [--size WxH] [--force]",
 	  "write the current figure for slides (PNG, SVG) or as numbers (CSV, NPY)",
 	  "PNG and SVG default to 1600x900 (16:9); --scale 2 doubles everything for high-DPI.\n"

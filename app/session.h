@@ -32,6 +32,9 @@ typedef struct session {
 	int tour;                 /* the guided tour's next stop (step), reset by run */
 	int palette;              /* colormap for unsigned figures (enum gb_cmap), -1: the view's */
 	int textbook;             /* layer norm in the textbook's form (sigma + eps) */
+	/* issue 18, views: the window of columns (from 1, inclusive; {a, 0}: a to the end) that
+	 * the last --units chose for stage units_stage (-1: every stage); {0, 0}: the first 64 */
+	int units[2], units_stage;
 } session;
 
 /* Prints an error line "glassbox: ..." on stderr. */

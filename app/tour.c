@@ -31,8 +31,8 @@ gb_figure *tour_stop(session *s, int i, char *heading, size_t cap, const char **
 		                                "positions (pe)" };
 		snprintf(heading, cap, "%s", h[i]);
 		*text = t[i];
-		return i == 0 ? view_tensor(s, c->encdec ? "enc.tokens" : "tokens", 0) : i == 1 ? view_embed(s)
-		                                                                               : view_pe(s, NULL, 0);
+		return i == 0 ? view_tensor(s, c->encdec ? "enc.tokens" : "tokens", 0, NULL) : i == 1 ? view_embed(s, NULL)
+		                                                                                     : view_pe(s, NULL, 0, NULL);
 	}
 	i -= START;
 	if (i < PER_LAYER * L) {
@@ -59,12 +59,12 @@ gb_figure *tour_stop(session *s, int i, char *heading, size_t cap, const char **
 		snprintf(heading, cap, fmt, l);
 		*text = t[k];
 		switch (k) {
-		case 0: return view_ln(s, l, 1);
-		case 1: return view_qkv(s, l, 1);
+		case 0: return view_ln(s, l, 1, NULL);
+		case 1: return view_qkv(s, l, 1, NULL);
 		case 2: return view_attention(s, "masked", l, 1);
 		case 3: return view_attention(s, "weights", l, 1);
 		case 4: return view_heads(s, l);
-		default: return view_ffn(s, l);
+		default: return view_ffn(s, l, NULL);
 		}
 	}
 	i -= PER_LAYER * L;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/view_common.h"
 #include "model/tokenizer/tokenizer.h"
 #include "viz/colormap.h"
 
@@ -85,65 +86,7 @@ static int check_head(session *s, int head)
 	return 0;
 }
 
-/* Common metadata: model, text, tensor. */
-static void meta(session *s, gb_figure *f, const char *tensor_name)
-{
-	gb_fig_add_meta(f, "Model", s->model.dir[0] ? s->model.dir : "(in memory)");
-	if (s->text)
-		gb_fig_add_meta(f, "Text", s->text);
-	/* an encoder-decoder's figures also depend on the decoder's tokens: its output so far */
-	if (s->model.cfg.encdec && s->have_run && s->model.tok && s->trace.n_tgt > 0) {
-		const int *t = s->trace.tgt;
-		int n = s->trace.n_tgt;
-		if (t[0] == s->model.cfg.dec_start_id)
-			t++, n--;
-		char *out = ids_text(s, t, n);
-		gb_fig_add_meta(f, "Target", out ? out : "");
-		free(out);
-	}
-	if (tensor_name)
-		gb_fig_add_meta(f, "Tensor", tensor_name);
-	gb_fig_add_meta(f, "Engine", s->k->name);
-}
-
-/* A heatmap of a (rows, cols) block with token labels on the rows. */
-static gb_figure *heat(session *s, const float *v, int rows, int cols, const char *stack_rows,
-                       const char *stack_cols, const char *row_title, const char *col_title)
-{
-	gb_figure *f = gb_fig_new(GB_FIG_HEATMAP);
-	if (!f)
-		return NULL;
-	gb_fig_set_values(f, v, rows, cols);
-	int n;
-	if (stack_rows) {
-		char **l = token_labels(s, stack_rows, &n);
-		if (n == rows)
-			gb_fig_set_row_labels(f, (const char *const *)l);
-		free_labels(l, n);
-	}
-	if (stack_cols) {
-		char **l = token_labels(s, stack_cols, &n);
-		if (n == cols)
-			gb_fig_set_col_labels(f, (const char *const *)l);
-		free_labels(l, n);
-	}
-	gb_fig_set_axes(f, row_title, col_title);
-	return f;
-}
-
-static void titlef(gb_figure *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void titlef(gb_figure *f, const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	gb_fig_set_title(f, buf);
-}
-
-gb_figure *view_embed(session *s)
+gb_figure *view_embed(session *s, const int *units)
 {
 	if (need_run(s))
 		return NULL;
@@ -151,21 +94,38 @@ gb_figure *view_embed(session *s)
 	const gb_ttensor *t = tensor(s, "%sembed.tok", p);
 	if (!t)
 		return NULL;
-	gb_figure *f = heat(s, t->data, t->shape[0], t->shape[1], p, NULL, "token", "feature");
-	titlef(f, "Token embeddings: one row per token (%d features)", t->shape[1]);
+	colwin w;
+	gb_figure *f = view_wide_heat(s, t->data, t->shape[0], t->shape[1], units, "features", p, "token", "feature", &w);
+	if (!f)
+		return NULL;
+	view_titlef(f, "Token embeddings: a vector of %d features per token%s", t->shape[1], p[0] ? " (encoder)" : "");
 	gb_fig_set_caption(f, s->model.cfg.scale_embed ? "x_i = E[token_i] * sqrt(d_model)" : "x_i = E[token_i]");
-	f->cmap = GB_CMAP_COOLWARM;
-	f->range = GB_RANGE_SYMMETRIC;
-	meta(s, f, t->name);
+	fit_range(f, GB_CMAP_VIRIDIS);
+	view_provenance(s, f, t->name, &w, 0);
 	return f;
 }
 
-gb_figure *view_pe(session *s, const int *dims, int n_dims)
+/* Rows that are positions: "i=0", "i=1" ..., counted from 0 as the formulas count them (PE(i, 2k)),
+ * after the row number (row 4 is position 3). */
+static void position_labels(gb_figure *f)
+{
+	char **l = malloc(sizeof(char *) * (size_t)(f->rows ? f->rows : 1));
+	for (int i = 0; i < f->rows; i++) {
+		l[i] = malloc(24);
+		snprintf(l[i], 24, "i=%d", i);
+	}
+	gb_fig_set_row_labels(f, (const char *const *)l);
+	free_labels(l, f->rows);
+	f->row_index0 = 1;
+}
+
+gb_figure *view_pe(session *s, const int *dims, int n_dims, const int *units)
 {
 	if (need_run(s))
 		return NULL;
 	const gb_config *c = &s->model.cfg;
 	const char *p = c->encdec ? "enc." : "";
+	const char *enc = c->encdec ? " (encoder)" : "";
 	if (c->pos == GB_POS_ROPE || c->pos == GB_POS_ALIBI || c->pos == GB_POS_NONE) {
 		/* No added position vectors: show what the model does instead. */
 		int T = s->trace.n_ids, E = c->d_head, H = c->n_head;
@@ -184,27 +144,39 @@ gb_figure *view_pe(session *s, const int *dims, int n_dims)
 			for (int h = 0; h < H; h++)
 				for (int j = 0; j < T; j++)
 					v[h * cols + j] = (float)(gb_alibi_slope(h, H) * (j - (T - 1)));
-		gb_figure *f = gb_fig_new(GB_FIG_HEATMAP);
-		gb_fig_set_values(f, v, rows, cols);
+		colwin w;
+		gb_figure *f = c->pos == GB_POS_ROPE ? view_wide_heat(s, v, rows, cols, units, "pairs", NULL, "position", "frequency pair", &w)
+		                                     : view_wide_heat(s, v, rows, cols, units, "keys", NULL, "head", "key", &w);
 		free(v);
+		if (!f)
+			return NULL;
 		if (c->pos == GB_POS_ROPE) {
-			titlef(f, "RoPE rotation angles (radians, mod 2pi): position x frequency pair");
+			position_labels(f);
+			view_titlef(f, "RoPE rotation angles%s (radians, mod 2pi): position x frequency pair", enc);
 			gb_fig_set_caption(f, "angle(i, k) = i * theta^(-2k/d_head): pair (k, k + d_head/2) of q and k is rotated by it");
-			gb_fig_set_axes(f, "position", "pair");
+			fit_range(f, GB_CMAP_VIRIDIS);
 		} else {
-			titlef(f, "ALiBi bias added to the last query's scores: head x key");
+			/* the keys are the tokens of the text: label them as an attention map's keys */
+			int n;
+			char **l = token_labels(s, p, &n);
+			if (n == cols)
+				gb_fig_set_col_labels(f, (const char *const *)(l + w.a - 1));
+			free_labels(l, n);
+			f->row_index0 = 1;
+			view_titlef(f, "ALiBi bias%s added to the last query's scores: head x key", enc);
 			gb_fig_set_caption(f, "bias(i, j) = m_h * (j - i), m_h = 2^(-8h/H)");
-			gb_fig_set_axes(f, "head", "key");
-			f->cmap = GB_CMAP_MAGMA;
+			fit_range(f, GB_CMAP_MAGMA);
 		}
-		meta(s, f, NULL);
+		view_provenance(s, f, NULL, &w, 0);
 		return f;
 	}
 	const gb_ttensor *t = tensor(s, "%sembed.pos", p);
 	if (!t)
 		return NULL;
 	int T = t->shape[0], D = t->shape[1];
+	int sinus = c->pos == GB_POS_SINUSOIDAL;
 	gb_figure *f;
+	colwin w = { 0 };
 	if (n_dims > 0) {
 		f = gb_fig_new(GB_FIG_LINES);
 		float *y = malloc(sizeof(float) * T);
@@ -224,19 +196,30 @@ gb_figure *view_pe(session *s, const int *dims, int n_dims)
 		free(y);
 		f->x_title = strdup("position");
 		f->y_title = strdup("value");
-		titlef(f, "Positional encoding: chosen dimensions along the positions");
+		view_titlef(f, "%s%s: chosen features along the positions", sinus ? "Positional encoding" : "Learned position vectors",
+		            enc);
 	} else {
-		f = heat(s, t->data, T, D, NULL, NULL, "position", "dimension");
-		f->cmap = GB_CMAP_COOLWARM;
-		f->range = GB_RANGE_FIXED;
-		f->vmin = -1;
-		f->vmax = 1;
-		titlef(f, "Positional encoding: position x dimension");
+		/* Columns are numbered from 1 like every figure's, and the formula counts features
+		 * from 0: the subtitle says both ("columns 1-64 of 128 = features 0-63"). */
+		f = view_wide_heat(s, t->data, T, D, units, "columns", NULL, "position", "feature", &w);
+		if (!f)
+			return NULL;
+		if (w.sel[0])
+			snprintf(w.sel + strlen(w.sel), sizeof w.sel - strlen(w.sel), " = features %d-%d", w.a - 1, w.b - 1);
+		position_labels(f);
+		if (sinus) { /* sin and cos: the scale of the functions themselves */
+			f->cmap = GB_CMAP_COOLWARM;
+			f->range = GB_RANGE_FIXED;
+			f->vmin = -1;
+			f->vmax = 1;
+		} else
+			fit_range(f, GB_CMAP_VIRIDIS);
+		view_titlef(f, "%s%s: a vector of %d features per position", sinus ? "Positional encoding" : "Learned position vectors",
+		            enc, D);
 	}
-	gb_fig_set_caption(f, c->pos == GB_POS_SINUSOIDAL
-	                          ? "PE(i, 2k) = sin(i / 10000^(2k/d)),  PE(i, 2k+1) = cos(i / 10000^(2k/d))"
-	                          : "learned: P[i] is a trained vector per position");
-	meta(s, f, t->name);
+	gb_fig_set_caption(f, sinus ? "PE(i, 2k) = sin(i / 10000^(2k/d)),  PE(i, 2k+1) = cos(i / 10000^(2k/d))"
+	                            : "learned: P[i] is a trained vector per position");
+	view_provenance(s, f, t->name, n_dims > 0 ? NULL : &w, 0);
 	return f;
 }
 
@@ -257,7 +240,7 @@ static gb_figure *attention_of(session *s, const char *stack, const char *block,
 	if (!t)
 		return NULL;
 	int Tq = t->shape[1], Tk = t->shape[2];
-	gb_figure *f = heat(s, t->data + (size_t)(head - 1) * Tq * Tk, Tq, Tk, row_stack, col_stack, "query", "key");
+	gb_figure *f = view_heat(s, t->data + (size_t)(head - 1) * Tq * Tk, Tq, Tk, row_stack, col_stack, "query", "key");
 	if (!strcmp(kind, "weights")) {
 		f->range = GB_RANGE_FIXED;
 		f->vmin = 0;
@@ -268,11 +251,11 @@ static gb_figure *attention_of(session *s, const char *stack, const char *block,
 	}
 	f->masked = !strcmp(kind, "masked"); /* its -inf are the mask's, not bad numbers */
 	f->numbers = Tq <= 8 && Tk <= 8;
-	titlef(f, "%sLayer %d, head %d: %s%s", !strcmp(block, "cross") ? "Cross-attention, " : "", layer, head,
-	       !strcmp(kind, "weights") ? "attention weights" : !strcmp(kind, "scores") ? "raw scores" : "scaled and masked scores",
-	       stack[0] == 'e' ? " (encoder)" : "");
+	view_titlef(f, "%s %d, head %d: %s%s", !strcmp(block, "cross") ? "Cross-attention, layer" : "Layer", layer, head,
+	            !strcmp(kind, "weights") ? "attention weights" : !strcmp(kind, "scores") ? "raw scores" : "scaled and masked scores",
+	            stack[0] == 'e' ? " (encoder)" : "");
 	gb_fig_set_caption(f, attn_caption(kind, &s->model.cfg));
-	meta(s, f, t->name);
+	view_provenance(s, f, t->name, NULL, 0);
 	char buf[16];
 	snprintf(buf, sizeof buf, "%d", layer);
 	gb_fig_add_meta(f, "Layer", buf);
@@ -318,12 +301,13 @@ gb_figure *view_heads(session *s, int layer)
 			gb_fig_free(g);
 			return NULL;
 		}
-		titlef(f, "head %d", h);
+		view_titlef(f, "head %d", h);
+		gb_fig_set_subtitle(f, NULL); /* the grid's says it once */
 		gb_fig_add_panel(g, f);
 	}
-	titlef(g, "Layer %d: attention weights of every head", layer);
+	view_titlef(g, "Layer %d: attention weights of every head", layer);
 	gb_fig_set_caption(g, attn_caption("weights", &s->model.cfg));
-	meta(s, g, NULL);
+	view_provenance(s, g, NULL, NULL, 0);
 	return g;
 }
 
@@ -340,26 +324,27 @@ gb_figure *view_model(session *s)
 	for (int l = 1; l <= L; l++)
 		for (int h = 1; h <= H; h++) {
 			gb_figure *f = view_attention(s, "weights", l, h);
-			titlef(f, "L%d H%d", l, h);
+			view_titlef(f, "L%d H%d", l, h);
+			gb_fig_set_subtitle(f, NULL);
 			f->numbers = 0;
 			gb_fig_add_panel(g, f);
 		}
-	titlef(g, "Every layer (rows) and head (columns): attention weights");
+	view_titlef(g, "Every layer (rows) and head (columns): attention weights");
 	gb_fig_set_caption(g, "the model view: each panel is query x key, rows sum to 1");
-	meta(s, g, NULL);
+	view_provenance(s, g, NULL, NULL, 0);
 	return g;
 }
 
-gb_figure *view_qkv(session *s, int layer, int head)
+gb_figure *view_qkv(session *s, int layer, int head, const int *units)
 {
 	if (need_run(s) || check_layer(s, layer, s->model.cfg.n_layer) || check_head(s, head))
 		return NULL;
 	const gb_config *c = &s->model.cfg;
 	const char *p = main_stack(s), *names[3] = { "q", "k", "v" };
+	static const char *const words[3] = { "queries", "keys", "values" };
 	gb_figure *g = gb_fig_new(GB_FIG_GRID);
 	g->grid_cols = 3;
-	g->cmap = GB_CMAP_COOLWARM;
-	g->range = GB_RANGE_SYMMETRIC;
+	colwin w = { 0 };
 	for (int i = 0; i < 3; i++) {
 		const gb_ttensor *t = tensor(s, "%sL%d.attn.%s", p, layer, names[i]);
 		if (!t) {
@@ -368,18 +353,28 @@ gb_figure *view_qkv(session *s, int layer, int head)
 		}
 		int h = i == 0 ? head - 1 : (head - 1) / (c->n_head / c->n_kv_head);
 		int T = t->shape[1], E = t->shape[2];
-		gb_figure *f = heat(s, t->data + (size_t)h * T * E, T, E, p, NULL, "token", "feature");
-		titlef(f, "%s (head %d%s)", names[i], i ? h + 1 : head, i && c->n_kv_head != c->n_head ? ", shared" : "");
+		gb_figure *f = view_wide_heat(s, t->data + (size_t)h * T * E, T, E, units, "features", p, "token", "feature", &w);
+		if (!f) {
+			gb_fig_free(g);
+			return NULL;
+		}
+		view_titlef(f, "%s: %s (head %d%s)", names[i], words[i], i ? h + 1 : head,
+		            i && c->n_kv_head != c->n_head ? ", shared" : "");
 		gb_fig_add_panel(g, f);
 	}
-	titlef(g, "Layer %d, head %d: queries, keys and values", layer, head);
+	/* one colour scale for the three, and each panel drawn in it (a terminal draws a panel in
+	 * the panel's own map: a sequential one under a diverging bar read wrong) */
+	fit_range(g, GB_CMAP_VIRIDIS);
+	g->panel_labels = 1; /* tokens and feature numbers on each of the three */
+	view_titlef(g, "Layer %d, head %d: queries, keys and values", layer, head);
 	gb_fig_set_caption(g, c->pos == GB_POS_ROPE ? "q = x Wq, k = x Wk (then rotated by RoPE), v = x Wv"
 	                                            : "q = x Wq, k = x Wk, v = x Wv, split into heads");
-	meta(s, g, NULL);
+	gb_fig_set_axes(g, "token", "feature");
+	view_provenance(s, g, NULL, &w, 0);
 	return g;
 }
 
-gb_figure *view_ln(session *s, int layer, int which)
+gb_figure *view_ln(session *s, int layer, int which, const int *units)
 {
 	if (need_run(s) || check_layer(s, layer, s->model.cfg.n_layer))
 		return NULL;
@@ -390,31 +385,38 @@ gb_figure *view_ln(session *s, int layer, int which)
 	int rms = s->model.cfg.norm == GB_NORM_RMS;
 	const gb_ttensor *a = rms ? tensor(s, "%sL%d.ln%d.rms", p, layer, which) : tensor(s, "%sL%d.ln%d.mean", p, layer, which);
 	const gb_ttensor *b = rms ? NULL : tensor(s, "%sL%d.ln%d.var", p, layer, which);
-	int T = out->shape[0], n;
-	char **tok = token_labels(s, p, &n);
-	char **labels = malloc(sizeof *labels * (size_t)T);
-	for (int i = 0; i < T; i++) {
-		labels[i] = malloc(256);
-		if (rms)
-			snprintf(labels[i], 256, "%s\trms %.3g", i < n ? tok[i] : "?", (double)a->data[i]);
-		else
-			snprintf(labels[i], 256, "%s\tmean %.3g var %.3g", i < n ? tok[i] : "?", (double)a->data[i], (double)b->data[i]);
+	if (!a || (!rms && !b))
+		return NULL;
+	colwin w;
+	int T = out->shape[0];
+	gb_figure *f = view_wide_heat(s, out->data, T, out->shape[1], units, "features", p, "token", "feature", &w);
+	if (!f)
+		return NULL;
+	/* the statistics of each token's input, beside its row: what the norm divided out */
+	if (rms)
+		gb_fig_add_side(f, "rms", a->data);
+	else {
+		gb_fig_add_side(f, "mean", a->data);
+		gb_fig_add_side(f, "variance", b->data);
 	}
-	gb_figure *f = heat(s, out->data, T, out->shape[1], NULL, NULL, "token", "feature");
-	gb_fig_set_row_labels(f, (const char *const *)labels);
-	free_labels(labels, T);
-	free_labels(tok, n);
-	f->cmap = GB_CMAP_COOLWARM;
-	f->range = GB_RANGE_SYMMETRIC;
-	titlef(f, "Layer %d, norm %d: output per token (statistics of its input on the left)", layer, which);
-	gb_fig_set_caption(f, rms ? "y = g * x / sqrt(mean(x^2) + eps)"
-	                          : s->model.cfg.textbook_ln || s->textbook ? "y = g * (x - mean) / (sigma + eps) + b   (textbook form)"
-	                                                     : "y = g * (x - mean) / sqrt(var + eps) + b");
-	meta(s, f, out->name);
+	f->side_precision = 3;
+	fit_range(f, GB_CMAP_VIRIDIS);
+	char words[160];
+	tensor_title(s, out->name, 0, words, sizeof words);
+	/* "Layer norm before attention, layer 1: its output" -> "..., layer 1: each token's output" */
+	char *its = strstr(words, ": its output");
+	if (its)
+		snprintf(its, sizeof words - (size_t)(its - words), ": each token's output");
+	view_titlef(f, "%s", words);
+	gb_fig_set_caption(f, rms ? "y = g * x / sqrt(mean(x^2) + eps);  beside each row: the rms of its input"
+	                          : s->model.cfg.textbook_ln || s->textbook
+	                                ? "y = g * (x - mean) / (sigma + eps) + b   (textbook form);  beside each row: its input's mean and variance"
+	                                : "y = g * (x - mean) / sqrt(var + eps) + b;  beside each row: its input's mean and variance");
+	view_provenance(s, f, out->name, &w, 0);
 	return f;
 }
 
-gb_figure *view_ffn(session *s, int layer)
+gb_figure *view_ffn(session *s, int layer, const int *units)
 {
 	if (need_run(s) || check_layer(s, layer, s->model.cfg.n_layer))
 		return NULL;
@@ -422,16 +424,18 @@ gb_figure *view_ffn(session *s, int layer)
 	const gb_ttensor *t = tensor(s, "%sL%d.ffn.hidden", p, layer);
 	if (!t)
 		return NULL;
-	gb_figure *f = heat(s, t->data, t->shape[0], t->shape[1], p, NULL, "token", "hidden unit");
-	f->cmap = GB_CMAP_COOLWARM;
-	f->range = GB_RANGE_SYMMETRIC;
-	titlef(f, "Layer %d: feed-forward hidden units after the activation", layer);
+	colwin w;
+	gb_figure *f = view_wide_heat(s, t->data, t->shape[0], t->shape[1], units, "units", p, "token", "hidden unit", &w);
+	if (!f)
+		return NULL;
+	fit_range(f, GB_CMAP_VIRIDIS);
+	view_titlef(f, "Layer %d: feed-forward hidden units after the activation", layer);
 	const gb_config *c = &s->model.cfg;
 	gb_fig_set_caption(f, c->ffn == GB_FFN_GATED ? "h = silu(x Wg) * (x Wu);  out = h Wd"
 	                      : c->act == GB_ACT_RELU ? "h = relu(x W1 + b1);  out = h W2 + b2"
 	                      : c->act == GB_ACT_SILU ? "h = silu(x W1 + b1);  out = h W2 + b2"
 	                                              : "h = gelu(x W1 + b1);  out = h W2 + b2");
-	meta(s, f, t->name);
+	view_provenance(s, f, t->name, &w, 0);
 	return f;
 }
 
@@ -459,7 +463,23 @@ gb_figure *view_resid(session *s)
 			snprintf(name, sizeof name, "%sL%d.resid.%s", p, l, k == 0 ? "mid" : cross && k == 1 ? "cross" : "post");
 		}
 		t = gb_trace_get(&s->trace, name);
-		cols[c] = strdup(st == 0 ? "embed" : name + strlen(p));
+		if (!t) {
+			errorf("this model's trace has no %s ('trace' lists what it has)", name);
+			free_labels(cols, c);
+			free(v);
+			return NULL;
+		}
+		/* short words a column can carry: "embed", then "attn 1", "ffn 1" (and "cross 1") */
+		char lab[32];
+		if (st == 0)
+			snprintf(lab, sizeof lab, "embed");
+		else {
+			int l = (st - 1) / (cross ? 3 : 2) + 1, k = (st - 1) % (cross ? 3 : 2);
+			snprintf(lab, sizeof lab, "%s %d", k == 0 ? "attn" : cross && k == 1 ? "cross" : "ffn", l);
+		}
+		char w[48];
+		words_label(lab, w, sizeof w);
+		cols[c] = strdup(w);
 		for (int i = 0; i < T; i++) {
 			double sum = 0;
 			for (int d = 0; d < D; d++)
@@ -468,14 +488,15 @@ gb_figure *view_resid(session *s)
 		}
 		c++;
 	}
-	gb_figure *f = heat(s, v, T, stages, p, NULL, "token", "stage");
+	gb_figure *f = view_heat(s, v, T, stages, p, NULL, "token", "stage");
 	gb_fig_set_col_labels(f, (const char *const *)cols);
 	free_labels(cols, stages);
 	free(v);
-	f->cmap = GB_CMAP_MAGMA;
-	titlef(f, "The residual stream: its length |x| per token after each sub-layer");
-	gb_fig_set_caption(f, "x <- x + sublayer(x) (pre-norm) or x <- norm(x + sublayer(x)) (post-norm)");
-	meta(s, f, NULL);
+	fit_range(f, GB_CMAP_MAGMA);
+	view_titlef(f, "The residual stream: its length |x| per token after each sub-layer");
+	gb_fig_set_caption(f, s->model.cfg.prenorm ? "after each sub-layer: x <- x + sublayer(norm(x));  the figure shows |x|"
+	                                           : "after each sub-layer: x <- norm(x + sublayer(x));  the figure shows |x|");
+	view_provenance(s, f, NULL, NULL, 0);
 	return f;
 }
 
@@ -528,97 +549,18 @@ gb_figure *view_next(session *s, int k, double temp)
 	f->vmin = 0;
 	f->vmax = 1;
 	f->precision = 3;
-	titlef(f, "The next token: the %d most probable%s", k, temp != 1 ? " (temperature applied)" : "");
+	view_titlef(f, "The next token: the %d most probable at temperature %g", k, temp);
 	char cap[128];
 	snprintf(cap, sizeof cap, "p(v) = softmax(logits / T)_v with T = %g, at the last position", temp);
 	gb_fig_set_caption(f, cap);
-	meta(s, f, "logits");
+	/* the prompt's end is what the next token follows */
+	view_provenance(s, f, "logits", NULL, 1);
+	snprintf(cap, sizeof cap, "%g", temp);
+	gb_fig_add_meta(f, "Temperature", cap);
 	free_labels(labels, k);
 	free(idx);
 	free(val);
 	free(p);
-	return f;
-}
-
-gb_figure *view_tensor(session *s, const char *name, int index)
-{
-	if (need_run(s))
-		return NULL;
-	const gb_ttensor *t = gb_trace_get(&s->trace, name);
-	if (!t) {
-		errorf("no trace tensor '%s': 'trace' lists the names", name);
-		return NULL;
-	}
-	const char *stack = !strncmp(name, "enc.", 4) ? "enc." : !strncmp(name, "dec.", 4) ? "dec." : "";
-	int tok_rows = t->ndim >= 2 && (t->axes[t->ndim - 2] == GB_AX_TOKEN || t->axes[t->ndim - 2] == GB_AX_QUERY);
-	/* Cross-attention's keys and values come from the encoder: their rows are source tokens. */
-	if (strstr(name, ".cross.k") || strstr(name, ".cross.v"))
-		stack = "enc.";
-	int tok_cols = t->ndim >= 1 && t->axes[t->ndim - 1] == GB_AX_KEY;
-	const char *col_stack = tok_cols ? (strstr(name, ".cross.") ? "enc." : stack) : NULL;
-	gb_figure *f;
-	if (t->ndim == 1) {
-		f = gb_fig_new(GB_FIG_STRIP);
-		gb_fig_set_values(f, t->data, 1, t->shape[0]);
-		/* numbers with three significant digits when they are small (a layer norm's means are
-		 * thousandths: "0.00" under every box says nothing) */
-		double mx = 0;
-		for (int i = 0; i < t->shape[0]; i++)
-			if (isfinite(t->data[i]) && fabs(t->data[i]) > mx)
-				mx = fabs(t->data[i]);
-		if (mx > 0 && mx < 0.1) {
-			int p = (int)ceil(-log10(mx)) + 2;
-			f->precision = p > 6 ? 6 : p;
-		}
-		if (t->axes[0] == GB_AX_TOKEN) {
-			int n;
-			char **l = token_labels(s, stack, &n);
-			if (n == t->shape[0])
-				gb_fig_set_col_labels(f, (const char *const *)l);
-			free_labels(l, n);
-		}
-	} else if (t->ndim == 2) {
-		f = heat(s, t->data, t->shape[0], t->shape[1], tok_rows ? stack : NULL, col_stack, gb_axis_name(t->axes[0]),
-		         gb_axis_name(t->axes[1]));
-	} else {
-		int n0 = t->shape[0], R = t->shape[1], C = t->shape[2];
-		if (index < 0 || index > n0) {
-			errorf("%s has %d %ss: choose 1 to %d (or 0 for all)", name, n0, gb_axis_name(t->axes[0]), n0);
-			return NULL;
-		}
-		if (index > 0) {
-			f = heat(s, t->data + (size_t)(index - 1) * R * C, R, C, tok_rows ? stack : NULL, col_stack,
-			         gb_axis_name(t->axes[1]), gb_axis_name(t->axes[2]));
-		} else {
-			f = gb_fig_new(GB_FIG_GRID);
-			f->grid_cols = n0 <= 4 ? n0 : 4;
-			for (int i = 0; i < n0; i++) {
-				gb_figure *pnl = heat(s, t->data + (size_t)i * R * C, R, C, tok_rows ? stack : NULL, col_stack,
-				                      gb_axis_name(t->axes[1]), gb_axis_name(t->axes[2]));
-				titlef(pnl, "%s %d", gb_axis_name(t->axes[0]), i + 1);
-				gb_fig_add_panel(f, pnl);
-			}
-		}
-	}
-	int is_weights = strstr(name, ".weights") != NULL || !strcmp(name, "probs");
-	if (is_weights) {
-		f->range = GB_RANGE_FIXED;
-		f->vmin = 0;
-		f->vmax = 1;
-	} else {
-		f->cmap = GB_CMAP_COOLWARM;
-		f->range = GB_RANGE_SYMMETRIC;
-	}
-	/* the scores after the mask: their -inf are masked cells (on a grid, in every panel) */
-	{
-		size_t nl = strlen(name);
-		f->masked = nl >= 7 && !strcmp(name + nl - 7, ".masked");
-	}
-	if (index > 0)
-		titlef(f, "%s [%s %d]", name, gb_axis_name(t->axes[0]), index);
-	else
-		titlef(f, "%s", name);
-	meta(s, f, name);
 	return f;
 }
 
@@ -630,15 +572,17 @@ const char *stage_name(int stage) { return stage >= 0 && stage < ST_N ? stage_na
 gb_figure *view_stage(session *s)
 {
 	int l = s->layer, h = s->head;
+	/* the window of columns the last --units chose, while the view stays on its stage */
+	const int *u = s->units_stage == s->stage || s->units_stage < 0 ? s->units : NULL;
 	switch (s->stage) {
-	case ST_EMBED: return view_embed(s);
-	case ST_PE: return view_pe(s, NULL, 0);
-	case ST_QKV: return view_qkv(s, l, h);
+	case ST_EMBED: return view_embed(s, u);
+	case ST_PE: return view_pe(s, NULL, 0, u);
+	case ST_QKV: return view_qkv(s, l, h, u);
 	case ST_SCORES: return view_attention(s, "masked", l, h);
 	case ST_ATTN: return view_attention(s, "weights", l, h);
 	case ST_HEADS: return view_heads(s, l);
-	case ST_LN: return view_ln(s, l, 1);
-	case ST_FFN: return view_ffn(s, l);
+	case ST_LN: return view_ln(s, l, 1, u);
+	case ST_FFN: return view_ffn(s, l, u);
 	case ST_RESID: return view_resid(s);
 	case ST_NEXT: return view_next(s, 10, 1);
 	case ST_CROSS: return view_cross(s, l, h);

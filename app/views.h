@@ -14,18 +14,21 @@
 char **token_labels(session *s, const char *stack, int *n);
 void free_labels(char **labels, int n);
 
-gb_figure *view_embed(session *s);
-gb_figure *view_pe(session *s, const int *dims, int n_dims); /* dims may be NULL: a heatmap */
+/* The wide views (embed, pe, qkv, ln, ffn, show) take units: the window of columns to show,
+ * {from, to} counted from 1 ({from, 0}: to the end), as --units gives it; NULL or {0, 0}:
+ * the first 64. Their figures number the columns from the window's first. */
+gb_figure *view_embed(session *s, const int *units);
+gb_figure *view_pe(session *s, const int *dims, int n_dims, const int *units); /* dims may be NULL: a heatmap */
 gb_figure *view_attention(session *s, const char *kind, int layer, int head); /* "weights", "scores", "masked" */
 gb_figure *view_cross(session *s, int layer, int head);
 gb_figure *view_heads(session *s, int layer);
 gb_figure *view_model(session *s);
-gb_figure *view_qkv(session *s, int layer, int head);
-gb_figure *view_ln(session *s, int layer, int which);
-gb_figure *view_ffn(session *s, int layer);
+gb_figure *view_qkv(session *s, int layer, int head, const int *units);
+gb_figure *view_ln(session *s, int layer, int which, const int *units);
+gb_figure *view_ffn(session *s, int layer, const int *units);
 gb_figure *view_resid(session *s);
 gb_figure *view_next(session *s, int k, double temp);
-gb_figure *view_tensor(session *s, const char *name, int index); /* index: 3-D slice, 0 = all */
+gb_figure *view_tensor(session *s, const char *name, int index, const int *units); /* index: 3-D slice, 0 = all */
 
 /* The stages a student walks through, in the pipeline's order; the window's keys and the
  * explorer move along them (Tab), across layers (Up/Down) and heads (Left/Right). */
@@ -34,7 +37,8 @@ enum stage { ST_EMBED, ST_PE, ST_QKV, ST_SCORES, ST_ATTN, ST_HEADS, ST_LN, ST_FF
 
 const char *stage_name(int stage);
 
-/* The figure of the session's current stage, layer and head (s->stage, s->layer, s->head). */
+/* The figure of the session's current stage, layer and head (s->stage, s->layer, s->head), in
+ * the window of columns s->units when it was chosen for this stage. */
 gb_figure *view_stage(session *s);
 
 #endif

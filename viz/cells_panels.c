@@ -59,10 +59,19 @@ int gb_cells_panels(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 		return gb_cells_too_small(err, w, h, 12, 3);
 	/* a panel's natural height: its title and its rows, one per line when every row of panels
 	 * fits that way (bigger, square cells), else two per line with half blocks */
-	int ph = 1, ph_half = 1, half = 0, labels = 1;
+	int ph = 1, ph_half = 1, half = 0, labels = 1, cl = 0;
+	/* numbered columns of labelled panels (qkv's features): their digits stand in cl lines */
+	if (f->panel_labels)
+		for (int i = 0; i < n; i++) {
+			const gb_figure *p = f->panels[i];
+			int d = 0;
+			for (int v = p->col_index0 + p->cols - 1; v > 0 && !p->col_labels && p->col_index0 > 0; v /= 10)
+				d++;
+			cl = d > cl ? d : cl;
+		}
 	for (int i = 0; i < n; i++) {
 		const gb_figure *p = f->panels[i];
-		int need = 1 + p->rows, need_half = 1 + (p->numbers ? p->rows : (p->rows + 1) / 2);
+		int need = 1 + cl + p->rows, need_half = 1 + cl + (p->numbers ? p->rows : (p->rows + 1) / 2);
 		ph = need > ph ? need : ph;
 		ph_half = need_half > ph_half ? need_half : ph_half;
 		int lw = panel_label_w(p, pw);
@@ -73,9 +82,11 @@ int gb_cells_panels(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 	int more = ph > avail || clampi(avail / ph_half, 1, gr) > clampi(avail / ph, 1, gr);
 	if (!a.plain && o->half != 0 && (o->half > 0 || (ph * gr > avail && more))) {
 		half = 1;
-		ph = ph_half;
+		ph = ph_half - cl;
 		labels = 0;
 	}
+	if (!labels && cl) /* no room for labels: the column numbers' lines go too */
+		ph -= half ? 0 : cl;
 	if (ph > avail)
 		ph = avail;
 	int nr = clampi(avail / ph, 1, gr > 0 ? gr : 1);
@@ -103,7 +114,7 @@ int gb_cells_panels(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 				continue;
 			}
 			gb_cells_shown sh;
-			if (gb_cells_heatmap_in(&pa, &po, P_TITLE | (labels ? P_RLABELS : 0), &sh, err))
+			if (gb_cells_heatmap_in(&pa, &po, P_TITLE | (labels ? (cl ? P_LABELS : P_RLABELS) : 0), &sh, err))
 				return -1;
 			if (sh.rows < p->rows || sh.cols < p->cols) {
 				clipped = 1;

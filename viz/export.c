@@ -224,7 +224,7 @@ static void csv_matrix(FILE *fp, const gb_figure *m, const char *panel)
 		if (m->row_labels)
 			csv_text(fp, m->row_labels[r]);
 		else
-			fprintf(fp, "%d", r);
+			fprintf(fp, "%d", m->row_index0 > 0 ? m->row_index0 + r : r); /* as the figure numbers it */
 		for (int c = 0; c < m->cols; c++) {
 			fputc(',', fp);
 			csv_num(fp, m->values[(size_t)r * m->cols + c]);
@@ -243,7 +243,7 @@ static void csv_header(FILE *fp, const gb_figure *m, int with_panel)
 		if (m->col_labels)
 			csv_text(fp, m->col_labels[c]);
 		else
-			fprintf(fp, "%d", c);
+			fprintf(fp, "%d", m->col_index0 > 0 ? m->col_index0 + c : c); /* units 65-128: 65 .. */
 	}
 	fputc('\n', fp);
 }

@@ -7,7 +7,8 @@
  *
  * The numbers:
  *   HEATMAP  CSV: a header row (the row axis title, then the column labels), then one row per
- *            matrix row: its label, then the values.  NPY: float32 (rows, cols).
+ *            matrix row: its label, then the values; unlabelled rows and columns by their
+ *            number (from row_index0 / col_index0 when set, else from 0).  NPY: float32 (rows, cols).
  *   BARS, STRIP  CSV: "label,value" rows.  NPY: float32 (n,).
  *   LINES    CSV: "x" (or the x title), then one column per series; a shorter series leaves
  *            empty cells.  NPY: float32 (n, 1 + n_series), column 0 = x, the same table as the

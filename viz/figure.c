@@ -396,6 +396,9 @@ void gb_fig_range(const gb_figure *f, float *lo, float *hi, int *n_bad)
 	} else if (f->range == GB_RANGE_SYMMETRIC) {
 		l = -mabs;
 		h = mabs;
+	} else if (f->range == GB_RANGE_CENTERED && mn <= mx) {
+		l = fmin(mn, 0);
+		h = fmax(mx, 0);
 	} else if (mn <= mx) {
 		l = mn;
 		h = mx;
@@ -410,6 +413,16 @@ void gb_fig_range(const gb_figure *f, float *lo, float *hi, int *n_bad)
 	if (lo) *lo = (float)l;
 	if (hi) *hi = (float)h;
 	if (n_bad) *n_bad = c.nan + c.pinf + c.ninf;
+}
+
+double gb_fig_unit(const gb_figure *f, double lo, double hi, double v)
+{
+	if (f && f->range == GB_RANGE_CENTERED && lo <= 0 && hi >= 0 && lo < hi) {
+		if (v >= 0)
+			return hi > 0 ? 0.5 + 0.5 * v / hi : 0.5;
+		return lo < 0 ? 0.5 - 0.5 * v / lo : 0.5;
+	}
+	return (v - lo) / (hi - lo);
 }
 
 int gb_utf8_decode(const char *s, uint32_t *cp)

@@ -35,8 +35,11 @@ enum gb_cmap { GB_CMAP_VIRIDIS, GB_CMAP_MAGMA, GB_CMAP_CIVIDIS, GB_CMAP_GRAY, GB
                GB_CMAP_N };
 
 /* How the value range is chosen: from the data's min and max, fixed by the view (e.g. 0..1
- * for attention weights), or symmetric around 0 (max |v|) for signed values. */
-enum gb_range { GB_RANGE_AUTO, GB_RANGE_FIXED, GB_RANGE_SYMMETRIC };
+ * for attention weights), or symmetric around 0 (max |v|) for signed values. CENTERED is for
+ * signed values far from symmetric (GELU outputs, about -0.17 .. 2.8): the range is the data's
+ * [min(lo, 0), max(hi, 0)], 0 keeps the middle colour of a diverging map, and each side scales
+ * to its own extreme (matplotlib's TwoSlopeNorm), so the short side is not washed out. */
+enum gb_range { GB_RANGE_AUTO, GB_RANGE_FIXED, GB_RANGE_SYMMETRIC, GB_RANGE_CENTERED };
 
 typedef struct gb_series {
 	char *label;
@@ -118,6 +121,11 @@ typedef struct gb_figure {
 	 * ("Model", "tiny-lm"), ("Text", "the cat sat"), ("Tensor", "L1.attn.weights"). */
 	char **meta_keys, **meta_vals;
 	int n_meta;
+
+	/* Issue 18, the views' part. GRID: every panel keeps its row and column labels in the
+	 * terminal as well (qkv's three panels of tokens x features have the room; the model
+	 * view's sixteen small maps do not, and go without). */
+	int panel_labels;
 } gb_figure;
 
 /* A new empty figure of a kind (viridis, automatic range, colorbar on, precision 2). NULL when
@@ -152,6 +160,11 @@ int gb_fig_set_group_title(gb_figure *f, int group, const char *title);
  * (backends draw them in a distinct colour and say how many in the caption), except the -inf
  * of a masked figure, which gb_fig_count counts as masked. */
 void gb_fig_range(const gb_figure *f, float *lo, float *hi, int *n_bad);
+
+/* Where v sits on f's colour scale of range [lo, hi] (from gb_fig_range), 0 at lo and 1 at hi:
+ * linear, except for GB_RANGE_CENTERED, where 0 maps to 0.5 and each side to its own half.
+ * Not clamped. Every backend maps values (and colour-bar ticks) through it. */
+double gb_fig_unit(const gb_figure *f, double lo, double hi, double v);
 
 /* The values of a figure (panels and LINES series included) that have no place on the colour
  * scale, by kind: what the backends' captions report. */

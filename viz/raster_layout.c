@@ -165,13 +165,38 @@ static void frame(lay *L)
 
 /* ---- colorbar ---------------------------------------------------------------------------- */
 
+/* The colour bar's ticks (t) and the step each is labelled with (st): nice values over the
+ * range, or for a centred scale (GB_RANGE_CENTERED) each side's own, so the short side of
+ * -0.17 .. 2.8 is not left without a number. */
+static int bar_ticks(const lay *L, int want, double *t, double *st, int max)
+{
+	double s1, s2;
+	int n;
+	if (L->f->range != GB_RANGE_CENTERED || !(L->lo < 0 && L->hi > 0)) {
+		n = gb_lay_ticks(L->lo, L->hi, want, t, max, &s1);
+		for (int i = 0; i < n; i++)
+			st[i] = s1;
+		return n;
+	}
+	int half = want / 2 > 2 ? want / 2 : 2;
+	n = gb_lay_ticks(L->lo, 0, half, t, max, &s1);
+	if (n > 0 && fabs(t[n - 1]) < s1 * 1e-6) /* 0 comes again from the other side */
+		n--;
+	for (int i = 0; i < n; i++)
+		st[i] = s1;
+	int m = gb_lay_ticks(0, L->hi, half, t + n, max - n, &s2);
+	for (int i = n; i < n + m; i++)
+		st[i] = s2;
+	return n + m;
+}
+
 double gb_lay_colorbar_width(lay *L)
 {
 	char buf[64];
-	double t[16], step, m = 0;
-	int n = gb_lay_ticks(L->lo, L->hi, 6, t, 16, &step), px = spx(L, TICK_PX);
+	double t[16], st[16], m = 0;
+	int n = bar_ticks(L, 6, t, st, 16), px = spx(L, TICK_PX);
 	for (int i = 0; i < n; i++) {
-		gb_lay_tick_label(t[i], step, buf, sizeof buf);
+		gb_lay_tick_label(t[i], st[i], buf, sizeof buf);
 		double w = tw(L, GB_FACE_SANS, px, buf);
 		m = w > m ? w : m;
 	}
@@ -180,7 +205,7 @@ double gb_lay_colorbar_width(lay *L)
 
 void gb_lay_colorbar(lay *L, double x, double y, double h)
 {
-	double w = CB_W * L->s, t[16], step, lw = fmax(1, round(L->s));
+	double w = CB_W * L->s, t[16], st[16], lw = fmax(1, round(L->s));
 	int px = spx(L, TICK_PX), n;
 	char buf[64];
 	group(L, "colorbar", 1);
@@ -189,11 +214,11 @@ void gb_lay_colorbar(lay *L, double x, double y, double h)
 	rect(L, x - lw, y + h, w + 2 * lw, lw, AXIS);
 	rect(L, x - lw, y, lw, h, AXIS);
 	rect(L, x + w, y, lw, h, AXIS);
-	n = gb_lay_ticks(L->lo, L->hi, h > 300 * L->s ? 6 : 4, t, 16, &step);
+	n = bar_ticks(L, h > 300 * L->s ? 6 : 4, t, st, 16);
 	for (int i = 0; i < n; i++) {
 		double ty = y + h - to_t(L, t[i]) * h;
 		rect(L, x + w, ty - lw / 2, TICK_LEN * L->s, lw, AXIS);
-		gb_lay_tick_label(t[i], step, buf, sizeof buf);
+		gb_lay_tick_label(t[i], st[i], buf, sizeof buf);
 		text(L, GB_FACE_SANS, px, x + w + (TICK_LEN + 4) * L->s, mid_baseline(ty, px), 0,
 		     GB_ANCHOR_START, buf, INK);
 	}

@@ -87,7 +87,7 @@ static inline double mid_baseline(double y, int px)
 
 static inline double to_t(const lay *L, double v)
 {
-	return (v - L->lo) / ((double)L->hi - L->lo);
+	return gb_fig_unit(L->f, L->lo, L->hi, v);
 }
 
 /* raster_layout.c: ticks, labels, the colorbar, a value's colour, the outline of cells */

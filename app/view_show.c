@@ -1,0 +1,183 @@
+/* view_show.c — `show NAME`: any trace tensor as a figure. A 1-D tensor is a strip, a 2-D one
+ * a heatmap, a 3-D one a grid of its slices (or one slice); tokens label the axes that are
+ * tokens, vocabulary pieces the vocabulary's columns, and a wide tensor shows a window of its
+ * columns (--units). The title says in words what the tensor is; its name stays in the
+ * caption, for `dump` and `print`. */
+#include "app/views.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/view_common.h"
+#include "model/tokenizer/tokenizer.h"
+
+/* What a tensor's columns are, in words for "units 1-64 of 512". */
+static const char *cols_word(int axis)
+{
+	switch (axis) {
+	case GB_AX_FFN: return "units";
+	case GB_AX_VOCAB: return "vocabulary entries";
+	case GB_AX_KEY: return "keys";
+	case GB_AX_TOKEN: return "tokens";
+	case GB_AX_POSITION: return "positions";
+	default: return "features";
+	}
+}
+
+/* An axis's name as an axis title: "hidden unit" rather than the trace's "ffn". */
+static const char *axis_word(int axis)
+{
+	switch (axis) {
+	case GB_AX_FFN: return "hidden unit";
+	case GB_AX_VOCAB: return "vocabulary entry";
+	case GB_AX_KV_HEAD: return "key/value head";
+	default: return gb_axis_name(axis);
+	}
+}
+
+/* One (R, C) block of a tensor as a heatmap: token labels where its axes are tokens, the
+ * window of columns when it is wide, the vocabulary's pieces over vocabulary columns. */
+static gb_figure *tensor_heat(session *s, const float *v, int R, int C, int ax_r, int ax_c,
+                              const char *row_stack, const char *col_stack, const int *units, colwin *w)
+{
+	gb_figure *f;
+	if (col_stack && C <= WIDE_COLS && !units) { /* keys: every token, as attention is drawn */
+		memset(w, 0, sizeof *w);
+		f = view_heat(s, v, R, C, row_stack, col_stack, axis_word(ax_r), axis_word(ax_c));
+	} else {
+		f = view_wide_heat(s, v, R, C, units, cols_word(ax_c), row_stack, axis_word(ax_r), axis_word(ax_c), w);
+		if (f && col_stack) {
+			int n;
+			char **l = token_labels(s, col_stack, &n);
+			if (n == C)
+				gb_fig_set_col_labels(f, (const char *const *)(l + w->a - 1));
+			free_labels(l, n);
+		}
+	}
+	if (f && ax_c == GB_AX_VOCAB && s->model.tok) { /* column j is vocabulary entry a - 1 + j */
+		int m = w->b - w->a + 1;
+		char **l = malloc(sizeof(char *) * (size_t)m);
+		for (int j = 0; j < m; j++) {
+			size_t len = 0;
+			const unsigned char *b = gb_tok_piece_bytes(s->model.tok, w->a - 1 + j, &len);
+			l[j] = malloc(len + 16);
+			if (b) {
+				memcpy(l[j], b, len);
+				l[j][len] = 0;
+				for (size_t k = 0; k < len; k++)
+					if (!l[j][k])
+						l[j][k] = 1;
+			} else
+				snprintf(l[j], len + 16, "#%d", w->a - 1 + j);
+		}
+		gb_fig_set_col_labels(f, (const char *const *)l);
+		free_labels(l, m);
+		if (w->sel[0]) /* columns count from 1, token ids from 0 */
+			snprintf(w->sel + strlen(w->sel), sizeof w->sel - strlen(w->sel), " = ids %d-%d", w->a - 1, w->b - 1);
+	}
+	if (f && ax_r == GB_AX_POSITION)
+		f->row_index0 = 1;
+	return f;
+}
+
+gb_figure *view_tensor(session *s, const char *name, int index, const int *units)
+{
+	if (need_run(s))
+		return NULL;
+	const gb_ttensor *t = gb_trace_get(&s->trace, name);
+	if (!t) {
+		errorf("no trace tensor '%s': 'trace' lists the names", name);
+		return NULL;
+	}
+	const char *stack = !strncmp(name, "enc.", 4) ? "enc." : !strncmp(name, "dec.", 4) ? "dec." : "";
+	int tok_rows = t->ndim >= 2 && (t->axes[t->ndim - 2] == GB_AX_TOKEN || t->axes[t->ndim - 2] == GB_AX_QUERY);
+	/* Cross-attention's keys and values come from the encoder: their rows are source tokens. */
+	if (strstr(name, ".cross.k") || strstr(name, ".cross.v"))
+		stack = "enc.";
+	int tok_cols = t->ndim >= 1 && t->axes[t->ndim - 1] == GB_AX_KEY;
+	const char *col_stack = tok_cols ? (strstr(name, ".cross.") ? "enc." : stack) : NULL;
+	gb_figure *f;
+	colwin w = { 0 };
+	if (t->ndim == 1) {
+		if (units) {
+			errorf("%s is one row of %d numbers: --units picks columns of a wider table", name, t->shape[0]);
+			return NULL;
+		}
+		f = gb_fig_new(GB_FIG_STRIP);
+		gb_fig_set_values(f, t->data, 1, t->shape[0]);
+		/* numbers with three significant digits when they are small (a layer norm's means are
+		 * thousandths: "0.00" under every box says nothing) */
+		double mx = 0;
+		for (int i = 0; i < t->shape[0]; i++)
+			if (isfinite(t->data[i]) && fabs(t->data[i]) > mx)
+				mx = fabs(t->data[i]);
+		if (mx > 0 && mx < 0.1) {
+			int p = (int)ceil(-log10(mx)) + 2;
+			f->precision = p > 6 ? 6 : p;
+		}
+		if (t->axes[0] == GB_AX_TOKEN) {
+			int n;
+			char **l = token_labels(s, stack, &n);
+			if (n == t->shape[0])
+				gb_fig_set_col_labels(f, (const char *const *)l);
+			free_labels(l, n);
+		}
+	} else if (t->ndim == 2) {
+		f = tensor_heat(s, t->data, t->shape[0], t->shape[1], t->axes[0], t->axes[1], tok_rows ? stack : NULL,
+		                col_stack, units, &w);
+	} else {
+		int n0 = t->shape[0], R = t->shape[1], C = t->shape[2];
+		if (index < 0 || index > n0) {
+			errorf("%s has %d %ss: choose 1 to %d (or 0 for all)", name, n0, gb_axis_name(t->axes[0]), n0);
+			return NULL;
+		}
+		if (index > 0) {
+			f = tensor_heat(s, t->data + (size_t)(index - 1) * R * C, R, C, t->axes[1], t->axes[2],
+			                tok_rows ? stack : NULL, col_stack, units, &w);
+		} else {
+			f = gb_fig_new(GB_FIG_GRID);
+			f->grid_cols = n0 <= 4 ? n0 : 4;
+			for (int i = 0; f && i < n0; i++) {
+				gb_figure *pnl = tensor_heat(s, t->data + (size_t)i * R * C, R, C, t->axes[1], t->axes[2],
+				                             tok_rows ? stack : NULL, col_stack, units, &w);
+				if (!pnl) {
+					gb_fig_free(f);
+					return NULL;
+				}
+				view_titlef(pnl, "%s %d", axis_word(t->axes[0]), i + 1);
+				gb_fig_add_panel(f, pnl);
+			}
+			if (f)
+				gb_fig_set_axes(f, axis_word(t->axes[1]), axis_word(t->axes[2]));
+		}
+	}
+	if (!f)
+		return NULL;
+	int is_weights = strstr(name, ".weights") != NULL || !strcmp(name, "probs");
+	if (is_weights) {
+		f->range = GB_RANGE_FIXED;
+		f->vmin = 0;
+		f->vmax = 1;
+		for (int i = 0; i < f->n_panels; i++)
+			f->panels[i]->range = GB_RANGE_FIXED, f->panels[i]->vmin = 0, f->panels[i]->vmax = 1;
+	} else
+		fit_range(f, GB_CMAP_VIRIDIS);
+	/* the scores after the mask: their -inf are masked cells (on a grid, in every panel) */
+	{
+		size_t nl = strlen(name);
+		f->masked = nl >= 7 && !strcmp(name + nl - 7, ".masked");
+	}
+	char words[192], cap[192], shape[96] = "";
+	tensor_title(s, name, index, words, sizeof words);
+	view_titlef(f, "%s", words);
+	/* the name stays on the figure, small: it is what `dump` and `print` take */
+	for (int d = 0; d < t->ndim; d++)
+		snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%s %d", d ? ", " : "", gb_axis_name(t->axes[d]),
+		         t->shape[d]);
+	snprintf(cap, sizeof cap, "trace tensor %s (%s)", name, shape);
+	gb_fig_set_caption(f, cap);
+	view_provenance(s, f, name, &w, 0);
+	return f;
+}

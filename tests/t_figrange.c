@@ -1,0 +1,194 @@
+/* t_figrange.c — colour scales that fit the data: GB_RANGE_CENTERED (a diverging map whose
+ * middle stays at 0 and whose sides each reach their own extreme) against the symmetric and
+ * automatic ranges, by gb_fig_range / gb_fig_unit and by the colours the raster and the
+ * terminal actually draw; and a grid's panels in the terminal: drawn in the grid's map, with
+ * their labels when the grid asks for them (qkv). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/tap.h"
+#include "viz/cells.h"
+#include "viz/colormap.h"
+#include "viz/figure.h"
+#include "viz/raster.h"
+#include "viz/svg.h"
+
+static gb_figure *row_of(const float *v, int n, int range)
+{
+	gb_figure *f = gb_fig_new(GB_FIG_HEATMAP);
+	gb_fig_set_values(f, v, 1, n);
+	f->cmap = GB_CMAP_COOLWARM;
+	f->range = range;
+	return f;
+}
+
+static int same_rgb(const uint8_t *a, const uint8_t *b) { return a[0] == b[0] && a[1] == b[1] && a[2] == b[2]; }
+
+/* The first line of a grid with background colours (the data, above the colour bar). */
+static int first_bg_line(gb_grid *g)
+{
+	for (int y = 0; y < g->h; y++)
+		for (int x = 0; x < g->w; x++)
+			if (gb_grid_cell(g, x, y)->attr & GB_ATTR_BG)
+				return y;
+	return -1;
+}
+
+/* Whether line y of g has a cell with background rgb. */
+static int line_has(gb_grid *g, int y, const uint8_t rgb[3])
+{
+	for (int x = 0; y >= 0 && x < g->w; x++) {
+		gb_cell *c = gb_grid_cell(g, x, y);
+		if ((c->attr & GB_ATTR_BG) && same_rgb(c->bg, rgb))
+			return 1;
+	}
+	return 0;
+}
+
+int main(void)
+{
+	tap_plan(22);
+	/* GELU-like outputs: a short negative side and a long positive one */
+	const float gelu[3] = { -0.17f, 0.0f, 2.8f };
+	float lo, hi;
+	int bad;
+	gb_figure *c = row_of(gelu, 3, GB_RANGE_CENTERED);
+	gb_fig_range(c, &lo, &hi, &bad);
+	tap_ok(lo == -0.17f && hi == 2.8f, "centred: the range is the data's own, [-0.17, 2.8] (got [%g, %g])", lo, hi);
+	tap_near(gb_fig_unit(c, lo, hi, -0.17), 0.0, 1e-6, "centred: the most negative value is the map's low end");
+	tap_near(gb_fig_unit(c, lo, hi, 0), 0.5, 1e-6, "centred: 0 is the middle colour");
+	tap_near(gb_fig_unit(c, lo, hi, 2.8), 1.0, 1e-6, "centred: the largest value is the high end");
+	tap_near(gb_fig_unit(c, lo, hi, -0.085), 0.25, 1e-6, "centred: half the negative side is a quarter of the scale");
+	tap_near(gb_fig_unit(c, lo, hi, 1.4), 0.75, 1e-6, "centred: half the positive side is three quarters");
+
+	gb_figure *s = row_of(gelu, 3, GB_RANGE_SYMMETRIC);
+	gb_fig_range(s, &lo, &hi, &bad);
+	tap_ok(lo == -2.8f && hi == 2.8f, "symmetric: [-2.8, 2.8]");
+	tap_near(gb_fig_unit(s, lo, hi, -0.17), (2.8 - 0.17) / 5.6, 1e-6,
+	         "symmetric: -0.17 sits near the middle (the washed-out side the centred scale avoids)");
+
+	const float pos[2] = { 0.5f, 2.0f }, zeros[2] = { 0, 0 };
+	gb_figure *p = row_of(pos, 2, GB_RANGE_CENTERED);
+	gb_fig_range(p, &lo, &hi, &bad);
+	tap_ok(lo == 0 && hi == 2, "centred, values of one sign: the range still holds 0 ([%g, %g])", lo, hi);
+	tap_near(gb_fig_unit(p, lo, hi, 1), 0.75, 1e-6, "centred, one sign: the upper half only");
+	gb_figure *z = row_of(zeros, 2, GB_RANGE_CENTERED);
+	gb_fig_range(z, &lo, &hi, &bad);
+	tap_ok(lo == -1 && hi == 1 && gb_fig_unit(z, lo, hi, 0) == 0.5, "centred, all zero: widened to [-1, 1], 0 in the middle");
+	gb_figure *a = row_of(gelu, 3, GB_RANGE_AUTO);
+	gb_fig_range(a, &lo, &hi, &bad);
+	tap_near(gb_fig_unit(a, lo, hi, 0), 0.17 / 2.97, 1e-6, "automatic: linear from min to max");
+
+	/* The raster draws each cell in the colour of its place on the centred scale. */
+	gb_canvas cv;
+	gb_raster_info info;
+	gb_verr err;
+	uint8_t want[3][3];
+	double ts[3] = { 0, 0.5, 1 };
+	for (int i = 0; i < 3; i++)
+		gb_cmap_rgb(GB_CMAP_COOLWARM, ts[i], want[i]);
+	int ok_px = 0;
+	if (gb_raster_render(c, NULL, &cv, &info, &err) == 0) {
+		for (int i = 0; i < 3; i++) {
+			int x0 = info.plot.x + i * info.plot.w / 3, x1 = info.plot.x + (i + 1) * info.plot.w / 3;
+			int x = (x0 + x1) / 2, y = info.plot.y + info.plot.h / 2;
+			const uint8_t *px = cv.rgba + ((size_t)y * cv.w + x) * 4;
+			ok_px += same_rgb(px, want[i]);
+		}
+		gb_canvas_free(&cv);
+	} else
+		tap_diag("raster: %s", err.msg);
+	tap_ok(ok_px == 3, "raster: -0.17, 0 and 2.8 drawn as coolwarm's low end, middle and high end (%d of 3)", ok_px);
+
+	/* The colour bar numbers both sides of a centred scale (nice steps over [-0.17, 0] give
+	 * -0.1; over the whole range they would start at 0); a symmetric one is numbered as ever. */
+	char *svg = gb_svg_render(c, 0, 0, 0, "test", &err);
+	tap_ok(svg && strstr(svg, ">-0.1</text>") && strstr(svg, ">2</text>"),
+	       "centred colour bar: ticks on the short side (-0.1) and the long one (2)");
+	free(svg);
+	svg = gb_svg_render(s, 0, 0, 0, "test", &err);
+	tap_ok(svg && !strstr(svg, ">-0.1</text>") && strstr(svg, ">-2</text>") && strstr(svg, ">2</text>"),
+	       "symmetric colour bar: ticks at -2 and 2, none at -0.1");
+	free(svg);
+
+	/* The terminal does the same. */
+	gb_grid g;
+	gb_cells_opts o;
+	gb_cells_opts_default(&o, GB_DEPTH_TRUE);
+	gb_grid_init(&g, 60, 12, &err);
+	int rc = gb_cells_render(&g, 0, 0, 60, 12, c, &o, &err);
+	int y = first_bg_line(&g);
+	tap_ok(rc == 0 && line_has(&g, y, want[0]) && line_has(&g, y, want[1]) && line_has(&g, y, want[2]),
+	       "terminal: the three cells in the low end, middle and high end");
+	gb_grid_free(&g);
+
+	/* A grid whose panels were made with another map: the terminal draws them in the grid's,
+	 * the one its colour bar shows (qkv's panels were viridis under a coolwarm bar). */
+	gb_figure *grid = gb_fig_new(GB_FIG_GRID);
+	grid->cmap = GB_CMAP_COOLWARM;
+	grid->range = GB_RANGE_CENTERED;
+	grid->grid_cols = 2;
+	const char *rows[2] = { "the", "cat" };
+	const float pv[4] = { -0.17f, 0.0f, 2.8f, 1.4f };
+	for (int i = 0; i < 2; i++) {
+		gb_figure *pn = gb_fig_new(GB_FIG_HEATMAP);
+		gb_fig_set_values(pn, pv, 2, 2);
+		gb_fig_set_row_labels(pn, rows);
+		pn->cmap = GB_CMAP_VIRIDIS;
+		gb_fig_set_title(pn, i ? "k" : "q");
+		gb_fig_add_panel(grid, pn);
+	}
+	uint8_t vlow[3];
+	gb_cmap_rgb(GB_CMAP_VIRIDIS, 0, vlow);
+	gb_grid_init(&g, 60, 14, &err);
+	rc = gb_cells_render(&g, 0, 0, 60, 14, grid, &o, &err);
+	y = first_bg_line(&g);
+	tap_ok(rc == 0 && line_has(&g, y, want[0]) && !line_has(&g, y, vlow), "terminal grid: panels in the grid's coolwarm, not their own viridis");
+	gb_grid_free(&g);
+
+	/* Labels in the panels: none by default (a model view of sixteen has no room), every
+	 * panel's when the grid asks for them. */
+	gb_cells_opts_default(&o, GB_DEPTH_PLAIN);
+	for (int want_labels = 0; want_labels <= 1; want_labels++) {
+		grid->panel_labels = want_labels;
+		gb_grid_init(&g, 60, 14, &err);
+		rc = gb_cells_render(&g, 0, 0, 60, 14, grid, &o, &err);
+		int n_cat = 0;
+		for (int yy = 0; yy < g.h; yy++)
+			for (int x = 0; x + 2 < g.w; x++)
+				n_cat += gb_grid_cell(&g, x, yy)->cp == 'c' && gb_grid_cell(&g, x + 1, yy)->cp == 'a' &&
+				         gb_grid_cell(&g, x + 2, yy)->cp == 't';
+		tap_ok(rc == 0 && n_cat == (want_labels ? 2 : 0), "panel_labels = %d: 'cat' labels %d rows (want %d)", want_labels,
+		       n_cat, want_labels ? 2 : 0);
+		gb_grid_free(&g);
+	}
+	/* and the column numbers over each panel */
+	grid->panel_labels = 1;
+	gb_grid_init(&g, 60, 14, &err);
+	gb_cells_render(&g, 0, 0, 60, 14, grid, &o, &err);
+	int n12 = 0;
+	for (int yy = 0; yy < g.h; yy++)
+		for (int x = 0; x + 2 < g.w; x++)
+			n12 += gb_grid_cell(&g, x, yy)->cp == '1' && gb_grid_cell(&g, x + 1, yy)->cp == ' ' &&
+			       gb_grid_cell(&g, x + 2, yy)->cp == '2';
+	tap_ok(n12 == 2, "panel_labels: each panel numbers its columns (%d of 2)", n12);
+	gb_grid_free(&g);
+
+	/* The range of a grid is over every panel, and a lone panel (the explorer's zoom) keeps
+	 * the centred kind the view gave it. */
+	gb_fig_range(grid, &lo, &hi, &bad);
+	tap_ok(lo == -0.17f && hi == 2.8f, "grid: the centred range spans every panel");
+	gb_figure *one = row_of(pv, 4, GB_RANGE_CENTERED);
+	gb_fig_range(one, &lo, &hi, &bad);
+	tap_near(gb_fig_unit(one, lo, hi, 1.4), 0.75, 1e-6, "a lone panel: the same scale");
+	gb_fig_free(one);
+	gb_fig_free(grid);
+	gb_fig_free(c);
+	gb_fig_free(s);
+	gb_fig_free(p);
+	gb_fig_free(z);
+	gb_fig_free(a);
+	return tap_done();
+}

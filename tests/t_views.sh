@@ -1,0 +1,135 @@
+#!/bin/sh
+# t_views.sh — what the views put in their figures so that each stands alone on a slide, read
+# back from what the real binary exports: titles in words, the window of columns of a wide
+# tensor (--units) and its numbers against the trace's, index-numbered columns, colour ranges
+# that fit the data (sequential, symmetric, or centred with a side each), the logit lens's rows
+# and tokens, layer norm's rows without statistics glued to the tokens, the temperature of
+# `next`, and the colours of qkv's panels in the terminal.
+cd "$(dirname "$0")/.." || exit 1
+T=tests/tmp/views
+rm -rf "$T" && mkdir -p "$T"
+G=./glassbox
+. tests/tap.sh
+RUN="run When Mary and John went to the park, John gave a ball to"
+
+echo "1..36"
+
+# png_text FILE KEY: the value of FILE's tEXt chunk KEY, read from its bytes.
+png_text() {
+	od -An -v -tu1 "$1" | LC_ALL=C awk -v key="$2" '
+		{ for (i = 1; i <= NF; i++) b[n++] = $i }
+		END {
+			for (p = 8; p + 8 <= n; p += 12 + len) {
+				len = ((b[p] * 256 + b[p + 1]) * 256 + b[p + 2]) * 256 + b[p + 3]
+				if (sprintf("%c%c%c%c", b[p + 4], b[p + 5], b[p + 6], b[p + 7]) != "tEXt")
+					continue
+				k = ""
+				for (j = p + 8; b[j] != 0; j++)
+					k = k sprintf("%c", b[j])
+				if (k != key)
+					continue
+				v = ""
+				for (j++; j < p + 8 + len; j++)
+					v = v sprintf("%c", b[j])
+				print v
+				exit
+			}
+		}'
+}
+# range_lo FILE / range_hi FILE: the two ends of a PNG's "Range" chunk ("lo .. hi").
+range_lo() { png_text "$1" Range | awk '{ print $1 }'; }
+range_hi() { png_text "$1" Range | awk '{ print $3 }'; }
+# fields FILE LINE FROM TO: comma-separated fields FROM..TO of line LINE, one per line.
+fields() { sed -n "$2p" "$1" | cut -d, -f"$3-$4" | tr ',' '\n'; }
+
+# --- wide tensors: a window of columns, numbered from its first --------------------------------
+$G -c "$RUN; dump L1.ffn.hidden $T/hidden.csv; ffn 1; export $T/ffn.png; export $T/ffn.csv; ffn 1 --units 65-128; export $T/ffn65.png; export $T/ffn65.csv" >"$T/out" 2>"$T/err"
+ok $? "ffn 1 and ffn 1 --units 65-128 draw and export"
+check "ffn 1 shows 64 of the 512 units by default (got $(head -n 1 "$T/ffn.csv" | tr ',' '\n' | tail -n +2 | wc -l))" \
+	test "$(head -n 1 "$T/ffn.csv" | tr ',' '\n' | tail -n +2 | wc -l)" -eq 64
+check "its columns are numbered 1 to 64" test "$(head -n 1 "$T/ffn.csv" | cut -d, -f2,65)" = "1,64"
+check "the PNG records the window: Columns = units 1-64 of 512 (got '$(png_text "$T/ffn.png" Columns)')" \
+	test "$(png_text "$T/ffn.png" Columns)" = "units 1-64 of 512"
+check "--units 65-128: 64 columns numbered 65 to 128" test "$(head -n 1 "$T/ffn65.csv" | cut -d, -f2,65,66)" = "65,128"
+fields "$T/hidden.csv" 2 65 128 >"$T/want"
+fields "$T/ffn65.csv" 2 2 65 >"$T/got"
+check "their numbers are units 65-128 of the trace's L1.ffn.hidden, first token" cmp -s "$T/want" "$T/got"
+fields "$T/hidden.csv" 20 65 128 >"$T/want"
+fields "$T/ffn65.csv" 20 2 65 >"$T/got"
+check "and of its last token" cmp -s "$T/want" "$T/got"
+$G -c "$RUN; ffn --units 65-128 1; export $T/ffn65b.csv" >/dev/null 2>"$T/err"
+check "--units may come before the layer: the same table" cmp -s "$T/ffn65.csv" "$T/ffn65b.csv"
+check "the PNG says units 65-128 of 512" test "$(png_text "$T/ffn65.png" Columns)" = "units 65-128 of 512"
+check "the title is in words" test "$(png_text "$T/ffn65.png" Title)" = "Layer 1: feed-forward hidden units after the activation"
+
+$G -c "$RUN; ffn 1 --units 600-700" >/dev/null 2>"$T/err"; rc=$?
+check "an out-of-range --units is one line and status 1: $(cat "$T/err")" \
+	sh -c "test $rc = 1 && test \$(wc -l <$T/err) = 1 && grep -q 'units 600-700 do not exist: this view has units 1 to 512' $T/err"
+$G -c "$RUN; embed --units 9" >/dev/null 2>"$T/err"; rc=$?
+check "a malformed --units says the form: $(cat "$T/err")" \
+	sh -c "test $rc = 1 && test \$(wc -l <$T/err) = 1 && grep -q -- '--units takes columns A-B counted from 1, e.g. --units 65-128' $T/err"
+$G -c "$RUN; embed --units 100-; export $T/e100.csv; ln 1 --units all; export $T/lnall.csv; qkv 1 2 --units 9-16; export $T/qkv.csv" >/dev/null 2>"$T/err"
+ok $? "embed --units A-, ln --units all and qkv --units run"
+check "embed --units 100-: features 100 to 128, 29 of them" \
+	test "$(head -n 1 "$T/e100.csv" | cut -d, -f2,30)" = "100,128" -a "$(head -n 1 "$T/e100.csv" | tr ',' '\n' | wc -l)" -eq 30
+check "ln 1 --units all: every one of the 128 features" test "$(head -n 1 "$T/lnall.csv" | tr ',' '\n' | tail -n +2 | wc -l)" -eq 128
+check "qkv --units 9-16: each panel shows features 9 to 16 (a header of panel, token and 8 numbers)" \
+	test "$(head -n 1 "$T/qkv.csv")" = "panel,token,9,10,11,12,13,14,15,16"
+check "layer norm's rows are the tokens alone (mean and variance are side columns now)" \
+	test "$(sed -n 2p "$T/lnall.csv" | cut -d, -f1)" = "When"
+
+# --- titles in words -----------------------------------------------------------------------------
+$G -c "$RUN; show L1.resid.mid; export $T/mid.png; show L2.resid.post; export $T/post.png; show L1.ln2.var; export $T/var.png; show L3.attn.q 2; export $T/q.png" >/dev/null 2>"$T/err"
+ok $? "show draws trace tensors"
+check "show L1.resid.mid is titled 'After attention, layer 1' (got '$(png_text "$T/mid.png" Title)')" \
+	test "$(png_text "$T/mid.png" Title)" = "After attention, layer 1"
+check "show L2.resid.post: 'After layer 2'" test "$(png_text "$T/post.png" Title)" = "After layer 2"
+check "show L1.ln2.var: the norm named by where it sits (got '$(png_text "$T/var.png" Title)')" \
+	test "$(png_text "$T/var.png" Title)" = "Layer norm before the feed-forward, layer 1: variance of each token's input"
+check "show L3.attn.q 2: 'Queries, layer 3, head 2'" test "$(png_text "$T/q.png" Title)" = "Queries, layer 3, head 2"
+check "and the tensor's name stays in the caption, for dump and print" \
+	test "$(png_text "$T/q.png" Description)" = "trace tensor L3.attn.q (head 4, token 19, feature 32)"
+$G -c "$RUN; next 5 --temp 0.5; export $T/next.png" >/dev/null 2>"$T/err"
+check "next names its temperature in the title (got '$(png_text "$T/next.png" Title)')" \
+	test "$(png_text "$T/next.png" Title)" = "The next token: the 5 most probable at temperature 0.5"
+
+# --- colour ranges that fit the data -------------------------------------------------------------
+lo=$(range_lo "$T/ffn.png"); hi=$(range_hi "$T/ffn.png")
+check "GELU outputs ($lo .. $hi): a diverging map, centred, each side to its own extreme" \
+	sh -c "test '$(png_text "$T/ffn.png" Colormap)' = coolwarm && awk 'BEGIN { exit !($lo < 0 && $lo > -0.2 && $hi > 1) }'"
+$G -c "$RUN; pe; export $T/pe.png; resid; export $T/resid.png; show L1.ln1.var; export $T/lnvar.png; embed; export $T/embed.png" >/dev/null 2>"$T/err"
+lo=$(range_lo "$T/pe.png"); hi=$(range_hi "$T/pe.png")
+check "learned positions are drawn on their own scale ($lo .. $hi), not on -1 .. 1" \
+	awk "BEGIN { exit !($lo == -$hi && $hi < 0.8 && $hi > 0.1) }"
+lo=$(range_lo "$T/resid.png")
+check "lengths |x| (non-negative): a sequential map from their minimum ($lo, magma)" \
+	sh -c "test '$(png_text "$T/resid.png" Colormap)' = magma && awk 'BEGIN { exit !($lo > 0) }'"
+lo=$(range_lo "$T/lnvar.png")
+check "variances: sequential, from their minimum ($lo, viridis)" \
+	sh -c "test '$(png_text "$T/lnvar.png" Colormap)' = viridis && awk 'BEGIN { exit !($lo > 0) }'"
+lo=$(range_lo "$T/embed.png"); hi=$(range_hi "$T/embed.png")
+check "embeddings (signed, both sides alike): symmetric ($lo .. $hi)" awk "BEGIN { exit !($lo == -$hi) }"
+$G -c "load tiny-mt; run 3 March 2021; pe; export $T/sin.png" >/dev/null 2>"$T/err"
+check "sinusoids keep the scale of sin and cos, -1 .. 1 (got $(png_text "$T/sin.png" Range))" \
+	test "$(png_text "$T/sin.png" Range)" = "-1 .. 1"
+# In the terminal a centred range puts the most negative GELU output at the map's blue end;
+# on a symmetric scale of +-2.8 it would be nearly white. Only the data lines count here.
+COLUMNS=200 LINES=60 $G -c "set colors truecolor; $RUN; ffn 1" >"$T/ffn.ans" 2>"$T/err"
+check "the terminal draws GELU's most negative outputs in coolwarm's blue end (59,76,192)" \
+	sh -c "sed '\$d' $T/ffn.ans | sed '\$d' | grep -q '48;2;59;76;192m'"
+
+# --- qkv: the panels in the colour map of their bar, with labels --------------------------------
+COLUMNS=160 LINES=48 $G -c "set colors truecolor; $RUN; qkv 1 1" >"$T/qkv.ans" 2>"$T/err"
+check "qkv's panels are drawn in coolwarm (its blue end is there)" grep -q '48;2;59;76;192m' "$T/qkv.ans"
+check "and not in viridis (its dark end 68,1,84 is not)" sh -c "! grep -q '48;2;68;1;84m' $T/qkv.ans"
+COLUMNS=160 LINES=48 $G -c "set colors plain; $RUN; qkv 1 1" >"$T/qkv.txt" 2>"$T/err"
+check "each panel's rows carry the tokens (three '·ball' rows)" test "$(grep -o '·ball' "$T/qkv.txt" | wc -l)" -eq 3
+check "and its columns the feature numbers 1 to 32" grep -q '12345678901234567890123456789012 .*12345678901234567890123456789012 .*12345678901234567890123456789012' "$T/qkv.txt"
+
+# --- the logit lens ------------------------------------------------------------------------------
+$G -c "$RUN; lens; export $T/lens.csv" >/dev/null 2>"$T/err"
+nb=$(printf '\302\240')
+check "the lens's rows read 'embeddings' and 'after layer 1' (no-break spaces, so not 'layer·1')" \
+	sh -c "cut -d, -f1 $T/lens.csv | sed -n '2p;3p' | tr '\n' '|' | grep -qx 'embeddings|after${nb}layer${nb}1|'"
+
+exit $((fails > 0))
