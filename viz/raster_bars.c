@@ -22,7 +22,7 @@ int gb_lay_draw_bars(lay *L, gb_verr *err)
 	const char *axis_title = f->x_title ? f->x_title : f->col_title;
 	if (!f->values || n <= 0)
 		return gb_vfail(err, "bar chart has no values");
-	dl = gb_lay_display_labels(labels, n, 24);
+	dl = gb_lay_display_labels(L, labels, n, 24);
 	if (labels && !dl)
 		return gb_vfail(err, "out of memory laying out a bar chart");
 	if (f->range == GB_RANGE_AUTO) {
@@ -115,6 +115,8 @@ int gb_lay_draw_bars(lay *L, gb_verr *err)
 	if (L->info) {
 		L->info->plot = (gb_rect){ (int)x, (int)y, (int)pw, (int)ph };
 		L->info->label_stride = stride;
+		L->info->row_labels_total = n;
+		L->info->row_labels_shown = dl ? (n + stride - 1) / stride : 0;
 	}
 	free(dl);
 	return 0;

@@ -71,8 +71,8 @@ static int draw_block(lay *L, const block *B, gb_verr *err)
 {
 	const gb_figure *f = L->f, *p0 = B->panels[0];
 	const int grid = f->kind == GB_FIG_GRID;
-	char *rl = gb_lay_display_labels(p0->row_labels, p0->rows, LABEL_COLS);
-	char *cl = gb_lay_display_labels(p0->col_labels, p0->cols, LABEL_COLS);
+	char *rl = gb_lay_display_labels(L, p0->row_labels, p0->rows, LABEL_COLS);
+	char *cl = gb_lay_display_labels(L, p0->col_labels, p0->cols, LABEL_COLS);
 	double s = L->s, cb_w = f->colorbar ? gb_lay_colorbar_width(L) : 0;
 	double rt_w = p0->row_title ? 1.6 * AXIS_PX * s : 0, ct_h = p0->col_title ? 1.7 * AXIS_PX * s : 0;
 	double pt_h = B->titles ? 1.5 * PANEL_PX * s : 0, gapx = grid ? 20 * s : 0, gapy = grid ? 14 * s : 0;
@@ -237,6 +237,15 @@ static int draw_block(lay *L, const block *B, gb_verr *err)
 		}
 	}
 	if (L->info) {
+		int lastp = B->n - 1;
+		L->info->box = (gb_rect){ (int)bx, (int)by,
+		                          (int)(B->n > B->gc ? B->gc : B->n) * (int)(pw + gapx) - (int)gapx,
+		                          (lastp / B->gc + 1) * (int)(ph + pt_h + gapy) - (int)(pt_h + gapy) };
+		L->info->row_labels_total = p0->rows;
+		L->info->col_labels_total = p0->cols;
+		L->info->row_labels_shown = show_labels && rl ? (p0->rows + stride - 1) / stride : 0;
+		L->info->col_labels_shown = show_labels && cl ? (p0->cols + cstride - 1) / cstride : 0;
+		L->info->cell_text_px = npx;
 		L->info->grid_cols = B->gc;
 		L->info->numbers_shown = npx > 0;
 		L->info->label_stride = stride;

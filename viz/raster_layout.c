@@ -74,8 +74,17 @@ int gb_lay_ticks(double lo, double hi, int want, double *t, int max, double *ste
 	return n;
 }
 
-/* Display labels for n tokens: shortened, spaces and control bytes made visible. */
-char *gb_lay_display_labels(char *const *labels, int n, int max_cols)
+/* Whether gb_label_display shortens label to max_cols columns. */
+int gb_lay_label_cut(const char *label, int max_cols)
+{
+	char full[LABEL_BUF * 2];
+	gb_label_display(label ? label : "", 4 * LABEL_BUF, full, sizeof full);
+	return gb_utf8_width(full) > max_cols;
+}
+
+/* Display labels for n tokens: shortened, spaces and control bytes made visible; the
+ * shortened ones are counted in L->cut. */
+char *gb_lay_display_labels(lay *L, char *const *labels, int n, int max_cols)
 {
 	char *d;
 	if (!labels || n <= 0)
@@ -83,8 +92,10 @@ char *gb_lay_display_labels(char *const *labels, int n, int max_cols)
 	d = malloc((size_t)n * LABEL_BUF);
 	if (!d)
 		return NULL;
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		gb_label_display(labels[i] ? labels[i] : "", max_cols, d + (size_t)i * LABEL_BUF, LABEL_BUF);
+		L->cut += gb_lay_label_cut(labels[i], max_cols);
+	}
 	return d;
 }
 
@@ -234,6 +245,25 @@ void gb_lay_outline(lay *L, int x, int y, int w, int h)
 /* Longest printed number of a matrix, in characters. */
 /* ---- entry points ---------------------------------------------------------------------------- */
 
+void gb_layout_report_make(const gb_figure *f, const gb_raster_info *in, gb_layout_report *r)
+{
+	static const char *kinds[] = { "heatmap", "bars", "lines", "strip", "grid", "attnlines", "diagram" };
+	int k = f ? f->kind : -1;
+	r->keys[0] = "Kind";
+	r->vals[0] = k >= 0 && k < (int)(sizeof kinds / sizeof *kinds) ? kinds[k] : "unknown";
+	r->keys[1] = "PlotBox";
+	snprintf(r->buf[0], sizeof r->buf[0], "%d %d %d %d", in->box.x, in->box.y, in->box.w, in->box.h);
+	r->keys[2] = "MinTextPx";
+	snprintf(r->buf[1], sizeof r->buf[1], "%d", in->min_text_px);
+	r->keys[3] = "LabelsCut";
+	snprintf(r->buf[2], sizeof r->buf[2], "%d", in->labels_cut);
+	r->keys[4] = "LabelsShown";
+	snprintf(r->buf[3], sizeof r->buf[3], "rows %d/%d, columns %d/%d", in->row_labels_shown,
+	         in->row_labels_total, in->col_labels_shown, in->col_labels_total);
+	for (int i = 1; i < GB_LAYOUT_REPORT_N; i++)
+		r->vals[i] = r->buf[i - 1];
+}
+
 int gb_layout_draw(const gb_figure *f, double w, double h, double scale, gb_painter *p,
                    gb_raster_info *info, gb_verr *err)
 {
@@ -281,5 +311,11 @@ int gb_layout_draw(const gb_figure *f, double w, double h, double scale, gb_pain
 	}
 	if (!rc && p->failed)
 		rc = gb_vfail(err, "out of memory drawing the figure");
+	if (info) {
+		info->min_text_px = L.min_px;
+		info->labels_cut = L.cut;
+		if (!info->box.w && !info->box.h)
+			info->box = info->plot;
+	}
 	return rc;
 }

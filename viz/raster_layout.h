@@ -48,6 +48,8 @@ typedef struct lay {
 	int n_bad, n_nan, n_pinf, n_ninf;
 	int n_masked;             /* -inf of a masked figure: by design, not counted as bad */
 	gb_raster_info *info;
+	int min_px;               /* the smallest text drawn so far (0: none) */
+	int cut;                  /* texts shortened or left out for lack of room */
 } lay;
 
 static inline int spx(const lay *L, double base)
@@ -61,9 +63,14 @@ static inline double tw(lay *L, int face, int px, const char *s)
 	return L->p->text_width(L->p->ctx, face, px, s);
 }
 
+/* Every text of a figure goes through here, so the smallest size is measured, not assumed. */
 static inline void text(lay *L, int face, int px, double x, double y, double angle,
                         int anchor, const char *s, const uint8_t rgb[3])
 {
+	if (!s || !*s)
+		return;
+	if (!L->min_px || px < L->min_px)
+		L->min_px = px;
 	L->p->text(L->p->ctx, face, px, x, y, angle, anchor, s, rgb);
 }
 
@@ -93,7 +100,8 @@ static inline double to_t(const lay *L, double v)
 /* raster_layout.c: ticks, labels, the colorbar, a value's colour, the outline of cells */
 void gb_lay_tick_label(double v, double step, char *out, int cap);
 int gb_lay_ticks(double lo, double hi, int want, double *t, int max, double *step_out);
-char *gb_lay_display_labels(char *const *labels, int n, int max_cols);
+int gb_lay_label_cut(const char *label, int max_cols);
+char *gb_lay_display_labels(lay *L, char *const *labels, int n, int max_cols);
 double gb_lay_max_width(lay *L, int face, int px, const char *labels, int n, int stride);
 double gb_lay_colorbar_width(lay *L);
 void gb_lay_colorbar(lay *L, double x, double y, double h);

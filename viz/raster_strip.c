@@ -19,7 +19,7 @@ int gb_lay_draw_strip(lay *L, gb_verr *err)
 	int px = spx(L, 32), vpx = 0, lines = 1;
 	if (!f->values || n <= 0)
 		return gb_vfail(err, "token strip has no values");
-	dl = gb_lay_display_labels(labels, n, LABEL_COLS);
+	dl = gb_lay_display_labels(L, labels, n, LABEL_COLS);
 	if (labels && !dl)
 		return gb_vfail(err, "out of memory laying out a token strip");
 	/* the largest font at which the wrapped strip fits the box */
