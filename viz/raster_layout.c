@@ -109,7 +109,105 @@ double gb_lay_max_width(lay *L, int face, int px, const char *labels, int n, int
 	return m;
 }
 
-/* ---- frame: title, caption, the NaN note ----------------------------------------------------- */
+/* ---- text that must fit: shortened (and counted), or wrapped ------------------------------ */
+
+/* s (display text) shortened with "…" to at most max_w pixels at px: returns 1 when it was
+ * shortened (the caller counts it), 0 when it fits as it is. At least "…" is kept. */
+int gb_lay_shorten(lay *L, int face, int px, const char *s, double max_w, char *out, size_t cap)
+{
+	size_t n = strlen(s);
+	snprintf(out, cap, "%s", s);
+	if (tw(L, face, px, out) <= max_w)
+		return 0;
+	while (n > 0) {
+		/* back up one code point */
+		do
+			n--;
+		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80);
+		snprintf(out, cap, "%.*s\xe2\x80\xa6", (int)n, s);
+		if (tw(L, face, px, out) <= max_w)
+			return 1;
+	}
+	snprintf(out, cap, "\xe2\x80\xa6");
+	return 1;
+}
+
+/* Greedy word wrap of s at px into lines of at most avail pixels. Returns how many lines it
+ * needs (a word wider than avail on its own counts as one more than max, so it never
+ * "fits"); w holds at most max of them, the last shortened with "…" when more were needed. */
+static int wrap_lines(lay *L, int face, int px, const char *s, double avail, int max, wrapped *w)
+{
+	char line[WRAP_BUF] = "", cand[WRAP_BUF];
+	const char *p = s;
+	int need = 0, too_wide = 0;
+	w->n = 0;
+	if (max >= 1 && strlen(s) < WRAP_BUF && tw(L, face, px, s) <= avail) {
+		/* as written, spaces and all */
+		snprintf(w->line[0], WRAP_BUF, "%s", s);
+		w->n = 1;
+		return 1;
+	}
+	while (*p) {
+		const char *e;
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		e = strchr(p, ' ');
+		if (!e)
+			e = p + strlen(p);
+		if (*line)
+			snprintf(cand, sizeof cand, "%s %.*s", line, (int)(e - p), p);
+		else
+			snprintf(cand, sizeof cand, "%.*s", (int)(e - p), p);
+		if (*line && tw(L, face, px, cand) > avail) {
+			if (need < max)
+				snprintf(w->line[need], WRAP_BUF, "%s", line);
+			need++;
+			snprintf(line, sizeof line, "%.*s", (int)(e - p), p);
+		} else
+			snprintf(line, sizeof line, "%s", cand);
+		too_wide |= tw(L, face, px, line) > avail;
+		p = e;
+	}
+	if (*line) {
+		if (need < max)
+			snprintf(w->line[need], WRAP_BUF, "%s", line);
+		need++;
+	}
+	w->n = need < max ? need : max;
+	if (need > max || too_wide) {
+		/* the last line that shows takes what is left, shortened */
+		if (need > max) {
+			char rest[WRAP_BUF];
+			snprintf(rest, sizeof rest, "%s …", w->line[max - 1]);
+			snprintf(w->line[max - 1], WRAP_BUF, "%s", rest);
+		}
+		for (int i = 0; i < w->n; i++) {
+			char cut[WRAP_BUF];
+			if (gb_lay_shorten(L, face, px, w->line[i], avail, cut, sizeof cut))
+				snprintf(w->line[i], WRAP_BUF, "%s", cut);
+		}
+		return max + 1;
+	}
+	return need;
+}
+
+/* The largest size in [lo, hi] at which s fits avail in the fewest lines (up to max): one line
+ * at any size first, then two, ... At lo and max lines, what is left is shortened and counted. */
+int gb_lay_fit_lines(lay *L, int face, int hi, int lo, const char *s, double avail, int max,
+                     wrapped *w)
+{
+	for (int lines = 1; lines <= max; lines++)
+		for (int px = hi; px >= lo; px--)
+			if (wrap_lines(L, face, px, s, avail, lines, w) <= lines)
+				return px;
+	wrap_lines(L, face, lo, s, avail, max, w);
+	L->cut++;
+	return lo;
+}
+
+/* ---- frame: title, subtitle, caption, the notes on masked and non-finite values ------------ */
 
 static void frame(lay *L)
 {
@@ -118,23 +216,33 @@ static void frame(lay *L)
 	char note[128], mnote[96];
 	const char *lines[3];
 	int nl = 0;
+	wrapped w;
 	L->x0 = m;
 	L->y0 = m;
 	L->x1 = L->W - m;
 	L->y1 = L->H - m;
 	avail = L->x1 - L->x0;
 	if (f->title && *f->title) {
-		int px = spx(L, TITLE_PX);
-		while (px > spx(L, 12) && tw(L, GB_FACE_BOLD, px, f->title) > avail)
-			px--;
-		text(L, GB_FACE_BOLD, px, L->W / 2, L->y0 + 0.93 * px, 0, GB_ANCHOR_MIDDLE, f->title, INK);
-		if (L->info) {
-			double w = tw(L, GB_FACE_BOLD, px, f->title);
-			L->info->title = (gb_rect){ (int)(L->W / 2 - w / 2), (int)L->y0, (int)ceil(w),
-			                            (int)ceil(1.17 * px) };
+		int px = gb_lay_fit_lines(L, GB_FACE_BOLD, spx(L, TITLE_PX), spx(L, TITLE_MIN), f->title, avail, 2, &w);
+		double wmax = 0, lh = 1.2 * px;
+		for (int i = 0; i < w.n; i++) {
+			text(L, GB_FACE_BOLD, px, L->W / 2, L->y0 + 0.93 * px + i * lh, 0, GB_ANCHOR_MIDDLE, w.line[i], INK);
+			wmax = fmax(wmax, tw(L, GB_FACE_BOLD, px, w.line[i]));
 		}
-		L->y0 += 1.2 * px + 14 * L->s;
+		if (L->info)
+			L->info->title = (gb_rect){ (int)(L->W / 2 - wmax / 2), (int)L->y0, (int)ceil(wmax),
+			                            (int)ceil((w.n - 1) * lh + 1.17 * px) };
+		L->y0 += w.n * lh + 8 * L->s;
 	}
+	if (f->subtitle && *f->subtitle) {
+		int px = gb_lay_fit_lines(L, GB_FACE_SANS, spx(L, SUBTITLE_PX), spx(L, TEXT_MIN), f->subtitle, avail, 2, &w);
+		double lh = 1.25 * px;
+		for (int i = 0; i < w.n; i++)
+			text(L, GB_FACE_SANS, px, L->W / 2, L->y0 + 0.93 * px + i * lh, 0, GB_ANCHOR_MIDDLE, w.line[i], INK2);
+		L->y0 += w.n * lh + 6 * L->s;
+	}
+	if ((f->title && *f->title) || (f->subtitle && *f->subtitle))
+		L->y0 += 8 * L->s;
 	if (f->caption && *f->caption)
 		lines[nl++] = f->caption;
 	if (L->n_masked) {
@@ -161,16 +269,26 @@ static void frame(lay *L)
 		lines[nl++] = note;
 	}
 	if (nl) {
-		int px = spx(L, CAPTION_PX);
-		double lh = 1.4 * px;
-		for (int i = 0; i < nl; i++)
-			while (px > spx(L, 10) && tw(L, GB_FACE_SANS, px, lines[i]) > avail)
-				px--;
+		/* one size for every line under the plot, the largest at which each fits in as few
+		 * lines as it can (the caption up to three) */
+		wrapped cw[3];
+		int px = spx(L, CAPTION_PX), total = 0;
 		for (int i = 0; i < nl; i++) {
-			double y = L->y1 - (nl - 1 - i) * lh - 0.24 * px;
-			text(L, GB_FACE_SANS, px, L->W / 2, y, 0, GB_ANCHOR_MIDDLE, lines[i], INK2);
+			int p = gb_lay_fit_lines(L, GB_FACE_SANS, spx(L, CAPTION_PX), spx(L, TEXT_MIN), lines[i], avail,
+			                         i == 0 ? 3 : 2, &cw[i]);
+			px = p < px ? p : px;
 		}
-		L->y1 -= nl * lh + 12 * L->s;
+		for (int i = 0; i < nl; i++) {
+			wrap_lines(L, GB_FACE_SANS, px, lines[i], avail, i == 0 ? 3 : 2, &cw[i]);
+			total += cw[i].n;
+		}
+		{
+			double lh = 1.35 * px, y = L->y1 - (total - 1) * lh - 0.24 * px;
+			for (int i = 0; i < nl; i++)
+				for (int k = 0; k < cw[i].n; k++, y += lh)
+					text(L, GB_FACE_SANS, px, L->W / 2, y, 0, GB_ANCHOR_MIDDLE, cw[i].line[k], INK2);
+			L->y1 -= total * lh + 12 * L->s;
+		}
 	}
 }
 
