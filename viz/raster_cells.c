@@ -2,8 +2,9 @@
  * colour; in it, when the figure asks and the cell is big enough for TEXT_MIN, its number or
  * its short text (the logit lens's top token), in black or white by the cell's lightness; and
  * the side columns right of the rows (layer norm's mean and variance), plain numbers under a
- * title, not on the colour scale. A cell text too long for its cell at TEXT_MIN is shortened
- * with "…" and counted; texts that cannot be drawn at all are counted too. */
+ * title, not on the colour scale. A cell text too long for its cell at TEXT_MIN goes on two
+ * lines where the cell is tall enough, else it is shortened with "…" and counted; texts that
+ * cannot be drawn at all are counted too. */
 #include "viz/raster.h"
 #include "viz/raster_layout.h"
 #include "viz/colormap.h"
@@ -50,6 +51,31 @@ static int number_chars(const gb_figure *m, int precision)
 	return n;
 }
 
+/* Whether a cell text d fits a cell (w x h) at px: on one line, or, in a cell tall enough for
+ * two, broken once where the first line is as long as it can be (a lens's "<|endoftext|>").
+ * The lines go to a and b (b empty for one line). */
+static int fit_cell_text(lay *L, int px, const char *d, double w, double h, char *a, char *b, size_t cap)
+{
+	size_t n = strlen(d), k;
+	snprintf(a, cap, "%s", d);
+	b[0] = 0;
+	if (tw(L, GB_FACE_SANS, px, d) <= w)
+		return 1;
+	if (h < 2.3 * px)
+		return 0;
+	for (k = n; k > 0; k--) {
+		if (((unsigned char)d[k] & 0xC0) == 0x80)
+			continue; /* not between code points */
+		snprintf(a, cap, "%.*s", (int)k, d);
+		if (tw(L, GB_FACE_SANS, px, a) <= w)
+			break;
+	}
+	if (k == 0)
+		return 0;
+	snprintf(b, cap, "%s", d + k);
+	return tw(L, GB_FACE_SANS, px, b) <= w;
+}
+
 /* Numbers as large as fit (monospace advance is 0.602 em), none below TEXT_MIN. */
 int gb_cells_numbers_px(lay *L, const gb_figure *const *panels, int n, double cw, double ch, int precision)
 {
@@ -81,14 +107,15 @@ int gb_cells_text_px(lay *L, const gb_figure *const *panels, int n, double cw, d
 		L->cut += any;
 		return 0;
 	}
-	for (int px = top; px > lo; px--) {
+	for (int px = top; px >= lo; px--) {
 		int fits = 1;
 		for (int p = 0; p < n && fits; p++) {
 			const gb_figure *m = panels[p];
 			for (size_t i = 0; m->cell_text && i < (size_t)m->rows * m->cols && fits; i++)
 				if (has_text(m, i)) {
+					char a[LABEL_BUF], b[LABEL_BUF];
 					gb_label_display(m->cell_text[i], LABEL_COLS, d, sizeof d);
-					fits = tw(L, GB_FACE_SANS, px, d) <= cw * 0.92 - 2 * L->s;
+					fits = fit_cell_text(L, px, d, cw * 0.92 - 2 * L->s, ch, a, b, sizeof a);
 				}
 		}
 		if (fits)
@@ -101,7 +128,7 @@ int gb_cells_text_px(lay *L, const gb_figure *const *panels, int n, double cw, d
  * tpx (0: none). */
 void gb_cells_draw(lay *L, const gb_figure *m, int x, int y, int pw, int ph, int npx, int tpx, int precision)
 {
-	double cw = (double)pw / m->cols;
+	double cw = (double)pw / m->cols, ch = (double)ph / m->rows;
 	group(L, "cells", 1);
 	for (int r = 0; r < m->rows; r++) {
 		int ya = y + (int)((long)r * ph / m->rows), yb = y + (int)((long)(r + 1) * ph / m->rows);
@@ -130,8 +157,15 @@ void gb_cells_draw(lay *L, const gb_figure *m, int x, int y, int pw, int ph, int
 			if (has_text(m, i)) {
 				if (!tpx)
 					continue;
+				char a[LABEL_BUF], b[LABEL_BUF];
+				double w = cw * 0.92 - 2 * L->s;
 				gb_label_display(m->cell_text[i], LABEL_COLS, buf, sizeof buf);
-				L->cut += gb_lay_shorten(L, GB_FACE_SANS, tpx, buf, cw * 0.92 - 2 * L->s, cut, sizeof cut);
+				if (fit_cell_text(L, tpx, buf, w, ch, a, b, sizeof a) && b[0]) {
+					text(L, GB_FACE_SANS, tpx, xc, mid_baseline(yc - 0.55 * tpx, tpx), 0, GB_ANCHOR_MIDDLE, a, ink);
+					text(L, GB_FACE_SANS, tpx, xc, mid_baseline(yc + 0.55 * tpx, tpx), 0, GB_ANCHOR_MIDDLE, b, ink);
+					continue;
+				}
+				L->cut += gb_lay_shorten(L, GB_FACE_SANS, tpx, buf, w, cut, sizeof cut);
 				text(L, GB_FACE_SANS, tpx, xc, mid_baseline(yc, tpx), 0, GB_ANCHOR_MIDDLE, cut, ink);
 			} else if (npx) {
 				gb_format_value(v, precision, buf, sizeof buf);

@@ -163,6 +163,20 @@ static int draw_block(lay *L, const block *B, gb_verr *err)
 			gb_axis_draw_rows(L, &ra, x, y, (double)mph / m->rows, m->rows);
 		if (last_in_column)
 			gb_axis_draw_cols(L, &ca, x, y + mph, (double)mpw / m->cols, m->cols);
+		if (L->info) {
+			/* the box: every panel's cells, as drawn */
+			gb_rect *b = &L->info->box;
+			if (i == 0)
+				*b = (gb_rect){ x, y, mpw, mph };
+			else {
+				int x1 = b->x + b->w > x + mpw ? b->x + b->w : x + mpw;
+				int y1 = b->y + b->h > y + mph ? b->y + b->h : y + mph;
+				b->x = b->x < x ? b->x : x;
+				b->y = b->y < y ? b->y : y;
+				b->w = x1 - b->x;
+				b->h = y1 - b->y;
+			}
+		}
 		if (i == 0) {
 			if (sides)
 				gb_sides_draw(L, sides, &ra, x + mpw, y, (double)mph / m->rows, colw);
@@ -188,11 +202,6 @@ static int draw_block(lay *L, const block *B, gb_verr *err)
 			double cbh = fmin(fmax(gh, 220 * s), L->y1 - L->y0), cy = by + gh / 2 - cbh / 2;
 			cy = fmax(L->y0, fmin(cy, L->y1 - cbh));
 			gb_lay_colorbar(L, bx + gw + side_w + CB_GAP * s, cy, cbh);
-		}
-		if (L->info) {
-			int last = B->n - 1, cols_used = B->n < B->gc ? B->n : B->gc;
-			L->info->box = (gb_rect){ (int)bx, (int)by, cols_used * (int)(pw + gapx) - (int)gapx,
-			                          (last / B->gc + 1) * (int)(ph + pt_h + gapy) - (int)(pt_h + gapy) };
 		}
 	}
 	if (L->info) {
