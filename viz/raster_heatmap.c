@@ -36,11 +36,11 @@ static void size_cells(const lay *L, const block *B, double aw, double ah, doubl
 	double between_x = (B->gc - 1) * gapx, between_y = (B->gr - 1) * (gapy + pt_h);
 	double cw_aim = (BAR_AIM * L->W - between_x) / nc, ch_aim = (BAR_AIM * L->H - between_y) / nr;
 	double cap = fmax(180 * s, fmax(cw_aim, ch_aim));
-	double sq = fmin(fmin(cwm, chm), cap);
+	double sq = fmin(fmin(cwm, chm), cap), sqd = sq >= 12 ? floor(sq) : sq; /* as drawn */
 	if (!B->square) {
 		*cw = fmin(cwm, fmax(sq, fmax(180 * s, cw_aim)));
 		*ch = fmin(chm, fmax(sq, fmax(180 * s, ch_aim)));
-	} else if (nc * sq + between_x >= BAR_SHARE * L->W && nr * sq + between_y >= BAR_SHARE * L->H) {
+	} else if (nc * sqd + between_x >= BAR_SHARE * L->W && nr * sqd + between_y >= BAR_SHARE * L->H) {
 		*cw = *ch = sq;
 	} else {
 		/* to the bar; a row (or column) of small multiples on to cells half again as long,
@@ -51,12 +51,17 @@ static void size_cells(const lay *L, const block *B, double aw, double ah, doubl
 	}
 }
 
+#define TOO_SMALL (-2)
+
 static int too_small(const block *B, gb_verr *err)
 {
-	return gb_vfail(err, "figure too small for a %d x %d heatmap", B->rows, B->cols);
+	gb_vfail(err, "figure too small for a %d x %d heatmap", B->rows, B->cols);
+	return TOO_SMALL;
 }
 
-static int draw_block(lay *L, const block *B, gb_verr *err)
+/* Lays the block out and draws it; with labels 0, without row and column labels. Returns
+ * TOO_SMALL, having drawn nothing, when the cells find no room. */
+static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 {
 	const gb_figure *f = L->f, *p0 = B->panels[0];
 	const int grid = f->kind == GB_FIG_GRID;
@@ -70,8 +75,8 @@ static int draw_block(lay *L, const block *B, gb_verr *err)
 	double bw, bh, bx, by;
 	gb_axis ra, ca;
 
-	if (gb_axis_make(L, &ra, p0->row_labels, p0->rows, p0->row_index0) ||
-	    gb_axis_make(L, &ca, p0->col_labels, p0->cols, p0->col_index0)) {
+	if (gb_axis_make(L, &ra, p0->row_labels, labels ? p0->rows : 0, p0->row_index0) ||
+	    gb_axis_make(L, &ca, p0->col_labels, labels ? p0->cols : 0, p0->col_index0)) {
 		gb_axis_free(&ra);
 		return gb_vfail(err, "out of memory laying out a heatmap");
 	}
@@ -90,7 +95,7 @@ static int draw_block(lay *L, const block *B, gb_verr *err)
 		aw = CW - left - side_w - cb_w - (B->gc - 1) * gapx;
 		ah = CH - B->gr * pt_h - (B->gr - 1) * gapy - bottom - side_h;
 		if (aw <= 0 || ah <= 0) {
-			too_small(B, err);
+			rc = too_small(B, err);
 			goto out;
 		}
 		size_cells(L, B, aw, ah, gapx, gapy, pt_h, &cw, &ch);
@@ -110,7 +115,7 @@ static int draw_block(lay *L, const block *B, gb_verr *err)
 		aw = CW - left - side_w - cb_w - (B->gc - 1) * gapx;
 		ah = CH - B->gr * pt_h - (B->gr - 1) * gapy - bottom - side_h;
 		if (aw <= 0 || ah <= 0) {
-			too_small(B, err);
+			rc = too_small(B, err);
 			goto out;
 		}
 		size_cells(L, B, aw, ah, gapx, gapy, pt_h, &cw2, &ch2);
@@ -119,8 +124,6 @@ static int draw_block(lay *L, const block *B, gb_verr *err)
 		gb_axis_thin_to_fit(L, &ra, ch);
 		gb_axis_thin_to_fit(L, &ca, cw);
 	}
-	gb_axis_finish(L, &ra);
-	gb_axis_finish(L, &ca);
 	/* whole-pixel cells where rounding costs little; narrower ones share the pixels out (cell
 	 * edges by integer division, raster.h) rather than leave a fifth of the room unused */
 	cwi = cw >= 12 ? (int)floor(cw) : 0;
@@ -128,9 +131,11 @@ static int draw_block(lay *L, const block *B, gb_verr *err)
 	pw = cwi ? B->cols * cwi : (int)floor(cw * B->cols);
 	ph = chi ? B->rows * chi : (int)floor(ch * B->rows);
 	if (pw < 1 || ph < 1) {
-		too_small(B, err);
+		rc = too_small(B, err);
 		goto out;
 	}
+	gb_axis_finish(L, &ra);
+	gb_axis_finish(L, &ca);
 	if (gb_cells_want_numbers(B->panels, B->n, f->numbers || (grid && p0->numbers)))
 		npx = gb_cells_numbers_px(L, B->panels, B->n, (double)pw / B->cols, (double)ph / B->rows, f->precision);
 	tpx = gb_cells_text_px(L, B->panels, B->n, (double)pw / B->cols, (double)ph / B->rows);
@@ -213,15 +218,27 @@ static int draw_block(lay *L, const block *B, gb_verr *err)
 		L->info->angled_labels = ca.orient == 45;
 		L->info->cols_orient = ca.orient;
 		L->info->row_labels_shown = ra.shown;
-		L->info->row_labels_total = ra.n;
+		L->info->row_labels_total = p0->rows;
 		L->info->col_labels_shown = ca.shown;
-		L->info->col_labels_total = ca.n;
+		L->info->col_labels_total = p0->cols;
 	}
 	rc = 0;
 out:
 	gb_axis_free(&ra);
 	gb_axis_free(&ca);
 	return rc;
+}
+
+/* A surface too small for the labels (a shrunken window) still shows the cells: without their
+ * labels, which count as cut. */
+static int draw_fitting(lay *L, const block *B, gb_verr *err)
+{
+	int cut = L->cut, rc = draw_block(L, B, 1, err);
+	if (rc != TOO_SMALL)
+		return rc;
+	L->cut = cut + B->panels[0]->rows + B->panels[0]->cols;
+	rc = draw_block(L, B, 0, err);
+	return rc == TOO_SMALL ? -1 : rc;
 }
 
 static int squarish(const gb_figure *m)
@@ -249,7 +266,7 @@ int gb_lay_draw_heatmap(lay *L, gb_verr *err)
 	B.rows = L->f->rows;
 	B.cols = L->f->cols;
 	B.square = squarish(L->f);
-	return draw_block(L, &B, err);
+	return draw_fitting(L, &B, err);
 }
 
 int gb_lay_draw_grid(lay *L, gb_verr *err)
@@ -273,5 +290,5 @@ int gb_lay_draw_grid(lay *L, gb_verr *err)
 	B.gc = f->grid_cols > 0 ? f->grid_cols : (int)ceil(sqrt((double)B.n));
 	B.gc = B.gc > B.n ? B.n : B.gc;
 	B.gr = (B.n + B.gc - 1) / B.gc;
-	return draw_block(L, &B, err);
+	return draw_fitting(L, &B, err);
 }

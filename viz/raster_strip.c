@@ -49,7 +49,7 @@ int gb_lay_draw_strip(lay *L, gb_verr *err)
 			break;
 	}
 	{
-		double x0 = floor(L->x0 + (aw - widest) / 2), y0 = floor(L->y0 + ((L->y1 - L->y0) - total_h) / 2);
+		double x0 = floor(L->x0 + (aw - widest) / 2), y0 = floor(L->y0 + fmax(0, ((L->y1 - L->y0) - total_h) / 2));
 		double xx = x0, yy = y0;
 		group(L, "tokens", 1);
 		for (int i = 0; i < n; i++) {
