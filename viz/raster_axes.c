@@ -37,7 +37,8 @@ int gb_axis_make(lay *L, gb_axis *a, char *const *labels, int n, int index0)
 	a->full = malloc((size_t)n * LABEL_BUF);
 	a->lab = malloc((size_t)n * LABEL_BUF);
 	a->alt = labels && index0 <= 0 ? malloc((size_t)n * LABEL_BUF) : NULL;
-	if (!a->full || !a->lab || (labels && index0 <= 0 && !a->alt)) {
+	a->precut = calloc((size_t)n, 1);
+	if (!a->full || !a->lab || !a->precut || (labels && index0 <= 0 && !a->alt)) {
 		gb_axis_free(a);
 		return -1;
 	}
@@ -47,7 +48,7 @@ int gb_axis_make(lay *L, gb_axis *a, char *const *labels, int n, int index0)
 			snprintf(d, LABEL_BUF, "%d", a->idx0 + i);
 		else {
 			gb_label_display(labels[i] ? labels[i] : "", LABEL_COLS, tok, sizeof tok);
-			L->cut += gb_lay_label_cut(labels[i], LABEL_COLS);
+			a->precut[i] = (char)gb_lay_label_cut(labels[i], LABEL_COLS);
 			if (index0 > 0)
 				snprintf(d, LABEL_BUF, "%d %s", index0 + i, tok);
 			else {
@@ -65,7 +66,8 @@ void gb_axis_free(gb_axis *a)
 	free(a->full);
 	free(a->lab);
 	free(a->alt);
-	a->full = a->lab = a->alt = NULL;
+	free(a->precut);
+	a->full = a->lab = a->alt = a->precut = NULL;
 }
 
 /* Whether label i is drawn: all of them, or those at a multiple of the stride (by index). */
@@ -244,7 +246,8 @@ void gb_axis_finish(lay *L, gb_axis *a)
 		if (!gb_axis_shows(a, i))
 			continue;
 		a->shown++;
-		a->cut += gb_lay_shorten(L, GB_FACE_SANS, a->px, label(a, i), cap, a->lab + (size_t)i * LABEL_BUF, LABEL_BUF);
+		a->cut += gb_lay_shorten(L, GB_FACE_SANS, a->px, label(a, i), cap, a->lab + (size_t)i * LABEL_BUF, LABEL_BUF) ||
+		          a->precut[i];
 	}
 	L->cut += a->cut;
 }

@@ -59,7 +59,8 @@ int gb_lay_draw_bars(lay *L, gb_verr *err)
 			if (gb_lay_shorten(L, GB_FACE_SANS, lpx, dl + (size_t)i * LABEL_BUF, cap, cut, sizeof cut)) {
 				L->cut++;
 				memcpy(dl + (size_t)i * LABEL_BUF, cut, LABEL_BUF);
-			}
+			} else
+				L->cut += gb_lay_label_cut(labels[i], LABEL_COLS);
 		}
 	}
 	vpx = lpx;

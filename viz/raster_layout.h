@@ -126,6 +126,7 @@ typedef struct gb_axis {
 	char *alt;                /* (n, LABEL_BUF) token labels with their index, for when they
 	                           * are thinned; NULL when the figure numbers them itself */
 	char *lab;                /* (n, LABEL_BUF) as drawn (shortened to max_w when too long) */
+	char *precut;             /* (n) already shortened to LABEL_COLS columns */
 	int numeric;              /* index numbers only, no tokens: they pack closer */
 	int idx0;                 /* the index of label 0: round steps are multiples of the index */
 	double max_w;             /* longest a label may be, in pixels, before it is shortened */

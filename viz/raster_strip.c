@@ -68,6 +68,8 @@ int gb_lay_draw_strip(lay *L, gb_verr *err)
 				break;
 			}
 			gb_lay_cell_colour(L, f, f->values[i], rgb);
+			if (dl)
+				L->cut += gb_lay_label_cut(labels[i], LABEL_COLS);
 			rect(L, xx, yy, w, boxh, rgb);
 			/* a light box stays visible on the page */
 			gb_lay_outline(L, (int)floor(xx + 0.5), (int)floor(yy + 0.5),
