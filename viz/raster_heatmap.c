@@ -19,8 +19,7 @@ typedef struct block {
 	int n, gc, gr;            /* panels, grid columns and rows */
 	int rows, cols;           /* the largest panel's shape: every slot is this big */
 	int titles;               /* panels have titles above them */
-	int square;               /* every panel is about square (token x token, rows and columns
-	                           * within a factor 2): its cells may stay square */
+	int square;               /* every panel is a token x token map: its cells may stay square */
 } block;
 
 /* Cell width and height for a block with aw x ah pixels for its cells (gaps and titles between
@@ -241,9 +240,12 @@ static int draw_fitting(lay *L, const block *B, gb_verr *err)
 	return rc == TOO_SMALL ? -1 : rc;
 }
 
+/* A token x token map (self-attention, or cross-attention between two texts): a square matrix,
+ * or one labelled on both axes whose sides are within a factor 2. */
 static int squarish(const gb_figure *m)
 {
-	return m->rows <= 2 * m->cols && m->cols <= 2 * m->rows;
+	return m->rows == m->cols ||
+	       (m->row_labels && m->col_labels && m->rows <= 2 * m->cols && m->cols <= 2 * m->rows);
 }
 
 static int check_matrix(const gb_figure *m, gb_verr *err)
