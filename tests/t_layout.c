@@ -85,13 +85,14 @@ static void test_wide(void)
 	tap_ok(in.min_text_px >= 18 && in.labels_cut == 0, "smallest text %d px, %d labels cut", in.min_text_px, in.labels_cut);
 	tap_ok(in.row_labels_shown == 19 && in.row_labels_total == 19, "all 19 rows labelled (%d)", in.row_labels_shown);
 	tap_ok(in.col_labels_total == 512 && in.col_label_stride > 1 && is_round(in.col_label_stride) &&
-	           in.col_labels_shown == (511 / in.col_label_stride) + 1,
+	           in.col_labels_shown == 512 / in.col_label_stride + 1, /* and column 1 */
 	       "512 columns: ticks every %d (a round step), %d of them", in.col_label_stride, in.col_labels_shown);
 	{
 		/* a tick label under column k * stride, none half way between */
 		int k = in.col_label_stride, y0 = in.plot.y + in.plot.h + 2, y1 = y0 + 40;
 		double cw = in.plot.w / 512.0;
-		int xa = in.plot.x + (int)((4 * k + 0.5) * cw), xb = in.plot.x + (int)((4.5 * k + 0.5) * cw);
+		/* columns are numbered from 1: index 4k is column 4k - 1 */
+		int xa = in.plot.x + (int)((4 * k - 0.5) * cw), xb = in.plot.x + (int)((4.5 * k - 0.5) * cw);
 		int at = ink(&c, xa - 3, y0, xa + 4, y1), between = ink(&c, xb - 3, y0, xb + 4, y1);
 		tap_ok(at > 10 && between == 0, "a label under column %d (%d dark pixels), none under column %d (%d)", 4 * k, at,
 		       (int)(4.5 * k), between);

@@ -64,12 +64,22 @@ static char **list(const char *dir, const char *ext, int *n)
 	return v;
 }
 
+/* Which kinds must fill the bar: those whose data can stretch to it. */
+static int stretches(const char *kind)
+{
+	return !strcmp(kind, "heatmap") || !strcmp(kind, "grid") || !strcmp(kind, "bars") || !strcmp(kind, "lines");
+}
+
 /* Pixel checks of the box by kind; returns 1 when the box holds what the kind draws there. */
 static int box_painted(const gb_canvas *c, const char *kind, gb_rect b, char *why, size_t cap)
 {
 	long area = (long)b.w * b.h, ink = 0, colours = 0, bar = 0, line = 0;
 	uint8_t first[3] = { 0 };
 	int have_first = 0;
+	if (b.w <= 0 && b.h <= 0 && !stretches(kind) && strcmp(kind, "strip")) {
+		snprintf(why, cap, "a %s reports no data box", kind);
+		return 1;
+	}
 	if (b.w <= 0 || b.h <= 0 || b.x < 1 || b.y < 1 || b.x + b.w >= c->w || b.y + b.h >= c->h) {
 		snprintf(why, cap, "box %d %d %d %d is not inside the %d x %d slide", b.x, b.y, b.w, b.h, c->w, c->h);
 		return 0;
@@ -105,12 +115,6 @@ static int box_painted(const gb_canvas *c, const char *kind, gb_rect b, char *wh
 	}
 	snprintf(why, cap, "%ld%% not page", 100 * ink / area);
 	return ink > 0;
-}
-
-/* Which kinds must fill the bar: those whose data can stretch to it. */
-static int stretches(const char *kind)
-{
-	return !strcmp(kind, "heatmap") || !strcmp(kind, "grid") || !strcmp(kind, "bars") || !strcmp(kind, "lines");
 }
 
 static int dups_total;

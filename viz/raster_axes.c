@@ -28,7 +28,9 @@ int gb_axis_make(lay *L, gb_axis *a, char *const *labels, int n, int index0)
 {
 	memset(a, 0, sizeof *a);
 	a->n = n;
-	a->idx0 = index0 > 0 ? index0 : 0;
+	/* what a reader counts from: the figure's index, or 1 (as the terminal numbers rows and
+	 * columns, and as layers, heads and units are counted) */
+	a->idx0 = index0 > 0 ? index0 : 1;
 	a->numeric = !labels;
 	a->stride = 1;
 	a->px = spx(L, LABEL_PX);
@@ -53,7 +55,7 @@ int gb_axis_make(lay *L, gb_axis *a, char *const *labels, int n, int index0)
 				snprintf(d, LABEL_BUF, "%d %s", index0 + i, tok);
 			else {
 				snprintf(d, LABEL_BUF, "%s", tok);
-				snprintf(a->alt + (size_t)i * LABEL_BUF, LABEL_BUF, "%d %s", i, tok);
+				snprintf(a->alt + (size_t)i * LABEL_BUF, LABEL_BUF, "%d %s", a->idx0 + i, tok);
 			}
 		}
 	}
@@ -70,10 +72,14 @@ void gb_axis_free(gb_axis *a)
 	a->full = a->lab = a->alt = a->precut = NULL;
 }
 
-/* Whether label i is drawn: all of them, or those at a multiple of the stride (by index). */
+/* Whether label i is drawn: all of them, or those at a multiple of the stride (by index), and
+ * the first when the first multiple is far enough on (1, 10, 20, ... but 2, 4, 6: first_fits). */
 int gb_axis_shows(const gb_axis *a, int i)
 {
-	return a->stride <= 1 || (a->idx0 + i) % a->stride == 0;
+	int k = a->stride;
+	if (k <= 1 || (a->idx0 + i) % k == 0)
+		return 1;
+	return i == 0 && a->first;
 }
 
 /* The smallest round step (2, 5, 10, 20, 25, 50, 100, ...) of at least k. */
@@ -94,6 +100,23 @@ static int round_step(double k)
 static double need(const lay *L, const gb_axis *a, int px)
 {
 	return a->numeric ? 0.8 * px + 3 * L->s : 1.1 * px;
+}
+
+static double widest(lay *L, const gb_axis *a, int px, int stride, double cap);
+
+/* With thinned labels, whether the first (1, or the figure's first index) also fits before
+ * the first round one. */
+static void first_fits(lay *L, gb_axis *a, double pitch)
+{
+	int k = a->stride, off = k > 1 ? (k - a->idx0 % k) % k : 0;
+	double room = off * pitch;
+	a->first = 0;
+	if (k <= 1 || off == 0 || off >= a->n)
+		return;
+	if (a->rows || a->orient != 0)
+		a->first = room >= need(L, a, a->px);
+	else
+		a->first = room >= widest(L, a, a->px, k, INFINITY) + 8 * L->s;
 }
 
 /* How long a label may be drawn: rows take a share of the width, turned columns a share of
@@ -117,6 +140,7 @@ static double widest(lay *L, const gb_axis *a, int px, int stride, double cap)
 void gb_axis_plan_rows(lay *L, gb_axis *a, double pitch)
 {
 	a->rows = 1;
+	a->first = 0;
 	int top = spx(L, pitch >= 60 * L->s ? LABEL_BIG : LABEL_PX), lo = spx(L, LABEL_MIN);
 	a->orient = 0;
 	for (int px = top; px >= lo; px--)
@@ -127,9 +151,19 @@ void gb_axis_plan_rows(lay *L, gb_axis *a, double pitch)
 		}
 	a->px = lo;
 	a->stride = round_step(need(L, a, lo) / pitch);
+	first_fits(L, a, pitch);
 }
 
+static void plan_cols(lay *L, gb_axis *a, double pitch);
+
 void gb_axis_plan_cols(lay *L, gb_axis *a, double pitch)
+{
+	a->first = 0;
+	plan_cols(L, a, pitch);
+	first_fits(L, a, pitch);
+}
+
+static void plan_cols(lay *L, gb_axis *a, double pitch)
 {
 	int top = spx(L, pitch >= 60 * L->s ? LABEL_BIG : LABEL_PX), lo = spx(L, LABEL_MIN);
 	double gap = 8 * L->s;
@@ -200,8 +234,10 @@ void gb_axis_thin_to_fit(lay *L, gb_axis *a, double pitch)
 			fits = pitch * k >= need(L, a, a->px);
 		else
 			fits = widest(L, a, a->px, k, INFINITY) + gap <= pitch * k;
-		if (fits || k >= a->n)
+		if (fits || k >= a->n) {
+			first_fits(L, a, pitch);
 			return;
+		}
 		a->stride = round_step(k + 1);
 	}
 }

@@ -133,6 +133,7 @@ typedef struct gb_axis {
 	int px, stride, orient;   /* the plan: size, every stride-th, 0 level / 45 / 90 (columns) */
 	int shown, cut;           /* labels drawn, and how many of them were shortened */
 	int rows;                 /* a row axis (labels stacked), not a column axis */
+	int first;                /* thinned, the first label shows too (it fits before the next) */
 } gb_axis;
 
 /* raster_layout.c: ticks, labels, the colorbar, a value's colour, the outline of cells */
