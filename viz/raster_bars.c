@@ -92,8 +92,9 @@ int gb_lay_draw_bars(lay *L, gb_verr *err)
 	}
 	rect(L, x, y + ph, pw, fmax(1, s), AXIS);
 	if (axis_title)
-		text(L, GB_FACE_SANS, spx(L, AXIS_PX), x + pw / 2, y + ph + TICK_LEN * s + 1.6 * tpx + 1.3 * AXIS_PX * s,
-		     0, GB_ANCHOR_MIDDLE, axis_title, INK2);
+		gb_lay_text_fit(L, GB_FACE_SANS, spx(L, AXIS_PX), x + pw / 2,
+		                y + ph + TICK_LEN * s + 1.6 * tpx + 1.3 * AXIS_PX * s, 0, GB_ANCHOR_MIDDLE, axis_title,
+		                L->x1 - L->x0, INK2);
 	group(L, "axis", 0);
 	group(L, "bars", 1);
 	for (int i = 0; i < n; i++) {

@@ -195,11 +195,11 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 		double gw = B->gc * (double)pw + (B->gc - 1) * gapx, gh = B->gr * (ph + pt_h) + (B->gr - 1) * gapy - pt_h;
 		int apx = spx(L, AXIS_PX);
 		if (p0->row_title)
-			text(L, GB_FACE_SANS, apx, bx - left + 0.95 * apx, by + gh / 2, 90, GB_ANCHOR_MIDDLE,
-			     p0->row_title, INK2);
+			gb_lay_text_fit(L, GB_FACE_SANS, apx, bx - left + 0.95 * apx, by + gh / 2, 90, GB_ANCHOR_MIDDLE,
+			                p0->row_title, CH, INK2);
 		if (p0->col_title)
-			text(L, GB_FACE_SANS, apx, bx + gw / 2, by + gh + bottom - ct_h + 1.2 * apx, 0, GB_ANCHOR_MIDDLE,
-			     p0->col_title, INK2);
+			gb_lay_text_fit(L, GB_FACE_SANS, apx, bx + gw / 2, by + gh + bottom - ct_h + 1.2 * apx, 0,
+			                GB_ANCHOR_MIDDLE, p0->col_title, CW, INK2);
 		if (f->colorbar) {
 			/* a short plot (one row of cells) still gets a readable ramp, inside the content
 			 * box so it never reaches into the title or the caption */

@@ -1,8 +1,9 @@
 /* raster_layout.c — the figure layout's shared parts (raster_layout.h): the frame every kind
- * gets (title, caption, the notes on masked and non-finite values), tick steps and their labels,
- * token labels for display, the colorbar, a value's colour and the outline around cells; and
+ * gets (title and subtitle, wrapped to the width; caption and the notes on masked and
+ * non-finite values), text shortened to a width and counted, tick steps and their labels,
+ * token labels for display, the colorbar, a value's colour and the outline around cells;
  * gb_layout_draw, which measures the figure, draws the frame and hands the content box to the
- * layout of its kind. */
+ * layout of its kind; and the report of what the layout measured (gb_layout_report_make). */
 #include "viz/raster.h"
 #include "viz/raster_layout.h"
 #include "viz/colormap.h"
@@ -129,6 +130,15 @@ int gb_lay_shorten(lay *L, int face, int px, const char *s, double max_w, char *
 	}
 	snprintf(out, cap, "\xe2\x80\xa6");
 	return 1;
+}
+
+/* Text drawn no longer than max_w: shortened with "…" where it would be, and counted. */
+void gb_lay_text_fit(lay *L, int face, int px, double x, double y, double angle, int anchor, const char *s,
+                     double max_w, const uint8_t rgb[3])
+{
+	char buf[WRAP_BUF];
+	L->cut += gb_lay_shorten(L, face, px, s, max_w, buf, sizeof buf);
+	text(L, face, px, x, y, angle, anchor, buf, rgb);
 }
 
 /* Greedy word wrap of s at px into lines of at most avail pixels. Returns how many lines it

@@ -1,6 +1,6 @@
 /* raster_layout.h — internal to the figure layout (raster_layout.c and the kind files
- * raster_heatmap.c, raster_bars.c, raster_lines.c, raster_strip.c): the layout's state, its base
- * sizes and inks, and the pieces the kinds share. Nothing outside those files includes this;
+ * raster_heatmap.c with raster_axes.c and raster_cells.c, raster_bars.c, raster_lines.c,
+ * raster_strip.c): the layout's state, its base sizes and inks, and the pieces the kinds share. Nothing outside those files includes this;
  * users have raster.h (gb_layout_draw, and the raster painter in raster.c).
  *
  * Layout units are output pixels; every size below is a base size times the scale, so a figure
@@ -138,6 +138,8 @@ typedef struct gb_axis {
 
 /* raster_layout.c: ticks, labels, the colorbar, a value's colour, the outline of cells */
 int gb_lay_shorten(lay *L, int face, int px, const char *s, double max_w, char *out, size_t cap);
+void gb_lay_text_fit(lay *L, int face, int px, double x, double y, double angle, int anchor, const char *s,
+                     double max_w, const uint8_t rgb[3]);
 int gb_lay_fit_lines(lay *L, int face, int hi, int lo, const char *s, double avail, int max,
                      wrapped *w);
 void gb_lay_tick_label(double v, double step, char *out, int cap);

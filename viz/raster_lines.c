@@ -150,10 +150,11 @@ int gb_lay_draw_lines(lay *L, gb_verr *err)
 	rect(L, x - lw, y, lw, ph + lw, AXIS);
 	rect(L, x - lw, y + ph, pw + lw, lw, AXIS);
 	if (f->y_title)
-		text(L, GB_FACE_SANS, apx, L->x0 + 1.0 * apx, y + ph / 2, 90, GB_ANCHOR_MIDDLE, f->y_title, INK2);
+		gb_lay_text_fit(L, GB_FACE_SANS, apx, L->x0 + 1.0 * apx, y + ph / 2, 90, GB_ANCHOR_MIDDLE, f->y_title,
+		                L->y1 - L->y0, INK2);
 	if (f->x_title)
-		text(L, GB_FACE_SANS, apx, x + pw / 2, y + ph + TICK_LEN * s + 1.6 * tpx + 1.3 * apx, 0,
-		     GB_ANCHOR_MIDDLE, f->x_title, INK2);
+		gb_lay_text_fit(L, GB_FACE_SANS, apx, x + pw / 2, y + ph + TICK_LEN * s + 1.6 * tpx + 1.3 * apx, 0,
+		                GB_ANCHOR_MIDDLE, f->x_title, L->x1 - L->x0, INK2);
 	group(L, "axes", 0);
 
 	pts = malloc(sizeof *pts * 2 * (size_t)(2 * nmax + 2));
