@@ -211,16 +211,21 @@ int gb_png_write_figure(const gb_figure *f, const char *path, const gb_raster_op
                         const char *version, int force, gb_verr *err)
 {
 	gb_canvas c;
+	gb_raster_info info;
+	gb_layout_report rep;
 	const char **keys, **vals;
 	char software[96], range[96];
 	int n = 0, rc;
 	if (!f)
 		return gb_vfail(err, "no figure to write to '%s'", path ? path : "");
-	keys = malloc(sizeof *keys * (size_t)(f->n_meta + 5));
-	vals = malloc(sizeof *vals * (size_t)(f->n_meta + 5));
+	if (gb_raster_render(f, opts, &c, &info, err))
+		return -1;
+	keys = malloc(sizeof *keys * (size_t)(f->n_meta + 5 + GB_LAYOUT_REPORT_N));
+	vals = malloc(sizeof *vals * (size_t)(f->n_meta + 5 + GB_LAYOUT_REPORT_N));
 	if (!keys || !vals) {
 		free(keys);
 		free(vals);
+		gb_canvas_free(&c);
 		return gb_vfail(err, "out of memory writing '%s'", path);
 	}
 	for (int i = 0; i < f->n_meta; i++, n++) {
@@ -248,11 +253,14 @@ int gb_png_write_figure(const gb_figure *f, const char *path, const gb_raster_op
 		keys[n] = "Range";
 		vals[n++] = range;
 	}
-	rc = gb_raster_render(f, opts, &c, NULL, err);
-	if (!rc) {
-		rc = gb_png_write(path, &c, keys, vals, n, force, err);
-		gb_canvas_free(&c);
+	/* what the layout measured, for a test (or a reader) to check the slide by */
+	gb_layout_report_make(f, &info, &rep);
+	for (int i = 0; i < GB_LAYOUT_REPORT_N; i++, n++) {
+		keys[n] = rep.keys[i];
+		vals[n] = rep.vals[i];
 	}
+	rc = gb_png_write(path, &c, keys, vals, n, force, err);
+	gb_canvas_free(&c);
 	free(keys);
 	free(vals);
 	return rc;

@@ -4,7 +4,8 @@
  *
  * The layout itself is written once against gb_painter, so svg.c draws the same picture: the
  * parts every kind shares and gb_layout_draw in raster_layout.c, one file per kind
- * (raster_heatmap.c with grids of heatmaps, raster_bars.c, raster_lines.c, raster_strip.c). */
+ * (raster_heatmap.c with grids of heatmaps, its labels in raster_axes.c and what goes in and
+ * beside its cells in raster_cells.c; raster_bars.c, raster_lines.c, raster_strip.c). */
 #include "viz/raster.h"
 #include "viz/colormap.h"
 #include "viz/font.h"

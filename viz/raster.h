@@ -58,6 +58,20 @@ typedef struct gb_raster_info {
 	int label_stride;         /* every k-th row label (bar label) drawn (1: all) */
 	int col_label_stride;     /* every k-th column label drawn */
 	int angled_labels;        /* column labels drawn at 45 degrees */
+
+	/* What a slide needs checked, as the layout measured it (the PNG writes these as its
+	 * "Kind", "PlotBox", "MinTextPx", "LabelsCut" and "LabelsShown" text chunks): */
+	gb_rect box;              /* all the data: every cell of every panel (a grid's gaps and
+	                           * panel titles between them included), every bar, the line plot's
+	                           * axes box, a strip's tokens */
+	int min_text_px;          /* the smallest text drawn, in output pixels (0: no text) */
+	int labels_cut;           /* texts shortened with "…" or left out for lack of room: labels,
+	                           * titles, captions, cell texts (thinned tick labels are not cut:
+	                           * the shown / total counts below say how many are drawn) */
+	int row_labels_shown, row_labels_total;  /* heatmap rows (panel 0's), bars */
+	int col_labels_shown, col_labels_total;  /* heatmap columns (panel 0's) */
+	int cols_orient;          /* column labels: 0 level, 45 slanted, 90 vertical */
+	int cell_text_px;         /* size of the cells' texts or numbers (0: none drawn) */
 } gb_raster_info;
 
 /* Renders f at opts' size into out (allocated here; free with gb_canvas_free). info may be
@@ -68,6 +82,18 @@ int gb_raster_render(const gb_figure *f, const gb_raster_opts *opts, gb_canvas *
 /* Renders into an existing canvas, laid out for its size at the given scale. */
 int gb_raster_draw(const gb_figure *f, gb_canvas *c, double scale, gb_raster_info *info,
                    gb_verr *err);
+
+/* The layout's measurements as text, for PNG text chunks and SVG metadata (keys in this
+ * order): "Kind" (heatmap, grid, bars, lines, strip, ...), "PlotBox" ("x y w h" in output
+ * pixels: info.box), "MinTextPx" (info.min_text_px), "LabelsCut" (info.labels_cut) and
+ * "LabelsShown" ("rows 19/19, columns 64/512"). */
+#define GB_LAYOUT_REPORT_N 5
+typedef struct gb_layout_report {
+	const char *keys[GB_LAYOUT_REPORT_N];
+	const char *vals[GB_LAYOUT_REPORT_N];
+	char buf[GB_LAYOUT_REPORT_N - 1][64];
+} gb_layout_report;
+void gb_layout_report_make(const gb_figure *f, const gb_raster_info *info, gb_layout_report *r);
 
 /* --- the layout's painter interface (for svg.c) ---------------------------------------- */
 

@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const uint8_t BAR_POS[3] = { 0x44, 0x77, 0xAA };
 static const uint8_t BAR_NEG[3] = { 0xEE, 0x66, 0x77 };
@@ -22,7 +23,7 @@ int gb_lay_draw_bars(lay *L, gb_verr *err)
 	const char *axis_title = f->x_title ? f->x_title : f->col_title;
 	if (!f->values || n <= 0)
 		return gb_vfail(err, "bar chart has no values");
-	dl = gb_lay_display_labels(labels, n, 24);
+	dl = gb_lay_display_labels(L, labels, n, LABEL_COLS);
 	if (labels && !dl)
 		return gb_vfail(err, "out of memory laying out a bar chart");
 	if (f->range == GB_RANGE_AUTO) {
@@ -39,7 +40,8 @@ int gb_lay_draw_bars(lay *L, gb_verr *err)
 		hi = lo + 1;
 	{
 		double axis_h = 1.6 * tpx + 8 * s + (axis_title ? 1.6 * AXIS_PX * s : 0);
-		slot = fmin(((L->y1 - L->y0) - axis_h) / n, 60 * s);
+		/* a few bars still fill BAR_SHARE of the slide's height */
+		slot = fmin(((L->y1 - L->y0) - axis_h) / n, fmax(60 * s, BAR_AIM * L->H / n));
 		if (slot <= 0) {
 			free(dl);
 			return gb_vfail(err, "figure too small for %d bars", n);
@@ -47,8 +49,20 @@ int gb_lay_draw_bars(lay *L, gb_verr *err)
 	}
 	lpx = (int)fmin(slot >= 56 * s ? spx(L, LABEL_BIG) : lpx, floor(slot * 0.6));
 	lpx = lpx < spx(L, LABEL_MIN) ? spx(L, LABEL_MIN) : lpx;
-	stride = (int)ceil(1.15 * lpx / slot);
+	stride = (int)ceil(1.1 * lpx / slot);
 	stride = stride < 1 ? 1 : stride;
+	if (dl) {
+		/* labels longer than their share of the width are shortened, and counted */
+		double cap = LABEL_SHARE * (L->x1 - L->x0);
+		for (int i = 0; i < n; i += stride) {
+			char cut[LABEL_BUF];
+			if (gb_lay_shorten(L, GB_FACE_SANS, lpx, dl + (size_t)i * LABEL_BUF, cap, cut, sizeof cut)) {
+				L->cut++;
+				memcpy(dl + (size_t)i * LABEL_BUF, cut, LABEL_BUF);
+			} else
+				L->cut += gb_lay_label_cut(labels[i], LABEL_COLS);
+		}
+	}
 	vpx = lpx;
 	for (int i = 0; i < n; i += stride) {
 		gb_format_value(f->values[i], f->precision, vbuf, sizeof vbuf);
@@ -78,13 +92,14 @@ int gb_lay_draw_bars(lay *L, gb_verr *err)
 	}
 	rect(L, x, y + ph, pw, fmax(1, s), AXIS);
 	if (axis_title)
-		text(L, GB_FACE_SANS, spx(L, AXIS_PX), x + pw / 2, y + ph + TICK_LEN * s + 1.6 * tpx + 1.3 * AXIS_PX * s,
-		     0, GB_ANCHOR_MIDDLE, axis_title, INK2);
+		gb_lay_text_fit(L, GB_FACE_SANS, spx(L, AXIS_PX), x + pw / 2,
+		                y + ph + TICK_LEN * s + 1.6 * tpx + 1.3 * AXIS_PX * s, 0, GB_ANCHOR_MIDDLE, axis_title,
+		                L->x1 - L->x0, INK2);
 	group(L, "axis", 0);
 	group(L, "bars", 1);
 	for (int i = 0; i < n; i++) {
 		float v = f->values[i];
-		double yc = y + (i + 0.5) * slot, bh = fmax(1, slot * 0.72);
+		double yc = y + (i + 0.5) * slot, bh = fmax(1, fmin(slot * 0.72, 40 * s + 0.3 * slot));
 		if (isfinite(v)) {
 			double vx = x + (v - lo) / (hi - lo) * pw;
 			vx = fmin(fmax(vx, x), x + pw);
@@ -115,6 +130,9 @@ int gb_lay_draw_bars(lay *L, gb_verr *err)
 	if (L->info) {
 		L->info->plot = (gb_rect){ (int)x, (int)y, (int)pw, (int)ph };
 		L->info->label_stride = stride;
+		L->info->row_labels_total = n;
+		L->info->row_labels_shown = dl ? (n + stride - 1) / stride : 0;
+		L->info->cell_text_px = vpx;
 	}
 	free(dl);
 	return 0;

@@ -1,6 +1,8 @@
 /* raster_heatmap.c — the layout of heatmaps and of grids of them (small multiples): one block
- * of equal slots, its cell size settled with the size, thinning and slant of its labels, the
- * numbers inside cells when they are readable, row and column titles, and the colorbar beside
+ * of equal slots whose cells fill at least BAR_SHARE of the slide each way where the data
+ * allows (square cells where they do, non-square where they would leave a sliver), their size
+ * settled with the size, thinning and slant of the labels (raster_axes.c), what goes in the
+ * cells and the side columns (raster_cells.c), row and column titles, and the colorbar beside
  * it. Records in gb_raster_info where the cells went, for tests and a window's mouse. */
 #include "viz/raster.h"
 #include "viz/raster_layout.h"
@@ -12,240 +14,238 @@
 
 /* ---- heatmaps and grids of them ------------------------------------------------------------- */
 
-/* The cells of one matrix at (x, y) size (pw, ph), with numbers at npx (0: none). */
-static void draw_cells(lay *L, const gb_figure *m, int x, int y, int pw, int ph, int npx,
-                       int precision)
-{
-	group(L, "cells", 1);
-	for (int r = 0; r < m->rows; r++) {
-		int ya = y + (int)((long)r * ph / m->rows), yb = y + (int)((long)(r + 1) * ph / m->rows);
-		for (int c = 0; c < m->cols; c++) {
-			int xa = x + (int)((long)c * pw / m->cols), xb = x + (int)((long)(c + 1) * pw / m->cols);
-			uint8_t rgb[3];
-			gb_lay_cell_colour(L, m, m->values[(size_t)r * m->cols + c], rgb);
-			rect(L, xa, ya, xb - xa, yb - ya, rgb);
-		}
-	}
-	group(L, "cells", 0);
-	if (!npx)
-		return;
-	group(L, "numbers", 1);
-	for (int r = 0; r < m->rows; r++) {
-		double yc = y + ((double)r + 0.5) * ph / m->rows;
-		for (int c = 0; c < m->cols; c++) {
-			float v = m->values[(size_t)r * m->cols + c];
-			double xc = x + ((double)c + 0.5) * pw / m->cols;
-			uint8_t rgb[3];
-			char buf[48];
-			gb_lay_cell_colour(L, m, v, rgb);
-			gb_format_value(v, precision, buf, sizeof buf);
-			/* L* 55 is where black and white text are about equally legible */
-			text(L, GB_FACE_MONO, npx, xc, mid_baseline(yc, npx) - 0.02 * npx, 0,
-			     GB_ANCHOR_MIDDLE, buf, gb_lightness(rgb) > 55 ? BLACK : WHITE);
-		}
-	}
-	group(L, "numbers", 0);
-}
-
-static int number_chars(const gb_figure *m, int precision)
-{
-	int n = 1;
-	char buf[48];
-	for (size_t i = 0; i < (size_t)m->rows * m->cols; i++) {
-		int k;
-		gb_format_value(m->values[i], precision, buf, sizeof buf);
-		k = (int)strlen(buf);
-		n = k > n ? k : n;
-	}
-	return n;
-}
-
 typedef struct block {
 	const gb_figure *const *panels;
 	int n, gc, gr;            /* panels, grid columns and rows */
 	int rows, cols;           /* the largest panel's shape: every slot is this big */
 	int titles;               /* panels have titles above them */
+	int square;               /* every panel is a token x token map: its cells may stay square */
 } block;
 
-static int draw_block(lay *L, const block *B, gb_verr *err)
+/* Cell width and height for a block with aw x ah pixels for its cells (gaps and titles between
+ * panels already taken off). A matrix far from square (19 tokens x 512 units) fills the
+ * room it has (cells up to 180 px, or what BAR_AIM needs); a squarish one (token x token
+ * attention) keeps square cells while they fill BAR_SHARE of the slide both ways, and
+ * otherwise stretches to the bar (a grid's panels by half again where there is room). */
+static void size_cells(const lay *L, const block *B, double aw, double ah, double gapx, double gapy,
+                       double pt_h, double *cw, double *ch)
+{
+	double nc = (double)B->gc * B->cols, nr = (double)B->gr * B->rows, s = L->s;
+	double cwm = aw / nc, chm = ah / nr;
+	double between_x = (B->gc - 1) * gapx, between_y = (B->gr - 1) * (gapy + pt_h);
+	double cw_aim = (BAR_AIM * L->W - between_x) / nc, ch_aim = (BAR_AIM * L->H - between_y) / nr;
+	double cap = fmax(180 * s, fmax(cw_aim, ch_aim));
+	double sq = fmin(fmin(cwm, chm), cap), sqd = sq >= 12 ? floor(sq) : sq; /* as drawn */
+	if (!B->square) {
+		*cw = fmin(cwm, fmax(sq, fmax(180 * s, cw_aim)));
+		*ch = fmin(chm, fmax(sq, fmax(180 * s, ch_aim)));
+	} else if (nc * sqd + between_x >= BAR_SHARE * L->W && nr * sqd + between_y >= BAR_SHARE * L->H) {
+		*cw = *ch = sq;
+	} else {
+		/* to the bar; a row (or column) of small multiples on to cells half again as long,
+		 * where there is room, rather than leave half the slide blank */
+		double more = B->n > 1 ? 1.5 * sq : 0;
+		*cw = fmax(sq, fmin(cwm, fmax(cw_aim, more)));
+		*ch = fmax(sq, fmin(chm, fmax(ch_aim, more)));
+	}
+}
+
+#define TOO_SMALL (-2)
+
+static int too_small(const block *B, gb_verr *err)
+{
+	gb_vfail(err, "figure too small for a %d x %d heatmap", B->rows, B->cols);
+	return TOO_SMALL;
+}
+
+/* Lays the block out and draws it; with labels 0, without row and column labels. Returns
+ * TOO_SMALL, having drawn nothing, when the cells find no room. */
+static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 {
 	const gb_figure *f = L->f, *p0 = B->panels[0];
 	const int grid = f->kind == GB_FIG_GRID;
-	char *rl = gb_lay_display_labels(p0->row_labels, p0->rows, LABEL_COLS);
-	char *cl = gb_lay_display_labels(p0->col_labels, p0->cols, LABEL_COLS);
+	const gb_figure *sides = grid ? NULL : f; /* a grid's panels have no side columns */
 	double s = L->s, cb_w = f->colorbar ? gb_lay_colorbar_width(L) : 0;
 	double rt_w = p0->row_title ? 1.6 * AXIS_PX * s : 0, ct_h = p0->col_title ? 1.7 * AXIS_PX * s : 0;
 	double pt_h = B->titles ? 1.5 * PANEL_PX * s : 0, gapx = grid ? 20 * s : 0, gapy = grid ? 14 * s : 0;
-	double cell = 1, rlw = 0, clw = 0, clh = 0, left = 0;
-	int lpx = spx(L, LABEL_PX), stride = 1, cstride = 1, angled = 0, show_labels = 1, npx = 0;
-	int cw, pw, ph;
+	double CW = L->x1 - L->x0, CH = L->y1 - L->y0;
+	double cw = 1, ch = 1, left = 0, bottom = 0, side_w = 0, side_h = 0, colw[SIDE_MAX] = { 0 };
+	int npx = 0, tpx = 0, cwi, chi, pw, ph, rc = -1;
 	double bw, bh, bx, by;
+	gb_axis ra, ca;
 
-	if ((p0->row_labels && !rl) || (p0->col_labels && !cl)) {
-		free(rl);
-		free(cl);
+	if (gb_axis_make(L, &ra, p0->row_labels, labels ? p0->rows : 0, p0->row_index0) ||
+	    gb_axis_make(L, &ca, p0->col_labels, labels ? p0->cols : 0, p0->col_index0)) {
+		gb_axis_free(&ra);
 		return gb_vfail(err, "out of memory laying out a heatmap");
 	}
-	/* Label size follows cell size, and cell size follows the room labels leave: a few rounds
-	 * settle it (each round only shrinks labels or thins them). */
-	for (int it = 0; it < 4; it++) {
+	ra.max_w = LABEL_SHARE * CW;
+	ca.max_w = LABEL_SHARE * CH;
+	/* Label sizes follow cell sizes, and cell sizes the room labels leave: a few rounds settle
+	 * it. */
+	for (int it = 0; it < 6; it++) {
+		int rpx = ra.px, rst = ra.stride, cpx = ca.px, cst = ca.stride, cor = ca.orient;
 		double aw, ah;
-		rlw = rl && show_labels
-		      ? gb_lay_max_width(L, GB_FACE_SANS, lpx, rl, p0->rows, stride) + 10 * s : 0;
-		clw = cl && show_labels ? gb_lay_max_width(L, GB_FACE_SANS, lpx, cl, p0->cols, cstride) : 0;
-		clh = !cl || !show_labels ? 0 : angled ? clw * M_SQRT1_2 + 1.3 * lpx + 6 * s : 1.4 * lpx + 6 * s;
-		left = rt_w + rlw;
-		aw = (L->x1 - L->x0) - left - cb_w - (B->gc - 1) * gapx;
-		ah = (L->y1 - L->y0) - B->gr * pt_h - (B->gr - 1) * gapy - clh - ct_h;
-		cell = fmin(aw / ((double)B->gc * B->cols), ah / ((double)B->gr * B->rows));
-		/* an angled first label reaches left of the plot by its length */
-		if (angled && clw * M_SQRT1_2 - cell / 2 > left) {
-			left = clw * M_SQRT1_2 - cell / 2;
-			aw = (L->x1 - L->x0) - left - cb_w - (B->gc - 1) * gapx;
-			cell = fmin(aw / ((double)B->gc * B->cols), ah / ((double)B->gr * B->rows));
+		side_w = sides ? gb_sides_width(L, sides, ra.px, colw) : 0;
+		side_h = side_w > 0 ? 1.5 * ra.px : 0;
+		left = rt_w + gb_axis_rows_width(L, &ra);
+		bottom = gb_axis_cols_height(L, &ca) + ct_h;
+		left = fmax(left, gb_axis_cols_overhang(L, &ca, cw));
+		aw = CW - left - side_w - cb_w - (B->gc - 1) * gapx;
+		ah = CH - B->gr * pt_h - (B->gr - 1) * gapy - bottom - side_h;
+		if (aw <= 0 || ah <= 0) {
+			rc = too_small(B, err);
+			goto out;
 		}
-		cell = fmin(cell, 180 * s);
-		if (cell <= 0) {
-			free(rl);
-			free(cl);
-			return gb_vfail(err, "figure too small for a %d x %d heatmap", B->rows, B->cols);
-		}
-		{
-			/* big cells (a 4 x 4 on a slide) take bigger labels */
-			int top = cell >= 60 * s ? spx(L, LABEL_BIG) : spx(L, LABEL_PX);
-			lpx = (int)floor(cell * 0.72);
-			lpx = lpx > top ? top : lpx < spx(L, LABEL_MIN) ? spx(L, LABEL_MIN) : lpx;
-		}
-		stride = (int)ceil(1.15 * lpx / cell);
-		stride = stride < 1 ? 1 : stride;
-		/* in a grid, labels on cells smaller than the label font would be noise */
-		show_labels = !grid || cell * 1.2 >= spx(L, LABEL_MIN);
-		clw = cl && show_labels ? gb_lay_max_width(L, GB_FACE_SANS, lpx, cl, p0->cols, stride) : 0;
-		angled = cl && show_labels && clw + 8 * s > cell * stride;
-		/* slanted labels stand cell * stride / sqrt(2) apart, measured across their baselines */
-		cstride = angled ? (int)ceil(1.15 * lpx / (cell * M_SQRT1_2)) : stride;
-		cstride = cstride < stride ? stride : cstride;
+		size_cells(L, B, aw, ah, gapx, gapy, pt_h, &cw, &ch);
+		gb_axis_plan_rows(L, &ra, ch);
+		gb_axis_plan_cols(L, &ca, cw);
+		if (it > 0 && rpx == ra.px && rst == ra.stride && cpx == ca.px && cst == ca.stride && cor == ca.orient)
+			break;
 	}
-	/* The room under the plot for the labels as they are finally drawn: the rounds above sized
-	 * the cells for the previous round's slant. Less room (now level) only centres the block
-	 * again; more (now slanted) shrinks the cells to fit, or the plot would climb into the
-	 * title. */
+	/* The cells as the final plan leaves room for them; if that is less than the last round
+	 * assumed, labels that no longer fit their row or column are thinned (never grown). */
 	{
-		double used = clh;
-		clw = cl && show_labels ? gb_lay_max_width(L, GB_FACE_SANS, lpx, cl, p0->cols, cstride) : 0;
-		clh = !cl || !show_labels ? 0 : angled ? clw * M_SQRT1_2 + 1.3 * lpx + 6 * s : 1.4 * lpx + 6 * s;
-		if (clh > used) {
-			double ah = (L->y1 - L->y0) - B->gr * pt_h - (B->gr - 1) * gapy - clh - ct_h;
-			cell = fmin(cell, ah / ((double)B->gr * B->rows));
-			if (cell <= 0) {
-				free(rl);
-				free(cl);
-				return gb_vfail(err, "figure too small for a %d x %d heatmap", B->rows, B->cols);
-			}
-			stride = (int)ceil(1.15 * lpx / cell);
-			stride = stride < 1 ? 1 : stride;
-			if (angled) {
-				cstride = (int)ceil(1.15 * lpx / (cell * M_SQRT1_2));
-				cstride = cstride < stride ? stride : cstride;
-			}
+		double aw, ah, cw2, ch2;
+		side_w = sides ? gb_sides_width(L, sides, ra.px, colw) : 0;
+		side_h = side_w > 0 ? 1.5 * ra.px : 0;
+		left = fmax(rt_w + gb_axis_rows_width(L, &ra), gb_axis_cols_overhang(L, &ca, cw));
+		bottom = gb_axis_cols_height(L, &ca) + ct_h;
+		aw = CW - left - side_w - cb_w - (B->gc - 1) * gapx;
+		ah = CH - B->gr * pt_h - (B->gr - 1) * gapy - bottom - side_h;
+		if (aw <= 0 || ah <= 0) {
+			rc = too_small(B, err);
+			goto out;
 		}
+		size_cells(L, B, aw, ah, gapx, gapy, pt_h, &cw2, &ch2);
+		cw = fmin(cw, cw2);
+		ch = fmin(ch, ch2);
+		gb_axis_thin_to_fit(L, &ra, ch);
+		gb_axis_thin_to_fit(L, &ca, cw);
 	}
-	cw = cell >= 2 ? (int)floor(cell) : 0;
-	pw = cw ? B->cols * cw : (int)floor(cell * B->cols);
-	ph = cw ? B->rows * cw : (int)floor(cell * B->rows);
+	/* whole-pixel cells where rounding costs little; narrower ones share the pixels out (cell
+	 * edges by integer division, raster.h) rather than leave a fifth of the room unused */
+	cwi = cw >= 12 ? (int)floor(cw) : 0;
+	chi = ch >= 12 ? (int)floor(ch) : 0;
+	pw = cwi ? B->cols * cwi : (int)floor(cw * B->cols);
+	ph = chi ? B->rows * chi : (int)floor(ch * B->rows);
 	if (pw < 1 || ph < 1) {
-		free(rl);
-		free(cl);
-		return gb_vfail(err, "figure too small for a %d x %d heatmap", B->rows, B->cols);
+		rc = too_small(B, err);
+		goto out;
 	}
-	/* numbers: as large as fits (monospace advance is 0.602 em), none below readable */
-	if (f->numbers || (grid && B->n && B->panels[0]->numbers)) {
-		int chars = 1;
-		for (int i = 0; i < B->n; i++) {
-			int k = number_chars(B->panels[i], f->precision);
-			chars = k > chars ? k : chars;
-		}
-		npx = (int)floor(fmin(cell * 0.36, cell * 0.88 / (chars * 0.602)));
-		npx = npx > spx(L, 30) ? spx(L, 30) : npx;
-		if (npx < spx(L, NUMBER_MIN) || npx < 8)
-			npx = 0;
-	}
+	gb_axis_finish(L, &ra);
+	gb_axis_finish(L, &ca);
+	if (gb_cells_want_numbers(B->panels, B->n, f->numbers || (grid && p0->numbers)))
+		npx = gb_cells_numbers_px(L, B->panels, B->n, (double)pw / B->cols, (double)ph / B->rows, f->precision);
+	tpx = gb_cells_text_px(L, B->panels, B->n, (double)pw / B->cols, (double)ph / B->rows);
+	if (tpx && npx > tpx) /* a number among texts is no louder than they are */
+		npx = tpx;
 	/* centre the whole block in the content box */
-	bw = left + B->gc * (double)pw + (B->gc - 1) * gapx + cb_w;
-	bh = B->gr * (pt_h + ph) + (B->gr - 1) * gapy + clh + ct_h;
-	bx = floor(L->x0 + ((L->x1 - L->x0) - bw) / 2 + left);
-	by = floor(L->y0 + ((L->y1 - L->y0) - bh) / 2 + pt_h);
+	bw = left + B->gc * (double)pw + (B->gc - 1) * gapx + side_w + cb_w;
+	bh = side_h + B->gr * (pt_h + ph) + (B->gr - 1) * gapy + bottom;
+	bx = floor(L->x0 + (CW - bw) / 2 + left);
+	by = floor(L->y0 + (CH - bh) / 2 + side_h + pt_h);
 
 	for (int i = 0; i < B->n; i++) {
 		const gb_figure *m = B->panels[i];
 		int gx = i % B->gc, gy = i / B->gc;
 		int x = (int)(bx + gx * (pw + gapx)), y = (int)(by + gy * (ph + pt_h + gapy));
-		int mpw = cw ? m->cols * cw : pw * m->cols / B->cols;
-		int mph = cw ? m->rows * cw : ph * m->rows / B->rows;
+		int mpw = cwi ? m->cols * cwi : pw * m->cols / B->cols;
+		int mph = chi ? m->rows * chi : ph * m->rows / B->rows;
 		int last_in_column = i + B->gc >= B->n;
 		if (B->titles && m->title) {
-			int tpx = spx(L, PANEL_PX);
-			while (tpx > spx(L, 8) && tw(L, GB_FACE_SANS, tpx, m->title) > pw + gapx * 0.8)
-				tpx--;
-			text(L, GB_FACE_SANS, tpx, x + pw / 2.0, y - 0.45 * pt_h, 0, GB_ANCHOR_MIDDLE, m->title, INK);
+			int tpx2 = spx(L, PANEL_PX);
+			char t[LABEL_BUF];
+			while (tpx2 > spx(L, TEXT_MIN) && tw(L, GB_FACE_SANS, tpx2, m->title) > pw + gapx * 0.8)
+				tpx2--;
+			L->cut += gb_lay_shorten(L, GB_FACE_SANS, tpx2, m->title, pw + gapx * 0.8, t, sizeof t);
+			text(L, GB_FACE_SANS, tpx2, x + pw / 2.0, y - 0.45 * pt_h, 0, GB_ANCHOR_MIDDLE, t, INK);
 		}
-		draw_cells(L, m, x, y, mpw, mph, npx, f->precision);
+		gb_cells_draw(L, m, x, y, mpw, mph, npx, tpx, f->precision);
 		gb_lay_outline(L, x, y, mpw, mph);
-		if (show_labels && rl && gx == 0) {
-			group(L, "row-labels", 1);
-			for (int r = 0; r < p0->rows && r < m->rows; r += stride)
-				text(L, GB_FACE_SANS, lpx, x - 8 * s, mid_baseline(y + (r + 0.5) * mph / m->rows, lpx),
-				     0, GB_ANCHOR_END, rl + (size_t)r * LABEL_BUF, INK);
-			group(L, "row-labels", 0);
-		}
-		if (show_labels && cl && last_in_column) {
-			group(L, "col-labels", 1);
-			for (int c = 0; c < p0->cols && c < m->cols; c += cstride) {
-				double xc = x + (c + 0.5) * mpw / m->cols;
-				if (angled)
-					/* ends under the column, rising to it; shifted half an x-height so the
-					 * slanted text's middle, not its baseline, points at the column */
-					text(L, GB_FACE_SANS, lpx, xc + 0.3 * lpx, y + mph + 6 * s + 0.75 * lpx, 45,
-					     GB_ANCHOR_END, cl + (size_t)c * LABEL_BUF, INK);
-				else
-					text(L, GB_FACE_SANS, lpx, xc, y + mph + 6 * s + 0.93 * lpx, 0,
-					     GB_ANCHOR_MIDDLE, cl + (size_t)c * LABEL_BUF, INK);
+		if (gx == 0)
+			gb_axis_draw_rows(L, &ra, x, y, (double)mph / m->rows, m->rows);
+		if (last_in_column)
+			gb_axis_draw_cols(L, &ca, x, y + mph, (double)mpw / m->cols, m->cols);
+		if (L->info) {
+			/* the box: every panel's cells, as drawn */
+			gb_rect *b = &L->info->box;
+			if (i == 0)
+				*b = (gb_rect){ x, y, mpw, mph };
+			else {
+				int x1 = b->x + b->w > x + mpw ? b->x + b->w : x + mpw;
+				int y1 = b->y + b->h > y + mph ? b->y + b->h : y + mph;
+				b->x = b->x < x ? b->x : x;
+				b->y = b->y < y ? b->y : y;
+				b->w = x1 - b->x;
+				b->h = y1 - b->y;
 			}
-			group(L, "col-labels", 0);
 		}
-		if (i == 0 && L->info) {
-			L->info->plot = (gb_rect){ x, y, mpw, mph };
-			L->info->dx = (int)(pw + gapx);
-			L->info->dy = (int)(ph + pt_h + gapy);
+		if (i == 0) {
+			if (sides)
+				gb_sides_draw(L, sides, &ra, x + mpw, y, (double)mph / m->rows, colw);
+			if (L->info) {
+				L->info->plot = (gb_rect){ x, y, mpw, mph };
+				L->info->dx = (int)(pw + gapx);
+				L->info->dy = (int)(ph + pt_h + gapy);
+			}
 		}
 	}
 	{
 		double gw = B->gc * (double)pw + (B->gc - 1) * gapx, gh = B->gr * (ph + pt_h) + (B->gr - 1) * gapy - pt_h;
 		int apx = spx(L, AXIS_PX);
 		if (p0->row_title)
-			text(L, GB_FACE_SANS, apx, bx - left + 0.95 * apx, by + gh / 2, 90, GB_ANCHOR_MIDDLE,
-			     p0->row_title, INK2);
+			gb_lay_text_fit(L, GB_FACE_SANS, apx, bx - left + 0.95 * apx, by + gh / 2, 90, GB_ANCHOR_MIDDLE,
+			                p0->row_title, CH, INK2);
 		if (p0->col_title)
-			text(L, GB_FACE_SANS, apx, bx + gw / 2, by + gh + clh + 1.2 * apx, 0, GB_ANCHOR_MIDDLE,
-			     p0->col_title, INK2);
+			gb_lay_text_fit(L, GB_FACE_SANS, apx, bx + gw / 2, by + gh + bottom - ct_h + 1.2 * apx, 0,
+			                GB_ANCHOR_MIDDLE, p0->col_title, CW, INK2);
 		if (f->colorbar) {
 			/* a short plot (one row of cells) still gets a readable ramp, inside the content
 			 * box so it never reaches into the title or the caption */
-			double ch = fmin(fmax(gh, 220 * s), L->y1 - L->y0), cy = by + gh / 2 - ch / 2;
-			cy = fmax(L->y0, fmin(cy, L->y1 - ch));
-			gb_lay_colorbar(L, bx + gw + CB_GAP * s, cy, ch);
+			double cbh = fmin(fmax(gh, 220 * s), L->y1 - L->y0), cy = by + gh / 2 - cbh / 2;
+			cy = fmax(L->y0, fmin(cy, L->y1 - cbh));
+			gb_lay_colorbar(L, bx + gw + side_w + CB_GAP * s, cy, cbh);
 		}
 	}
 	if (L->info) {
 		L->info->grid_cols = B->gc;
 		L->info->numbers_shown = npx > 0;
-		L->info->label_stride = stride;
-		L->info->col_label_stride = cstride;
-		L->info->angled_labels = angled;
+		L->info->cell_text_px = tpx ? tpx : npx;
+		L->info->label_stride = ra.stride;
+		L->info->col_label_stride = ca.stride;
+		L->info->angled_labels = ca.orient == 45;
+		L->info->cols_orient = ca.orient;
+		L->info->row_labels_shown = ra.shown;
+		L->info->row_labels_total = p0->rows;
+		L->info->col_labels_shown = ca.shown;
+		L->info->col_labels_total = p0->cols;
 	}
-	free(rl);
-	free(cl);
-	return 0;
+	rc = 0;
+out:
+	gb_axis_free(&ra);
+	gb_axis_free(&ca);
+	return rc;
+}
+
+/* A surface too small for the labels (a shrunken window) still shows the cells: without their
+ * labels, which count as cut. */
+static int draw_fitting(lay *L, const block *B, gb_verr *err)
+{
+	int cut = L->cut, rc = draw_block(L, B, 1, err);
+	if (rc != TOO_SMALL)
+		return rc;
+	L->cut = cut + B->panels[0]->rows + B->panels[0]->cols;
+	rc = draw_block(L, B, 0, err);
+	return rc == TOO_SMALL ? -1 : rc;
+}
+
+/* A token x token map (self-attention, or cross-attention between two texts): a square matrix,
+ * or one labelled on both axes whose sides are within a factor 2. */
+static int squarish(const gb_figure *m)
+{
+	return m->rows == m->cols ||
+	       (m->row_labels && m->col_labels && m->rows <= 2 * m->cols && m->cols <= 2 * m->rows);
 }
 
 static int check_matrix(const gb_figure *m, gb_verr *err)
@@ -267,7 +267,8 @@ int gb_lay_draw_heatmap(lay *L, gb_verr *err)
 	B.n = B.gc = B.gr = 1;
 	B.rows = L->f->rows;
 	B.cols = L->f->cols;
-	return draw_block(L, &B, err);
+	B.square = squarish(L->f);
+	return draw_fitting(L, &B, err);
 }
 
 int gb_lay_draw_grid(lay *L, gb_verr *err)
@@ -285,8 +286,11 @@ int gb_lay_draw_grid(lay *L, gb_verr *err)
 	}
 	B.panels = (const gb_figure *const *)f->panels;
 	B.n = f->n_panels;
+	B.square = 1;
+	for (int i = 0; i < f->n_panels; i++)
+		B.square &= squarish(f->panels[i]);
 	B.gc = f->grid_cols > 0 ? f->grid_cols : (int)ceil(sqrt((double)B.n));
 	B.gc = B.gc > B.n ? B.n : B.gc;
 	B.gr = (B.n + B.gc - 1) / B.gc;
-	return draw_block(L, &B, err);
+	return draw_fitting(L, &B, err);
 }

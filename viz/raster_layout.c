@@ -1,8 +1,9 @@
 /* raster_layout.c — the figure layout's shared parts (raster_layout.h): the frame every kind
- * gets (title, caption, the notes on masked and non-finite values), tick steps and their labels,
- * token labels for display, the colorbar, a value's colour and the outline around cells; and
+ * gets (title and subtitle, wrapped to the width; caption and the notes on masked and
+ * non-finite values), text shortened to a width and counted, tick steps and their labels,
+ * token labels for display, the colorbar, a value's colour and the outline around cells;
  * gb_layout_draw, which measures the figure, draws the frame and hands the content box to the
- * layout of its kind. */
+ * layout of its kind; and the report of what the layout measured (gb_layout_report_make). */
 #include "viz/raster.h"
 #include "viz/raster_layout.h"
 #include "viz/colormap.h"
@@ -74,10 +75,20 @@ int gb_lay_ticks(double lo, double hi, int want, double *t, int max, double *ste
 	return n;
 }
 
-/* Display labels for n tokens: shortened, spaces and control bytes made visible. */
-char *gb_lay_display_labels(char *const *labels, int n, int max_cols)
+/* Whether gb_label_display shortens label to max_cols columns. */
+int gb_lay_label_cut(const char *label, int max_cols)
+{
+	char full[LABEL_BUF * 2];
+	gb_label_display(label ? label : "", 4 * LABEL_BUF, full, sizeof full);
+	return gb_utf8_width(full) > max_cols;
+}
+
+/* Display labels for n tokens: shortened to max_cols columns, spaces and control bytes made
+ * visible. (The caller counts the ones it draws shortened: gb_lay_label_cut.) */
+char *gb_lay_display_labels(lay *L, char *const *labels, int n, int max_cols)
 {
 	char *d;
+	(void)L;
 	if (!labels || n <= 0)
 		return NULL;
 	d = malloc((size_t)n * LABEL_BUF);
@@ -98,7 +109,114 @@ double gb_lay_max_width(lay *L, int face, int px, const char *labels, int n, int
 	return m;
 }
 
-/* ---- frame: title, caption, the NaN note ----------------------------------------------------- */
+/* ---- text that must fit: shortened (and counted), or wrapped ------------------------------ */
+
+/* s (display text) shortened with "…" to at most max_w pixels at px: returns 1 when it was
+ * shortened (the caller counts it), 0 when it fits as it is. At least "…" is kept. */
+int gb_lay_shorten(lay *L, int face, int px, const char *s, double max_w, char *out, size_t cap)
+{
+	size_t n = strlen(s);
+	snprintf(out, cap, "%s", s);
+	if (tw(L, face, px, out) <= max_w)
+		return 0;
+	while (n > 0) {
+		/* back up one code point */
+		do
+			n--;
+		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80);
+		snprintf(out, cap, "%.*s\xe2\x80\xa6", (int)n, s);
+		if (tw(L, face, px, out) <= max_w)
+			return 1;
+	}
+	snprintf(out, cap, "\xe2\x80\xa6");
+	return 1;
+}
+
+/* Text drawn no longer than max_w: shortened with "…" where it would be, and counted. */
+void gb_lay_text_fit(lay *L, int face, int px, double x, double y, double angle, int anchor, const char *s,
+                     double max_w, const uint8_t rgb[3])
+{
+	char buf[WRAP_BUF];
+	L->cut += gb_lay_shorten(L, face, px, s, max_w, buf, sizeof buf);
+	text(L, face, px, x, y, angle, anchor, buf, rgb);
+}
+
+/* Greedy word wrap of s at px into lines of at most avail pixels. Returns how many lines it
+ * needs (a word wider than avail on its own counts as one more than max, so it never
+ * "fits"); w holds at most max of them, the last shortened with "…" when more were needed. */
+static int wrap_lines(lay *L, int face, int px, const char *s, double avail, int max, wrapped *w)
+{
+	char line[WRAP_BUF] = "", cand[WRAP_BUF];
+	const char *p = s;
+	int need = 0, too_wide = 0;
+	w->n = 0;
+	if (max >= 1 && strlen(s) < WRAP_BUF && tw(L, face, px, s) <= avail) {
+		/* as written, spaces and all */
+		snprintf(w->line[0], WRAP_BUF, "%s", s);
+		w->n = 1;
+		return 1;
+	}
+	while (*p) {
+		const char *e;
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		e = strchr(p, ' ');
+		if (!e)
+			e = p + strlen(p);
+		if (*line)
+			snprintf(cand, sizeof cand, "%s %.*s", line, (int)(e - p), p);
+		else
+			snprintf(cand, sizeof cand, "%.*s", (int)(e - p), p);
+		if (*line && tw(L, face, px, cand) > avail) {
+			if (need < max)
+				snprintf(w->line[need], WRAP_BUF, "%s", line);
+			need++;
+			snprintf(line, sizeof line, "%.*s", (int)(e - p), p);
+		} else
+			snprintf(line, sizeof line, "%s", cand);
+		too_wide |= tw(L, face, px, line) > avail;
+		p = e;
+	}
+	if (*line) {
+		if (need < max)
+			snprintf(w->line[need], WRAP_BUF, "%s", line);
+		need++;
+	}
+	w->n = need < max ? need : max;
+	if (need > max || too_wide) {
+		/* the last line that shows takes what is left, shortened */
+		if (need > max) {
+			char rest[WRAP_BUF];
+			snprintf(rest, sizeof rest, "%s …", w->line[max - 1]);
+			snprintf(w->line[max - 1], WRAP_BUF, "%s", rest);
+		}
+		for (int i = 0; i < w->n; i++) {
+			char cut[WRAP_BUF];
+			if (gb_lay_shorten(L, face, px, w->line[i], avail, cut, sizeof cut))
+				snprintf(w->line[i], WRAP_BUF, "%s", cut);
+		}
+		return max + 1;
+	}
+	return need;
+}
+
+/* The largest size in [lo, hi] at which s fits avail in the fewest lines (up to max): one line
+ * at any size first, then two, ... At lo and max lines, what is left is shortened and counted. */
+int gb_lay_fit_lines(lay *L, int face, int hi, int lo, const char *s, double avail, int max,
+                     wrapped *w)
+{
+	for (int lines = 1; lines <= max; lines++)
+		for (int px = hi; px >= lo; px--)
+			if (wrap_lines(L, face, px, s, avail, lines, w) <= lines)
+				return px;
+	wrap_lines(L, face, lo, s, avail, max, w);
+	L->cut++;
+	return lo;
+}
+
+/* ---- frame: title, subtitle, caption, the notes on masked and non-finite values ------------ */
 
 static void frame(lay *L)
 {
@@ -107,23 +225,33 @@ static void frame(lay *L)
 	char note[128], mnote[96];
 	const char *lines[3];
 	int nl = 0;
+	wrapped w;
 	L->x0 = m;
 	L->y0 = m;
 	L->x1 = L->W - m;
 	L->y1 = L->H - m;
 	avail = L->x1 - L->x0;
 	if (f->title && *f->title) {
-		int px = spx(L, TITLE_PX);
-		while (px > spx(L, 12) && tw(L, GB_FACE_BOLD, px, f->title) > avail)
-			px--;
-		text(L, GB_FACE_BOLD, px, L->W / 2, L->y0 + 0.93 * px, 0, GB_ANCHOR_MIDDLE, f->title, INK);
-		if (L->info) {
-			double w = tw(L, GB_FACE_BOLD, px, f->title);
-			L->info->title = (gb_rect){ (int)(L->W / 2 - w / 2), (int)L->y0, (int)ceil(w),
-			                            (int)ceil(1.17 * px) };
+		int px = gb_lay_fit_lines(L, GB_FACE_BOLD, spx(L, TITLE_PX), spx(L, TITLE_MIN), f->title, avail, 2, &w);
+		double wmax = 0, lh = 1.2 * px;
+		for (int i = 0; i < w.n; i++) {
+			text(L, GB_FACE_BOLD, px, L->W / 2, L->y0 + 0.93 * px + i * lh, 0, GB_ANCHOR_MIDDLE, w.line[i], INK);
+			wmax = fmax(wmax, tw(L, GB_FACE_BOLD, px, w.line[i]));
 		}
-		L->y0 += 1.2 * px + 14 * L->s;
+		if (L->info)
+			L->info->title = (gb_rect){ (int)(L->W / 2 - wmax / 2), (int)L->y0, (int)ceil(wmax),
+			                            (int)ceil((w.n - 1) * lh + 1.17 * px) };
+		L->y0 += w.n * lh + 8 * L->s;
 	}
+	if (f->subtitle && *f->subtitle) {
+		int px = gb_lay_fit_lines(L, GB_FACE_SANS, spx(L, SUBTITLE_PX), spx(L, TEXT_MIN), f->subtitle, avail, 2, &w);
+		double lh = 1.25 * px;
+		for (int i = 0; i < w.n; i++)
+			text(L, GB_FACE_SANS, px, L->W / 2, L->y0 + 0.93 * px + i * lh, 0, GB_ANCHOR_MIDDLE, w.line[i], INK2);
+		L->y0 += w.n * lh + 6 * L->s;
+	}
+	if ((f->title && *f->title) || (f->subtitle && *f->subtitle))
+		L->y0 += 8 * L->s;
 	if (f->caption && *f->caption)
 		lines[nl++] = f->caption;
 	if (L->n_masked) {
@@ -150,16 +278,26 @@ static void frame(lay *L)
 		lines[nl++] = note;
 	}
 	if (nl) {
-		int px = spx(L, CAPTION_PX);
-		double lh = 1.4 * px;
-		for (int i = 0; i < nl; i++)
-			while (px > spx(L, 10) && tw(L, GB_FACE_SANS, px, lines[i]) > avail)
-				px--;
+		/* one size for every line under the plot, the largest at which each fits in as few
+		 * lines as it can (the caption up to three) */
+		wrapped cw[3];
+		int px = spx(L, CAPTION_PX), total = 0;
 		for (int i = 0; i < nl; i++) {
-			double y = L->y1 - (nl - 1 - i) * lh - 0.24 * px;
-			text(L, GB_FACE_SANS, px, L->W / 2, y, 0, GB_ANCHOR_MIDDLE, lines[i], INK2);
+			int p = gb_lay_fit_lines(L, GB_FACE_SANS, spx(L, CAPTION_PX), spx(L, TEXT_MIN), lines[i], avail,
+			                         i == 0 ? 3 : 2, &cw[i]);
+			px = p < px ? p : px;
 		}
-		L->y1 -= nl * lh + 12 * L->s;
+		for (int i = 0; i < nl; i++) {
+			wrap_lines(L, GB_FACE_SANS, px, lines[i], avail, i == 0 ? 3 : 2, &cw[i]);
+			total += cw[i].n;
+		}
+		{
+			double lh = 1.35 * px, y = L->y1 - (total - 1) * lh - 0.24 * px;
+			for (int i = 0; i < nl; i++)
+				for (int k = 0; k < cw[i].n; k++, y += lh)
+					text(L, GB_FACE_SANS, px, L->W / 2, y, 0, GB_ANCHOR_MIDDLE, cw[i].line[k], INK2);
+			L->y1 -= total * lh + 12 * L->s;
+		}
 	}
 }
 
@@ -259,6 +397,25 @@ void gb_lay_outline(lay *L, int x, int y, int w, int h)
 /* Longest printed number of a matrix, in characters. */
 /* ---- entry points ---------------------------------------------------------------------------- */
 
+void gb_layout_report_make(const gb_figure *f, const gb_raster_info *in, gb_layout_report *r)
+{
+	static const char *kinds[] = { "heatmap", "bars", "lines", "strip", "grid", "attnlines", "diagram" };
+	int k = f ? f->kind : -1;
+	r->keys[0] = "Kind";
+	r->vals[0] = k >= 0 && k < (int)(sizeof kinds / sizeof *kinds) ? kinds[k] : "unknown";
+	r->keys[1] = "PlotBox";
+	snprintf(r->buf[0], sizeof r->buf[0], "%d %d %d %d", in->box.x, in->box.y, in->box.w, in->box.h);
+	r->keys[2] = "MinTextPx";
+	snprintf(r->buf[1], sizeof r->buf[1], "%d", in->min_text_px);
+	r->keys[3] = "LabelsCut";
+	snprintf(r->buf[2], sizeof r->buf[2], "%d", in->labels_cut);
+	r->keys[4] = "LabelsShown";
+	snprintf(r->buf[3], sizeof r->buf[3], "rows %d/%d, columns %d/%d", in->row_labels_shown,
+	         in->row_labels_total, in->col_labels_shown, in->col_labels_total);
+	for (int i = 1; i < GB_LAYOUT_REPORT_N; i++)
+		r->vals[i] = r->buf[i - 1];
+}
+
 int gb_layout_draw(const gb_figure *f, double w, double h, double scale, gb_painter *p,
                    gb_raster_info *info, gb_verr *err)
 {
@@ -306,5 +463,11 @@ int gb_layout_draw(const gb_figure *f, double w, double h, double scale, gb_pain
 	}
 	if (!rc && p->failed)
 		rc = gb_vfail(err, "out of memory drawing the figure");
+	if (info) {
+		info->min_text_px = L.min_px;
+		info->labels_cut = L.cut;
+		if (!info->box.w && !info->box.h)
+			info->box = info->plot;
+	}
 	return rc;
 }

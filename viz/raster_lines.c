@@ -68,7 +68,7 @@ int gb_lay_draw_lines(lay *L, gb_verr *err)
 	const gb_figure *f = L->f;
 	double s = L->s, xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
 	double xt[16], yt[16], xstep, ystep, x, y, pw, ph, legend_w = 0, lw, ylw = 0;
-	int nmax = 0, nxt, nyt, tpx = spx(L, TICK_PX), apx = spx(L, AXIS_PX), lgpx = spx(L, 15);
+	int nmax = 0, nxt, nyt, tpx = spx(L, TICK_PX), apx = spx(L, AXIS_PX), lgpx = spx(L, LEGEND_PX);
 	int legend_n, more;
 	char buf[64];
 	double *pts;
@@ -150,10 +150,11 @@ int gb_lay_draw_lines(lay *L, gb_verr *err)
 	rect(L, x - lw, y, lw, ph + lw, AXIS);
 	rect(L, x - lw, y + ph, pw + lw, lw, AXIS);
 	if (f->y_title)
-		text(L, GB_FACE_SANS, apx, L->x0 + 1.0 * apx, y + ph / 2, 90, GB_ANCHOR_MIDDLE, f->y_title, INK2);
+		gb_lay_text_fit(L, GB_FACE_SANS, apx, L->x0 + 1.0 * apx, y + ph / 2, 90, GB_ANCHOR_MIDDLE, f->y_title,
+		                L->y1 - L->y0, INK2);
 	if (f->x_title)
-		text(L, GB_FACE_SANS, apx, x + pw / 2, y + ph + TICK_LEN * s + 1.6 * tpx + 1.3 * apx, 0,
-		     GB_ANCHOR_MIDDLE, f->x_title, INK2);
+		gb_lay_text_fit(L, GB_FACE_SANS, apx, x + pw / 2, y + ph + TICK_LEN * s + 1.6 * tpx + 1.3 * apx, 0,
+		                GB_ANCHOR_MIDDLE, f->x_title, L->x1 - L->x0, INK2);
 	group(L, "axes", 0);
 
 	pts = malloc(sizeof *pts * 2 * (size_t)(2 * nmax + 2));
@@ -217,12 +218,15 @@ int gb_lay_draw_lines(lay *L, gb_verr *err)
 		for (int k = 0; k < legend_n; k++) {
 			double cy = ly + (k + 0.5) * lh;
 			double seg[4] = { lx, cy, lx + 26 * s, cy };
-			char lab[LABEL_BUF];
+			char lab[LABEL_BUF], cut[LABEL_BUF];
 			L->p->polyline(L->p->ctx, seg, 2, 3 * s, SERIES[k % N_SERIES_COLOURS]);
 			legend_text(f, k, lab);
-			text(L, GB_FACE_SANS, lgpx, lx + 34 * s, mid_baseline(cy, lgpx), 0, GB_ANCHOR_START, lab, INK);
+			L->cut += gb_lay_shorten(L, GB_FACE_SANS, lgpx, lab, legend_w - 58 * s, cut, sizeof cut);
+			text(L, GB_FACE_SANS, lgpx, lx + 34 * s, mid_baseline(cy, lgpx), 0, GB_ANCHOR_START, cut, INK);
 		}
 		if (more > 0) {
+			/* said on the figure, but still names the figure does not show */
+			L->cut += more;
 			snprintf(buf, sizeof buf, "+%d more", more);
 			text(L, GB_FACE_SANS, lgpx, lx + 34 * s, mid_baseline(ly + (legend_n + 0.5) * lh, lgpx), 0,
 			     GB_ANCHOR_START, buf, INK2);

@@ -19,7 +19,7 @@ int gb_lay_draw_strip(lay *L, gb_verr *err)
 	int px = spx(L, 32), vpx = 0, lines = 1;
 	if (!f->values || n <= 0)
 		return gb_vfail(err, "token strip has no values");
-	dl = gb_lay_display_labels(labels, n, LABEL_COLS);
+	dl = gb_lay_display_labels(L, labels, n, LABEL_COLS);
 	if (labels && !dl)
 		return gb_vfail(err, "out of memory laying out a token strip");
 	/* the largest font at which the wrapped strip fits the box */
@@ -27,7 +27,7 @@ int gb_lay_draw_strip(lay *L, gb_verr *err)
 		double xx = 0;
 		pad = 0.45 * px;
 		gap = 0.25 * px;
-		vpx = (int)fmax(8, round(0.6 * px));
+		vpx = (int)fmax(spx(L, TEXT_MIN), round(0.6 * px));
 		boxh = 1.6 * px;
 		rowh = boxh + 1.5 * vpx + 0.6 * px;
 		lines = 1;
@@ -45,11 +45,11 @@ int gb_lay_draw_strip(lay *L, gb_verr *err)
 		}
 		widest = fmax(widest, xx - gap);
 		total_h = lines * rowh;
-		if (total_h <= L->y1 - L->y0 || px <= spx(L, 8))
+		if (total_h <= L->y1 - L->y0 || px <= spx(L, TEXT_MIN))
 			break;
 	}
 	{
-		double x0 = floor(L->x0 + (aw - widest) / 2), y0 = floor(L->y0 + ((L->y1 - L->y0) - total_h) / 2);
+		double x0 = floor(L->x0 + (aw - widest) / 2), y0 = floor(L->y0 + fmax(0, ((L->y1 - L->y0) - total_h) / 2));
 		double xx = x0, yy = y0;
 		group(L, "tokens", 1);
 		for (int i = 0; i < n; i++) {
@@ -62,7 +62,14 @@ int gb_lay_draw_strip(lay *L, gb_verr *err)
 				xx = x0;
 				yy += rowh;
 			}
+			if (yy + boxh > L->y1 + 0.5) {
+				/* more tokens than a slide holds at TEXT_MIN: the rest are left out, counted */
+				L->cut += n - i;
+				break;
+			}
 			gb_lay_cell_colour(L, f, f->values[i], rgb);
+			if (dl)
+				L->cut += gb_lay_label_cut(labels[i], LABEL_COLS);
 			rect(L, xx, yy, w, boxh, rgb);
 			/* a light box stays visible on the page */
 			gb_lay_outline(L, (int)floor(xx + 0.5), (int)floor(yy + 0.5),
@@ -75,6 +82,16 @@ int gb_lay_draw_strip(lay *L, gb_verr *err)
 				L->info->plot = (gb_rect){ (int)floor(xx + 0.5), (int)floor(yy + 0.5),
 				                           (int)floor(xx + w + 0.5) - (int)floor(xx + 0.5),
 				                           (int)floor(yy + boxh + 0.5) - (int)floor(yy + 0.5) };
+			if (L->info) {
+				gb_rect *b = &L->info->box;
+				int bx1 = (int)floor(xx + w + 0.5), by1 = (int)floor(yy + boxh + 0.5);
+				if (i == 0)
+					*b = (gb_rect){ (int)floor(xx + 0.5), (int)floor(yy + 0.5), 0, 0 };
+				b->w = bx1 - b->x > b->w ? bx1 - b->x : b->w;
+				b->h = by1 - b->y > b->h ? by1 - b->y : b->h;
+				L->info->row_labels_total = n;
+				L->info->row_labels_shown = i + 1;
+			}
 			xx += w + gap;
 		}
 		group(L, "tokens", 0);

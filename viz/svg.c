@@ -315,10 +315,26 @@ char *gb_svg_render(const gb_figure *f, int w, int h, double scale, const char *
 			meta_item(&c.b, "Range", range);
 		}
 	}
-	puts_(&c.b, "</metadata>\n");
-	if (gb_layout_draw(f, W, H, scale, &p, NULL, err)) {
+	{
+		/* the body first, so the metadata can say what its layout measured */
+		sbuf head = c.b;
+		gb_raster_info info;
+		gb_layout_report rep;
+		c.b = (sbuf){ 0 };
+		if (gb_layout_draw(f, W, H, scale, &p, &info, err)) {
+			free(c.b.p);
+			free(head.p);
+			return NULL;
+		}
+		gb_layout_report_make(f, &info, &rep);
+		for (int i = 0; i < GB_LAYOUT_REPORT_N; i++)
+			meta_item(&head, rep.keys[i], rep.vals[i]);
+		puts_(&head, "</metadata>\n");
+		if (c.b.p)
+			put(&head, c.b.p, c.b.n);
+		head.failed |= c.b.failed;
 		free(c.b.p);
-		return NULL;
+		c.b = head;
 	}
 	puts_(&c.b, "</svg>\n");
 	if (c.b.failed) {
