@@ -174,9 +174,10 @@ gb_figure *view_tensor(session *s, const char *name, int index, const int *units
 	view_titlef(f, "%s", words);
 	/* the name stays on the figure, small: it is what `dump` and `print` take */
 	for (int d = 0; d < t->ndim; d++)
-		snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%s %d", d ? ", " : "", gb_axis_name(t->axes[d]),
+		snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%s: %d", d ? ", " : "", gb_axis_name(t->axes[d]),
 		         t->shape[d]);
-	snprintf(cap, sizeof cap, "trace tensor %s (%s)", name, shape);
+	/* "(head 4, query 11)" read as head number 4: the axes' sizes are written as sizes */
+	snprintf(cap, sizeof cap, "trace tensor %s, sizes (%s)", name, shape);
 	gb_fig_set_caption(f, cap);
 	view_provenance(s, f, name, &w, 0);
 	return f;

@@ -388,8 +388,13 @@ gb_figure *view_ln(session *s, int layer, int which, const int *units)
 	if (!a || (!rms && !b))
 		return NULL;
 	colwin w;
-	int T = out->shape[0];
-	gb_figure *f = view_wide_heat(s, out->data, T, out->shape[1], units, "features", p, "token", "feature", &w);
+	int T = out->shape[0], D = out->shape[1];
+	/* the side columns take a slide's width from the cells: by default 48 features, so that
+	 * each column still gets its number at 18 px (64 would be ticks) */
+	int narrow[2] = { 1, D < 48 ? D : 48 };
+	if (!units || (units[0] == 0 && units[1] == 0))
+		units = narrow;
+	gb_figure *f = view_wide_heat(s, out->data, T, D, units, "features", p, "token", "feature", &w);
 	if (!f)
 		return NULL;
 	/* the statistics of each token's input, beside its row: what the norm divided out */
