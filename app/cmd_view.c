@@ -342,8 +342,8 @@ int cmd_window(session *s, int argc, char **argv, const char *rest)
 		errorf("%s", err.msg);
 		return -1;
 	}
-	if (s->fig && gb_window_show(s->win, s->fig, &err))
-		errorf("window: %s", err.msg);
+	if (s->fig)
+		session_adopt(s, s->fig, NULL);
 	if (s->interactive)
 		printf("window open: it shows every figure; in it, arrows change layer and head, Tab the stage, q closes it\n");
 	return 0;

@@ -39,13 +39,6 @@
 
 /* ---- the figure on show ----------------------------------------------------------------- */
 
-static void window_show(tui *t)
-{
-	gb_verr err;
-	if (t->s->win && t->s->fig && gb_window_show(t->s->win, t->s->fig, &err))
-		tui_set_msg(t, 1, "window: %s", err.msg);
-}
-
 void tui_remember(tui *t)
 {
 	t->st = t->s->stage;
@@ -89,9 +82,10 @@ void tui_rebuild(tui *t)
 		gb_figure *f = view_stage(s);
 		char *said = capped ? tui_cap_end(t) : NULL;
 		if (f) {
-			gb_fig_free(s->fig);
-			s->fig = t->fig = f;
-			window_show(t);
+			gb_verr err;
+			if (session_adopt(s, f, &err) > 0)
+				tui_set_msg(t, 1, "window: %s", err.msg);
+			t->fig = f;
 		} else {
 			tui_last_line(said ? said : "", t->err, sizeof t->err);
 			if (!t->err[0])

@@ -75,6 +75,17 @@ static int put_text(int y, int x, int maxw, const char *s, attr_t a)
 void tui_colours_init(tui *t)
 {
 	const char *nc = getenv("NO_COLOR");
+	/* again after `set colors`: the caches of the last depth go, nothing on screen keeps them
+	 * (every frame is drawn anew) */
+	free(t->pkey);
+	free(t->pval);
+	free(t->ckey);
+	free(t->cval);
+	t->pkey = NULL;
+	t->pval = t->cval = NULL;
+	t->ckey = NULL;
+	t->next_pair = t->pairs_full = t->ncdef = t->colors_full = 0;
+	t->sdepth = t->s->depth;
 	t->cmode = CM_NONE;
 	t->depth = GB_DEPTH_PLAIN;
 	if (t->s->depth == GB_DEPTH_PLAIN || (nc && *nc) || !has_colors() || start_color() != OK)
