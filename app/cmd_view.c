@@ -1,7 +1,7 @@
 /* cmd_view.c — the views at the prompt: each stage of the pipeline as a figure (embed, pe,
  * qkv, scores, attn, cross, model, ln, ffn, resid, next; show NAME for any trace tensor),
- * figures of numbers the user gives (calc, masks), and the other places a figure is seen
- * (window, tui). */
+ * figures of numbers the user gives (calc, masks), the other places a figure is seen
+ * (window, tui), and the architecture (arch). */
 #include "app/cmd.h"
 
 #include <math.h>
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "app/tui.h"
+#include "app/view_arch.h"
 #include "app/views.h"
 #include "model/rng.h"
 #include "viz/window.h"
@@ -354,4 +355,10 @@ int cmd_tui(session *s, int argc, char **argv, const char *rest)
 	if (argc != 1)
 		return usage(argv[0]);
 	return tui_run(s);
+}
+
+/* The loaded model's architecture, with the stage on show highlighted (view_arch.c). */
+int cmd_arch(session *s, int argc, char **argv, const char *rest)
+{
+	return argc != 1 ? usage(argv[0]) : show_figure(s, view_arch(s));
 }

@@ -171,6 +171,12 @@ const command commands[] = {
 	{ "resid", "", "the residual stream's length per token after every sub-layer", "", cmd_resid },
 	{ "next", "[K] [--temp T]", "the K most probable next tokens (default 10)", "", cmd_next },
 	{ "cross", "L H", "cross-attention of head H in decoder layer L (encoder-decoder models)", "", cmd_head_stage },
+	{ "arch", "", "the loaded model's architecture as a block diagram, the stage on show highlighted",
+	  "Embedding, positions, one layer (attention with its heads x d_head, the feed-forward\n"
+	  "d_model -> d_ffn -> d_model, the norms where this model puts them, the residual adds), the\n"
+	  "final norm and the output; an encoder-decoder shows both stacks and the cross-attention.\n"
+	  "The block of the view on show (attn, ffn, ln, ... in the explorer and the window too) is\n"
+	  "highlighted. Export it for the slide on d_model, d_head and d_ffn.", cmd_arch },
 	{ "show", "NAME [I]", "any trace tensor as a figure; I picks one slice of a 3-D tensor", "", cmd_show },
 	{ "export", "FILE.png|FILE.svg|FILE.csv|FILE.npy [--scale S] [--size WxH] [--force]",
 	  "write the current figure for slides (PNG, SVG) or as numbers (CSV, NPY)",

@@ -311,6 +311,11 @@ static void cursor_move(tui *t, int dr, int dc)
 		t->cc = t->cc < 0 ? 0 : t->cc >= f->cols ? f->cols - 1 : t->cc;
 	} else if (t->kind == GB_FIG_STRIP)
 		t->col0 = t->col0 + dc < 0 ? 0 : t->col0 + dc;
+	else if (t->kind == GB_FIG_DIAGRAM) { /* a diagram taller than the screen scrolls */
+		int top = t->shown.rows_total - t->shown.rows;
+		t->row0 += dr;
+		t->row0 = t->row0 > top ? top : t->row0 < 0 ? 0 : t->row0;
+	}
 }
 
 static void click(tui *t, int mx, int my)
@@ -437,6 +442,7 @@ static void key(tui *t, int fkey, wint_t ch)
 	case 'h': cursor_move(t, 0, -1); break;
 	case 'l': cursor_move(t, 0, 1); break;
 	case 'e': tui_export_png(t); break;
+	case 'a': tui_run_command(t, "arch"); t->row0 = 0; break; /* the architecture, this stage marked */
 	case '?': t->help = 1; break;
 	case 'o':
 		if (t->n_out)

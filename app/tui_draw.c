@@ -495,6 +495,9 @@ static void status_text(const tui *t, char *buf, size_t cap)
 		         p->title ? p->title : "", t->focus + 1, f->n_panels, p->rows, p->cols);
 	} else if (t->kind == GB_FIG_LINES)
 		snprintf(buf, cap, " a line plot: no cursor here");
+	else if (t->kind == GB_FIG_DIAGRAM)
+		snprintf(buf, cap, " the architecture: the marked block is the stage you left (Tab goes back to it)%s",
+		         t->shown.rows < t->shown.rows_total ? "; arrows scroll" : "");
 }
 
 static void draw_status(tui *t)
@@ -617,6 +620,7 @@ static const char *const HELP[] = {
 	"Home, End            the first, the last column",
 	"Enter                zoom into the chosen panel (heads, qkv), and back",
 	"e                    export the figure as a PNG in this folder",
+	"a                    the model's architecture, the stage on show marked",
 	":                    a command: run TEXT, load DIR, show NAME, help...",
 	"                     (Tab completes, Up and Down recall, Esc cancels)",
 	"o                    the last command's output again",

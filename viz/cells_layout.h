@@ -72,4 +72,8 @@ int gb_cells_check_area(gb_grid *g, int x, int y, int w, int h, const gb_figure 
 void gb_cells_area_init(area *a, gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
                         const gb_cells_opts *o);
 
+/* cells_diagram.c: block diagrams (GB_FIG_DIAGRAM), windowed by o->row0 in lines */
+int gb_cells_diagram(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
+                     const gb_cells_opts *o, gb_verr *err);
+
 #endif
