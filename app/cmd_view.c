@@ -27,13 +27,26 @@ int cmd_head_stage(session *s, int argc, char **argv, const char *rest)
 	return show_stage(s, stage, l, h);
 }
 
+/* A figure of a stage shown with options of its own (ln 2 3, next 5, pe 0 1): the stage is
+ * recorded as on show (what arch highlights, where the explorer and the window go on from),
+ * as show_stage does for the rest. */
+static int shown_stage(session *s, int rc, int stage, int layer)
+{
+	if (!rc) {
+		s->stage = stage;
+		s->layer = layer;
+	}
+	return rc;
+}
+
 int cmd_scores(session *s, int argc, char **argv, const char *rest)
 {
 	int l, h;
 	if (argc == 4 && (!strcmp(argv[3], "raw") || !strcmp(argv[3], "masked"))) {
 		if (layer_head(3, argv, 2, &l, &h))
 			return -1;
-		return show_figure(s, view_attention(s, !strcmp(argv[3], "raw") ? "scores" : "masked", l, h));
+		return shown_stage(s, show_figure(s, view_attention(s, !strcmp(argv[3], "raw") ? "scores" : "masked", l, h)),
+		                   ST_SCORES, l);
 	}
 	if (layer_head(argc, argv, 2, &l, &h))
 		return -1;
@@ -51,7 +64,7 @@ int cmd_ln(session *s, int argc, char **argv, const char *rest)
 	}
 	if (layer_head(argc, argv, 1, &l, NULL))
 		return -1;
-	return show_figure(s, view_ln(s, l, which));
+	return shown_stage(s, show_figure(s, view_ln(s, l, which)), ST_LN, l);
 }
 
 int cmd_ffn(session *s, int argc, char **argv, const char *rest)
@@ -77,7 +90,7 @@ int cmd_pe(session *s, int argc, char **argv, const char *rest)
 		if (parse_int(argv[i], 0, 1 << 20, &dims[n++], "a dimension"))
 			return -1;
 	}
-	return show_figure(s, view_pe(s, n ? dims : NULL, n));
+	return shown_stage(s, show_figure(s, view_pe(s, n ? dims : NULL, n)), ST_PE, s->layer);
 }
 
 int cmd_next(session *s, int argc, char **argv, const char *rest)
@@ -95,7 +108,7 @@ int cmd_next(session *s, int argc, char **argv, const char *rest)
 		} else if (parse_int(argv[i], 1, 1000, &k, "the number of tokens to show"))
 			return -1;
 	}
-	return show_figure(s, view_next(s, k, temp));
+	return shown_stage(s, show_figure(s, view_next(s, k, temp)), ST_NEXT, s->layer);
 }
 
 int cmd_show(session *s, int argc, char **argv, const char *rest)

@@ -114,7 +114,7 @@ fi
 D=
 winid() { DISPLAY=$D xwininfo -root -tree 2>/dev/null | awk '/"glassbox"/ { print $1; exit }'; }
 # sat FILE.xwd: the largest colour saturation in the window's picture (0 for grays)
-sat() { convert "$1" -colorspace HSL -channel G -separate -format '%[fx:maxima]' info: 2>/dev/null; }
+sat() { convert "$1" -colorspace HSB -channel G -separate -format '%[fx:maxima]' info: 2>/dev/null; }
 if command -v tmux >/dev/null 2>&1 && command -v Xvfb >/dev/null 2>&1 && command -v xdotool >/dev/null 2>&1 &&
 	command -v xwd >/dev/null 2>&1 && command -v convert >/dev/null 2>&1 && command -v xwininfo >/dev/null 2>&1 &&
 	"$ROOT/glassbox" -c "help window" >/dev/null 2>&1; then
