@@ -199,7 +199,9 @@ const command commands[] = {
 	  "engine: the full-precision reference or the optimized kernels (the text runs again).\n"
 	  "palette: the colormap of unsigned figures (signed ones keep the diverging map).\n"
 	  "colors: the terminal's colour depth (auto follows COLORTERM, TERM and NO_COLOR).\n"
-	  "textbook: layer norm divides by (sigma + eps) as the textbook does (the text runs again).", cmd_set },
+	  "textbook: layer norm divides by (sigma + eps) as the textbook does (the text runs again).\n"
+	  "palette and colors are display settings: every figure follows them at once, at the prompt,\n"
+	  "in the explorer, in the window and in a lesson, and so do its exports.", cmd_set },
 	{ "generate", "N [--temp T] [--top-k K] [--top-p P] [--seed S]", "extend the current text by N tokens, one step at a time",
 	  "Each step samples the next token from the model's distribution at the last position:\n"
 	  "softmax(logits / T), keeping the K most probable and then the smallest set reaching P.\n"

@@ -236,9 +236,10 @@ display_settings display_get(const session *s)
 
 void display_set(session *s, const display_settings *d)
 {
+	int restyle = d->palette != s->palette;
 	s->palette = d->palette;
 	s->depth = d->depth;
-	if (s->fig)
+	if (restyle && s->fig)
 		session_adopt(s, s->fig, NULL); /* the figure on show (and its exports) follows at once */
 }
 
