@@ -260,18 +260,23 @@ int cmd_set(session *s, int argc, char **argv, const char *rest)
 			errorf("unknown palette '%s': auto, viridis, magma, cividis, gray or coolwarm", v);
 			return -1;
 		}
-		s->palette = c;
+		display_settings d = display_get(s);
+		d.palette = c;
+		display_set(s, &d);
 		return 0;
 	}
 	if (!strcmp(k, "colors")) {
 		static const char *names[] = { "plain", "16", "256", "truecolor" };
+		display_settings d = display_get(s);
 		for (int i = 0; i < 4; i++)
 			if (!strcmp(v, names[i])) {
-				s->depth = i;
+				d.depth = i;
+				display_set(s, &d);
 				return 0;
 			}
 		if (!strcmp(v, "auto")) {
-			s->depth = -1;
+			d.depth = -1;
+			display_set(s, &d);
 			return 0;
 		}
 		errorf("unknown colour depth '%s': auto, plain, 16, 256 or truecolor", v);

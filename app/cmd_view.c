@@ -1,7 +1,7 @@
 /* cmd_view.c — the views at the prompt: each stage of the pipeline as a figure (embed, pe,
  * qkv, scores, attn, cross, model, ln, ffn, resid, next; show NAME for any trace tensor),
- * figures of numbers the user gives (calc, masks), and the other places a figure is seen
- * (window, tui). */
+ * figures of numbers the user gives (calc, masks), the other places a figure is seen
+ * (window, tui), and the architecture (arch). */
 #include "app/cmd.h"
 
 #include <math.h>
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "app/tui.h"
+#include "app/view_arch.h"
 #include "app/views.h"
 #include "model/rng.h"
 #include "viz/window.h"
@@ -81,13 +82,26 @@ int cmd_head_stage(session *s, int argc, char **argv, const char *rest)
 	return show_stage(s, stage, l, h);
 }
 
+/* A figure of a stage shown with options of its own (ln 2 3, next 5, pe 0 1): the stage is
+ * recorded as on show (what arch highlights, where the explorer and the window go on from),
+ * as show_stage does for the rest. */
+static int shown_stage(session *s, int rc, int stage, int layer)
+{
+	if (!rc) {
+		s->stage = stage;
+		s->layer = layer;
+	}
+	return rc;
+}
+
 int cmd_scores(session *s, int argc, char **argv, const char *rest)
 {
 	int l, h;
 	if (argc == 4 && (!strcmp(argv[3], "raw") || !strcmp(argv[3], "masked"))) {
 		if (layer_head(3, argv, 2, &l, &h))
 			return -1;
-		return show_figure(s, view_attention(s, !strcmp(argv[3], "raw") ? "scores" : "masked", l, h));
+		return shown_stage(s, show_figure(s, view_attention(s, !strcmp(argv[3], "raw") ? "scores" : "masked", l, h)),
+		                   ST_SCORES, l);
 	}
 	if (layer_head(argc, argv, 2, &l, &h))
 		return -1;
@@ -107,7 +121,7 @@ int cmd_ln(session *s, int argc, char **argv, const char *rest)
 	}
 	if (layer_head(argc, argv, 1, &l, NULL))
 		return -1;
-	return show_figure(s, view_ln(s, l, which, u[0] ? u : NULL));
+	return shown_stage(s, show_figure(s, view_ln(s, l, which, u[0] ? u : NULL)), ST_LN, l);
 }
 
 int cmd_ffn(session *s, int argc, char **argv, const char *rest)
@@ -158,7 +172,7 @@ int cmd_pe(session *s, int argc, char **argv, const char *rest)
 	}
 	if (!n) /* the heatmap is the pe stage: the projector window's keys keep its window */
 		return show_stage_units(s, ST_PE, s->layer, s->head, u);
-	return show_figure(s, view_pe(s, dims, n, NULL));
+	return shown_stage(s, show_figure(s, view_pe(s, dims, n, NULL)), ST_PE, s->layer);
 }
 
 int cmd_next(session *s, int argc, char **argv, const char *rest)
@@ -176,7 +190,7 @@ int cmd_next(session *s, int argc, char **argv, const char *rest)
 		} else if (parse_int(argv[i], 1, 1000, &k, "the number of tokens to show"))
 			return -1;
 	}
-	return show_figure(s, view_next(s, k, temp));
+	return shown_stage(s, show_figure(s, view_next(s, k, temp)), ST_NEXT, s->layer);
 }
 
 int cmd_show(session *s, int argc, char **argv, const char *rest)
@@ -427,8 +441,8 @@ int cmd_window(session *s, int argc, char **argv, const char *rest)
 		errorf("%s", err.msg);
 		return -1;
 	}
-	if (s->fig && gb_window_show(s->win, s->fig, &err))
-		errorf("window: %s", err.msg);
+	if (s->fig)
+		session_adopt(s, s->fig, NULL);
 	if (s->interactive)
 		printf("window open: it shows every figure; in it, arrows change layer and head, Tab the stage, q closes it\n");
 	return 0;
@@ -439,4 +453,10 @@ int cmd_tui(session *s, int argc, char **argv, const char *rest)
 	if (argc != 1)
 		return usage(argv[0]);
 	return tui_run(s);
+}
+
+/* The loaded model's architecture, with the stage on show highlighted (view_arch.c). */
+int cmd_arch(session *s, int argc, char **argv, const char *rest)
+{
+	return argc != 1 ? usage(argv[0]) : show_figure(s, view_arch(s));
 }

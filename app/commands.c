@@ -312,6 +312,12 @@ const command commands[] = {
 	{ "resid", "", "the residual stream's length per token after every sub-layer", "", cmd_resid },
 	{ "next", "[K] [--temp T]", "the K most probable next tokens (default 10)", "", cmd_next },
 	{ "cross", "L H", "cross-attention of head H in decoder layer L (encoder-decoder models)", "", cmd_head_stage },
+	{ "arch", "", "the loaded model's architecture as a block diagram, the stage on show highlighted",
+	  "Embedding, positions, one layer (attention with its heads x d_head, the feed-forward\n"
+	  "d_model -> d_ffn -> d_model, the norms where this model puts them, the residual adds), the\n"
+	  "final norm and the output; an encoder-decoder shows both stacks and the cross-attention.\n"
+	  "The block of the view on show (attn, ffn, ln, ... in the explorer and the window too) is\n"
+	  "highlighted. Export it for the slide on d_model, d_head and d_ffn.", cmd_arch },
 	{ "show", "NAME [I] [--units A-B]", "any trace tensor as a figure; I picks one slice of a 3-D tensor",
 	  UNITS_HELP, cmd_show },
 	{ "export", "FILE.png|FILE.svg|FILE.csv|FILE.npy [--scale S] [--size WxH] [--force]",
@@ -335,7 +341,9 @@ const command commands[] = {
 	  "engine: the full-precision reference or the optimized kernels (the text runs again).\n"
 	  "palette: the colormap of unsigned figures (signed ones keep the diverging map).\n"
 	  "colors: the terminal's colour depth (auto follows COLORTERM, TERM and NO_COLOR).\n"
-	  "textbook: layer norm divides by (sigma + eps) as the textbook does (the text runs again).", cmd_set },
+	  "textbook: layer norm divides by (sigma + eps) as the textbook does (the text runs again).\n"
+	  "palette and colors are display settings: every figure follows them at once, at the prompt,\n"
+	  "in the explorer, in the window and in a lesson, and so do its exports.", cmd_set },
 	{ "generate", "N [--temp T] [--top-k K] [--top-p P] [--seed S]", "extend the current text by N tokens, one step at a time",
 	  "Each step samples the next token from the model's distribution at the last position:\n"
 	  "softmax(logits / T), keeping the K most probable and then the smallest set reaching P.\n"

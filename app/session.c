@@ -1,7 +1,8 @@
 /* session.c — what every command, view and screen of glassbox shares (session.h): the error
  * line, a session's start and end, the shipped models and the default one, running a text
- * through the engine, showing a figure in the terminal and in the projector window (and the
- * window's keys), and token ids as text. */
+ * through the engine, the one path every figure takes to the user (session_adopt, which
+ * applies the display settings) and its drawing in the terminal and in the projector window
+ * (and the window's keys), and token ids as text. */
 #include "app/session.h"
 
 #include <stdarg.h>
@@ -260,6 +261,60 @@ static void page_hint(const gb_cells_shown *sh, const show_page *pg)
 	}
 }
 
+/* ---- one path for every figure ---- */
+
+display_settings display_get(const session *s)
+{
+	display_settings d = { s->palette, s->depth };
+	return d;
+}
+
+void display_set(session *s, const display_settings *d)
+{
+	int restyle = d->palette != s->palette;
+	s->palette = d->palette;
+	s->depth = d->depth;
+	if (restyle && s->fig)
+		session_adopt(s, s->fig, NULL); /* the figure on show (and its exports) follows at once */
+}
+
+static void style_one(const session *s, gb_figure *f)
+{
+	if (!f->view_cmap_set) {
+		f->view_cmap = f->cmap;
+		f->view_cmap_set = 1;
+	}
+	f->cmap = s->palette >= 0 && f->view_cmap != GB_CMAP_COOLWARM ? s->palette : f->view_cmap;
+	for (int i = 0; i < f->n_panels; i++)
+		if (f->panels[i])
+			style_one(s, f->panels[i]);
+}
+
+void session_style(const session *s, gb_figure *f)
+{
+	if (f)
+		style_one(s, f);
+}
+
+int session_adopt(session *s, gb_figure *f, gb_verr *werr)
+{
+	if (!f)
+		return -1;
+	session_style(s, f);
+	if (s->fig != f) {
+		gb_fig_free(s->fig);
+		s->fig = f;
+	}
+	gb_verr err;
+	if (s->win && gb_window_show(s->win, f, werr ? werr : &err)) {
+		if (werr)
+			return 1;
+		errorf("window: %s", err.msg);
+	}
+	return 0;
+}
+
+/* Makes f the current figure and draws it on stdout. NULL (a view's error) fails. */
 int show_figure(session *s, gb_figure *f)
 {
 	return show_figure_page(s, f, NULL);
@@ -271,13 +326,6 @@ int show_figure_page(session *s, gb_figure *f, const show_page *pg)
 {
 	if (!f)
 		return -1;
-	gb_fig_free(s->fig);
-	s->fig = f;
-	if (s->palette >= 0 && f->cmap != GB_CMAP_COOLWARM) {
-		f->cmap = s->palette;
-		for (int i = 0; i < f->n_panels; i++)
-			f->panels[i]->cmap = s->palette;
-	}
 	int w, h, depth = term_depth(s);
 	text_size(&w, &h);
 	h = figure_lines(f, h);
@@ -287,6 +335,7 @@ int show_figure_page(session *s, gb_figure *f, const show_page *pg)
 	gb_cells_opts_default(&o, depth);
 	if (f->kind == GB_FIG_HEATMAP)
 		o.half = 0;
+	session_style(s, f); /* before the copy below: the copy is what the cells draw */
 	/* a grid paged: its rows of panels from pg->first, pg->count of them (0: as fit) */
 	gb_figure view = *f;
 	if (pg && f->kind == GB_FIG_GRID) {
@@ -322,8 +371,9 @@ int show_figure_page(session *s, gb_figure *f, const show_page *pg)
 	}
 	free(text);
 	gb_grid_free(&g);
-	if (!rc && s->win && gb_window_show(s->win, f, &err))
-		errorf("window: %s", err.msg);
+	/* the figure is the session's even when the terminal could not draw it: the window and
+	 * export still can */
+	session_adopt(s, f, NULL);
 	return rc;
 }
 
@@ -377,11 +427,7 @@ void window_key(session *s, int key, int mods)
 		s->stage = old[0], s->layer = old[1], s->head = old[2];
 		return;
 	}
-	gb_fig_free(s->fig);
-	s->fig = f;
-	gb_verr err;
-	if (gb_window_show(s->win, f, &err))
-		errorf("window: %s", err.msg);
+	session_adopt(s, f, NULL);
 }
 
 /* Pumps the window's events; returns 1 while it is open. */

@@ -15,6 +15,7 @@
 #include "model/model.h"
 #include "model/trace.h"
 #include "viz/figure.h"
+#include "viz/vizerr.h"
 
 typedef struct session {
 	gb_model model;
@@ -26,11 +27,13 @@ typedef struct session {
 	const gb_kernels *k;      /* the engine in use */
 	int interactive;          /* a person at a terminal: prompts, banners, history */
 	gb_figure *fig;           /* the current figure: what export writes and the window shows */
-	int depth;                /* terminal colour depth (enum gb_depth), -1 to detect */
+	int depth;                /* terminal colour depth (enum gb_depth), -1 to detect: a
+	                           * display setting (display_settings below) */
 	int stage, layer, head;   /* the view on show (enum stage in views.h; layer, head from 1) */
 	struct gb_window *win;    /* the SDL window, when open */
 	int tour;                 /* the guided tour's next stop (step), reset by run */
-	int palette;              /* colormap for unsigned figures (enum gb_cmap), -1: the view's */
+	int palette;              /* colormap for unsigned figures (enum gb_cmap), -1: the view's;
+	                           * a display setting */
 	int textbook;             /* layer norm in the textbook's form (sigma + eps) */
 	/* issue 18, views: the window of columns (from 1, inclusive; {a, 0}: a to the end) that
 	 * the last --units chose for stage units_stage (-1: every stage); {0, 0}: the first 64 */
@@ -70,7 +73,35 @@ int forward(session *s, const int *ids, int n, const int *tgt, int n_tgt);
 /* Runs the current input again with the session's settings (engine, layer norm). */
 int rerun(session *s);
 
-/* Makes f the session's current figure and draws it (as every view does); NULL fails. */
+/* ---- one path for every figure -----------------------------------------------------------
+ * Display settings say how figures look, never what they show: the palette (`set palette`)
+ * and the terminal's colour depth (`set colors`). Every figure anyone sees becomes the
+ * session's figure through session_adopt: at the prompt (show_figure), in the explorer, in
+ * the window (its keys), in a lesson (and a lesson's answer snapshot puts the figure back the
+ * same way), so its exports carry the settings too. A new display setting is a field of
+ * display_settings and of the session, a line in display_get/display_set, and, when it
+ * changes a figure, a line in session_style. */
+typedef struct display_settings {
+	int palette;              /* enum gb_cmap, -1: each view's own colormap */
+	int depth;                /* enum gb_depth, -1: detected from the terminal */
+} display_settings;
+
+display_settings display_get(const session *s);
+/* Puts d in force: the figure on show is restyled (and redrawn in the window). */
+void display_set(session *s, const display_settings *d);
+
+/* Applies the display settings to f (its panels too): the palette replaces the colormap of a
+ * figure whose view chose a sequential one (signed figures keep their diverging map). Works
+ * from the view's own choice (f->view_cmap), so it can be applied again after a change. */
+void session_style(const session *s, gb_figure *f);
+
+/* Makes f the session's current figure, styled, and shows it in the window when one is open
+ * (the old figure is freed; f may be the current one). NULL fails (a view's error). The
+ * window's own failure is a line on stderr, or, when werr is given (the explorer owns the
+ * screen), left in werr with a return of 1. */
+int session_adopt(session *s, gb_figure *f, gb_verr *werr);
+
+/* session_adopt, then draws f in the terminal (as every view at the prompt does). */
 int show_figure(session *s, gb_figure *f);
 /* The same for a grid shown a page at a time at the prompt: rows of panels from `first`
  * (0-based), `count` of them (0: as many as fit the screen), and a line naming the page and

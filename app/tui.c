@@ -39,13 +39,6 @@
 
 /* ---- the figure on show ----------------------------------------------------------------- */
 
-static void window_show(tui *t)
-{
-	gb_verr err;
-	if (t->s->win && t->s->fig && gb_window_show(t->s->win, t->s->fig, &err))
-		tui_set_msg(t, 1, "window: %s", err.msg);
-}
-
 void tui_remember(tui *t)
 {
 	t->st = t->s->stage;
@@ -89,9 +82,10 @@ void tui_rebuild(tui *t)
 		gb_figure *f = view_stage(s);
 		char *said = capped ? tui_cap_end(t) : NULL;
 		if (f) {
-			gb_fig_free(s->fig);
-			s->fig = t->fig = f;
-			window_show(t);
+			gb_verr err;
+			if (session_adopt(s, f, &err) > 0)
+				tui_set_msg(t, 1, "window: %s", err.msg);
+			t->fig = f;
 		} else {
 			tui_last_line(said ? said : "", t->err, sizeof t->err);
 			if (!t->err[0])
@@ -317,6 +311,11 @@ static void cursor_move(tui *t, int dr, int dc)
 		t->cc = t->cc < 0 ? 0 : t->cc >= f->cols ? f->cols - 1 : t->cc;
 	} else if (t->kind == GB_FIG_STRIP)
 		t->col0 = t->col0 + dc < 0 ? 0 : t->col0 + dc;
+	else if (t->kind == GB_FIG_DIAGRAM) { /* a diagram taller than the screen scrolls */
+		int top = t->shown.rows_total - t->shown.rows;
+		t->row0 += dr;
+		t->row0 = t->row0 > top ? top : t->row0 < 0 ? 0 : t->row0;
+	}
 }
 
 static void click(tui *t, int mx, int my)
@@ -443,6 +442,7 @@ static void key(tui *t, int fkey, wint_t ch)
 	case 'h': cursor_move(t, 0, -1); break;
 	case 'l': cursor_move(t, 0, 1); break;
 	case 'e': tui_export_png(t); break;
+	case 'a': tui_run_command(t, "arch"); t->row0 = 0; break; /* the architecture, this stage marked */
 	case '?': t->help = 1; break;
 	case 'o':
 		if (t->n_out)

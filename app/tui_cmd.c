@@ -285,6 +285,8 @@ void tui_run_command(tui *t, const char *line)
 	}
 	int rc = command_line(s, line);
 	char *said = tui_cap_end(t);
+	if (s->depth != t->sdepth) /* `set colors`: the explorer's colours follow the setting */
+		tui_colours_init(t);
 	interrupted = 0; /* a Ctrl-C was for the command, not for the explorer */
 	int changed = snap_differs(s, &before);
 	/* A view allocates its figure before the old one is freed, so a new s->fig is always a new

@@ -75,6 +75,17 @@ static int put_text(int y, int x, int maxw, const char *s, attr_t a)
 void tui_colours_init(tui *t)
 {
 	const char *nc = getenv("NO_COLOR");
+	/* again after `set colors`: the caches of the last depth go, nothing on screen keeps them
+	 * (every frame is drawn anew) */
+	free(t->pkey);
+	free(t->pval);
+	free(t->ckey);
+	free(t->cval);
+	t->pkey = NULL;
+	t->pval = t->cval = NULL;
+	t->ckey = NULL;
+	t->next_pair = t->pairs_full = t->ncdef = t->colors_full = 0;
+	t->sdepth = t->s->depth;
 	t->cmode = CM_NONE;
 	t->depth = GB_DEPTH_PLAIN;
 	if (t->s->depth == GB_DEPTH_PLAIN || (nc && *nc) || !has_colors() || start_color() != OK)
@@ -484,6 +495,9 @@ static void status_text(const tui *t, char *buf, size_t cap)
 		         p->title ? p->title : "", t->focus + 1, f->n_panels, p->rows, p->cols);
 	} else if (t->kind == GB_FIG_LINES)
 		snprintf(buf, cap, " a line plot: no cursor here");
+	else if (t->kind == GB_FIG_DIAGRAM)
+		snprintf(buf, cap, " the architecture: the marked block is the stage you left (Tab goes back to it)%s",
+		         t->shown.rows < t->shown.rows_total ? "; arrows scroll" : "");
 }
 
 static void draw_status(tui *t)
@@ -606,6 +620,7 @@ static const char *const HELP[] = {
 	"Home, End            the first, the last column",
 	"Enter                zoom into the chosen panel (heads, qkv), and back",
 	"e                    export the figure as a PNG in this folder",
+	"a                    the model's architecture, the stage on show marked",
 	":                    a command: run TEXT, load DIR, show NAME, help...",
 	"                     (Tab completes, Up and Down recall, Esc cancels)",
 	"o                    the last command's output again",

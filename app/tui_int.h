@@ -49,6 +49,7 @@ typedef struct tui {
 
 	/* colour */
 	int cmode, depth, maxpair, maxcolor;
+	int sdepth;               /* the session's `set colors` these colours were set up for */
 	long long *pkey;          /* (PAIR_SLOTS) (fg, bg) keys, 0 = empty */
 	int *pval;                /* (PAIR_SLOTS) */
 	int next_pair, pairs_full;
@@ -95,7 +96,7 @@ int tui_get_key(wint_t *ch);
 /* tui_draw.c: the screen. */
 void tui_set_msg(tui *t, int is_err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int tui_clip(const char *s, int maxw, char *out, size_t cap);
-void tui_colours_init(tui *t);
+void tui_colours_init(tui *t);   /* at the start, and again when `set colors` changes */
 int tui_too_small(void);
 void tui_frame(tui *t);
 

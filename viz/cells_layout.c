@@ -47,43 +47,24 @@ void gb_cells_shorten(const char *s, int maxw, char *out, size_t cap)
 	out[k] = 0;
 }
 
-/* A value as the figure prints it: fixed point with prec digits, exponent form beyond 1e6,
- * and never "-0.00" (a sign on a zero reads as information). */
+/* A value as the figure prints it: gb_fig_fmt_num (figure.h), the one formatter every
+ * backend shares, so a cell reads the same here as in the PNG. */
 int gb_cells_fmt_num(double v, int prec, char *buf, size_t cap)
 {
-	if (isnan(v))
-		return snprintf(buf, cap, "nan");
-	if (isinf(v))
-		return snprintf(buf, cap, v > 0 ? "inf" : "-inf");
-	if (prec < 0) prec = 0;
-	if (prec > 9) prec = 9;
-	int n = fabs(v) >= 1e6 ? snprintf(buf, cap, "%.*e", prec, v) : snprintf(buf, cap, "%.*f", prec, v);
-	if (buf[0] == '-' && strspn(buf + 1, "0.") == strlen(buf + 1)) {
-		memmove(buf, buf + 1, strlen(buf));
-		n--;
-	}
-	return n;
+	return gb_fig_fmt_num(v, prec, buf, cap);
 }
 
-/* A value with `digits` significant digits (side columns: 0.00731, 1.24e+03), the same
- * words as gb_cells_fmt_num for what is not a number, and never "-0". */
-int gb_cells_fmt_sig(double v, int digits, char *buf, size_t cap)
-{
-	if (!isfinite(v))
-		return gb_cells_fmt_num(v, 0, buf, cap);
-	digits = digits < 1 ? 1 : digits > 9 ? 9 : digits;
-	int n = snprintf(buf, cap, "%.*g", digits, v == 0 ? 0.0 : v);
-	return n;
-}
+/* A value with `digits` significant digits (side columns): gb_fig_fmt_sig, as the PNG's. */
+int gb_cells_fmt_sig(double v, int digits, char *buf, size_t cap) { return gb_fig_fmt_sig(v, digits, buf, cap); }
 
 /* The two ends of a scale, with enough digits that they differ. */
 void gb_cells_fmt_ends(double lo, double hi, int prec, char *a, char *b, size_t cap)
 {
-	gb_cells_fmt_num(lo, prec, a, cap);
-	gb_cells_fmt_num(hi, prec, b, cap);
+	gb_fig_fmt_num(lo, prec, a, cap);
+	gb_fig_fmt_num(hi, prec, b, cap);
 	for (int p = 3; strcmp(a, b) == 0 && p <= 9; p += 2) {
-		snprintf(a, cap, "%.*g", p, lo);
-		snprintf(b, cap, "%.*g", p, hi);
+		gb_fig_fmt_sig(lo, p, a, cap);
+		gb_fig_fmt_sig(hi, p, b, cap);
 	}
 }
 
@@ -319,6 +300,7 @@ int gb_cells_render(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 	case GB_FIG_LINES: return gb_cells_lines(g, x, y, w, h, f, o, err);
 	case GB_FIG_STRIP: return gb_cells_strip(g, x, y, w, h, f, o, err);
 	case GB_FIG_GRID: return gb_cells_panels(g, x, y, w, h, f, o, err);
+	case GB_FIG_DIAGRAM: return gb_cells_diagram(g, x, y, w, h, f, o, err);
 	default:
 		if (f->kind >= 0 && f->kind <= GB_FIG_DIAGRAM)
 			return note_only(g, x, y, w, h, f, o, err);

@@ -84,4 +84,8 @@ void gb_cells_area_init(area *a, gb_grid *g, int x, int y, int w, int h, const g
 int gb_cells_heatmap_in(area *a, const gb_cells_opts *o, int parts, gb_cells_shown *sh,
                         gb_verr *err);
 
+/* cells_diagram.c: block diagrams (GB_FIG_DIAGRAM), windowed by o->row0 in lines */
+int gb_cells_diagram(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
+                     const gb_cells_opts *o, gb_verr *err);
+
 #endif

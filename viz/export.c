@@ -324,6 +324,19 @@ int gb_write_csv(const gb_figure *f, FILE *fp, gb_verr *err)
 			csv_matrix(fp, f->panels[p], f->panels[p]->title ? f->panels[p]->title : name);
 		}
 		break;
+	case GB_FIG_DIAGRAM: /* the blocks as a table: which group, what, its shape */
+		fputs("group,block,detail,highlight\n", fp);
+		for (int i = 0; i < f->n_blocks; i++) {
+			const gb_fig_block *b = &f->blocks[i];
+			csv_text(fp, b->group > 0 && b->group <= f->n_groups && f->group_titles[b->group - 1]
+			                 ? f->group_titles[b->group - 1] : "");
+			fputc(',', fp);
+			csv_text(fp, b->label);
+			fputc(',', fp);
+			csv_text(fp, b->detail ? b->detail : "");
+			fprintf(fp, ",%d\n", b->highlight);
+		}
+		break;
 	default:
 		return gb_vfail(err, "unknown figure kind %d", f->kind);
 	}
@@ -431,6 +444,8 @@ int gb_write_npy(const gb_figure *f, FILE *fp, gb_verr *err)
 			for (size_t i = 0; i < (size_t)shape[1] * shape[2]; i++)
 				put_f32le(fp, f->panels[p]->values[i]);
 		break;
+	case GB_FIG_DIAGRAM:
+		return gb_vfail(err, "a block diagram has no numbers for NPY: export it as PNG, SVG or CSV");
 	default:
 		return gb_vfail(err, "unknown figure kind %d", f->kind);
 	}

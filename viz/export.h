@@ -15,6 +15,7 @@
  *            CSV (shorter series padded with NaN).
  *   GRID     CSV: a header "panel,<row title>,<column labels>", then every panel's rows with the
  *            panel title first.  NPY: float32 (n_panels, rows, cols) (panels of one shape).
+ *   DIAGRAM  CSV: "group,block,detail,highlight", one row per block.  NPY: none (an error).
  * Values print with 9 significant digits (a float32 round-trips); NaN and infinities as nan, inf
  * and -inf, which numpy and pandas read. Labels are written as their UTF-8 text; control bytes
  * and invalid UTF-8 become \xNN. */

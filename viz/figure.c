@@ -2,11 +2,13 @@
  * backend shares (so a token looks the same in the terminal, a PNG and an SVG).
  *
  * Owns: the figure's memory (every setter copies; gb_fig_free frees the whole tree, panels
- * included), the value range rule, UTF-8 decoding and terminal column widths. */
+ * included), the value range rule, UTF-8 decoding and terminal column widths, and the text of
+ * a number in a figure (gb_fig_fmt_*: every backend prints numbers through these). */
 #include "viz/figure.h"
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -626,4 +628,76 @@ void gb_label_display(const char *label, int max_cols, char *out, size_t cap)
 	if (cut && w < max_cols && k + 4 <= cap)
 		k += (size_t)put_utf8(out + k, 0x2026);
 	out[k] = 0;
+}
+
+/* ---- numbers ------------------------------------------------------------------------------ */
+
+/* NaN and the infinities, spelled the same by every formatter; 0 when v is finite. */
+static int fmt_special(double v, char *buf, size_t cap)
+{
+	if (isnan(v))
+		return snprintf(buf, cap, "NaN");
+	if (isinf(v))
+		return snprintf(buf, cap, v > 0 ? "inf" : "-inf");
+	return 0;
+}
+
+/* "-0.00", "-0" and "-0e+00" lose their sign: a sign on what reads as zero is noise. */
+static int drop_negative_zero(char *buf, int n)
+{
+	if (n > 1 && buf[0] == '-' && strspn(buf + 1, "0.") == strcspn(buf + 1, "e")) {
+		memmove(buf, buf + 1, (size_t)n);
+		n--;
+	}
+	return n;
+}
+
+int gb_fig_fmt_num(double v, int prec, char *buf, size_t cap)
+{
+	int n;
+	if (!buf || cap == 0)
+		return 0;
+	if ((n = fmt_special(v, buf, cap)))
+		return n;
+	if (prec < 0) prec = 0;
+	if (prec > 9) prec = 9;
+	if (fabs(v) >= 1e6) /* fixed point would widen every cell's number for one outlier */
+		n = snprintf(buf, cap, "%.*g", prec + 1 > 3 ? prec + 1 : 3, v);
+	else
+		n = snprintf(buf, cap, "%.*f", prec, v);
+	n = n < 0 ? 0 : (size_t)n >= cap ? (int)cap - 1 : n;
+	return drop_negative_zero(buf, n);
+}
+
+int gb_fig_fmt_sig(double v, int digits, char *buf, size_t cap)
+{
+	int n;
+	if (!buf || cap == 0)
+		return 0;
+	if ((n = fmt_special(v, buf, cap)))
+		return n;
+	if (digits < 1) digits = 1;
+	if (digits > 17) digits = 17;
+	n = snprintf(buf, cap, "%.*g", digits, v);
+	return n < 0 ? 0 : (size_t)n >= cap ? (int)cap - 1 : n;
+}
+
+int gb_fig_fmt_tick(double v, double step, char *buf, size_t cap)
+{
+	int n;
+	if (!buf || cap == 0)
+		return 0;
+	if ((n = fmt_special(v, buf, cap)))
+		return n;
+	int dec = step > 0 ? (int)ceil(-log10(step) - 1e-9) : 0;
+	if (fabs(v) < step * 1e-6)
+		v = 0;
+	if (dec < 0)
+		dec = 0;
+	if (fabs(v) >= 1e6 || dec > 6)
+		n = snprintf(buf, cap, "%.3g", v);
+	else
+		n = snprintf(buf, cap, "%.*f", dec, v);
+	n = n < 0 ? 0 : (size_t)n >= cap ? (int)cap - 1 : n;
+	return drop_negative_zero(buf, n);
 }

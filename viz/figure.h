@@ -126,6 +126,19 @@ typedef struct gb_figure {
 	 * terminal as well (qkv's three panels of tokens x features have the room; the model
 	 * view's sixteen small maps do not, and go without). */
 	int panel_labels;
+
+	/* Issue 18, part 7 (one path for every figure): the colormap the view chose, kept when
+	 * app/ puts the session's palette in cmap, so another palette (or none) can be applied
+	 * later from the view's choice rather than from the last palette's. view_cmap_set is 0
+	 * until app/ first styles the figure. */
+	int view_cmap, view_cmap_set;
+
+	/* Issue 18, part 5 (arch): a DIAGRAM of two stacks side by side (an encoder-decoder).
+	 * stack2 > 0: blocks [0, stack2) are the first stack (the encoder), drawn on the left,
+	 * and blocks [stack2, n_blocks) the second (the decoder) on the right; 0: one stack.
+	 * feeds > 0: the first stack's output enters block feeds - 1 of the second stack (the
+	 * cross-attention), drawn as an arrow between the stacks; 0: no such arrow. */
+	int stack2, feeds;
 } gb_figure;
 
 /* A new empty figure of a kind (viridis, automatic range, colorbar on, precision 2). NULL when
@@ -198,5 +211,25 @@ int gb_utf8_decode(const char *s, uint32_t *cp);
 
 /* Terminal columns of one code point (0, 1 or 2), by the rule of gb_utf8_width. */
 int gb_cp_width(uint32_t cp);
+
+/* ---- numbers as every backend prints them (issue 18, part 7) ----------------------------------
+ * One place for the text of a number in a figure, so the terminal, the window, a PNG and an
+ * SVG print the same cell the same way. */
+
+/* A value: prec digits after the point (0 .. 9); NaN, inf and -inf spelled "NaN", "inf",
+ * "-inf"; |v| >= 1e6 in exponent form with max(prec + 1, 3) significant digits ("1.23e+06"),
+ * since fixed point would widen every cell for one outlier; never "-0.00" (a sign on what
+ * reads as zero is noise). Writes a NUL-terminated string into buf (cap bytes); returns its
+ * length. */
+int gb_fig_fmt_num(double v, int prec, char *buf, size_t cap);
+
+/* A value with digits significant digits (1 .. 17), NaN and infinities spelled as above: for
+ * the two ends of a scale that gb_fig_fmt_num would print alike. Returns the length. */
+int gb_fig_fmt_sig(double v, int digits, char *buf, size_t cap);
+
+/* A tick at v on an axis or colour bar whose ticks are step apart: as many decimals as the
+ * step needs (step 0.2: "0.4"; step 5: "10"), a tiny v (a rounding residue of 0) as "0",
+ * exponent form for |v| >= 1e6 or steps below 1e-6. Returns the length. */
+int gb_fig_fmt_tick(double v, double step, char *buf, size_t cap);
 
 #endif

@@ -120,8 +120,8 @@ typedef struct gb_painter {
 int gb_layout_draw(const gb_figure *f, double w, double h, double scale, gb_painter *p,
                    gb_raster_info *info, gb_verr *err);
 
-/* Text of a value as the figures print it: precision digits after the point; NaN, inf and
- * -inf spelled out; "-0.00" as "0.00"; |v| >= 1e6 in exponent form. */
+/* Text of a value as the figures print it: gb_fig_fmt_num (figure.h), the formatter every
+ * backend shares (the terminal's cells too). */
 void gb_format_value(double v, int precision, char *out, int cap);
 
 #endif

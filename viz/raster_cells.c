@@ -181,14 +181,7 @@ void gb_cells_draw(lay *L, const gb_figure *m, int x, int y, int pw, int ph, int
 static void side_value(const gb_figure *f, int k, int r, char *out, int cap)
 {
 	float v = f->side_values[(size_t)k * f->rows + r];
-	int prec = f->side_precision > 0 ? f->side_precision : 3;
-	if (!isfinite(v))
-		gb_format_value(v, 0, out, cap);
-	else {
-		snprintf(out, (size_t)cap, "%.*g", prec, v);
-		if (!strcmp(out, "-0"))
-			snprintf(out, (size_t)cap, "0");
-	}
+	gb_fig_fmt_sig(v, f->side_precision > 0 ? f->side_precision : 3, out, (size_t)cap);
 }
 
 /* The room the side columns take right of the cells (0 without them), each column's width in

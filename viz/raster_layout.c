@@ -19,24 +19,10 @@ static const uint8_t OUTLINE[3] = { 0x99, 0x99, 0x99 };
 
 /* ---- layout helpers ------------------------------------------------------------------------ */
 
+/* gb_fig_fmt_num (figure.h): the one formatter every backend shares. */
 void gb_format_value(double v, int precision, char *out, int cap)
 {
-	if (precision < 0)
-		precision = 0;
-	if (precision > 9)
-		precision = 9;
-	if (isnan(v))
-		snprintf(out, (size_t)cap, "NaN");
-	else if (isinf(v))
-		snprintf(out, (size_t)cap, v > 0 ? "inf" : "-inf");
-	else if (fabs(v) >= 1e6) /* fixed point would widen every cell's number for one outlier */
-		snprintf(out, (size_t)cap, "%.*g", precision + 1 > 3 ? precision + 1 : 3, v);
-	else {
-		snprintf(out, (size_t)cap, "%.*f", precision, v);
-		/* "-0.00": the sign of something the reader sees as zero is noise */
-		if (out[0] == '-' && strspn(out + 1, "0.") == strlen(out + 1))
-			memmove(out, out + 1, strlen(out));
-	}
+	gb_fig_fmt_num(v, precision, out, cap > 0 ? (size_t)cap : 0);
 }
 
 /* A "nice" tick step (1, 2 or 5 times a power of ten) giving about n ticks over span. */
@@ -53,15 +39,7 @@ static double nice_step(double span, int n)
 
 void gb_lay_tick_label(double v, double step, char *out, int cap)
 {
-	int dec = step > 0 ? (int)ceil(-log10(step) - 1e-9) : 0;
-	if (fabs(v) < step * 1e-6)
-		v = 0;
-	if (dec < 0)
-		dec = 0;
-	if (fabs(v) >= 1e6 || dec > 6)
-		snprintf(out, (size_t)cap, "%.3g", v);
-	else
-		snprintf(out, (size_t)cap, "%.*f", dec, v);
+	gb_fig_fmt_tick(v, step, out, cap > 0 ? (size_t)cap : 0);
 }
 
 /* Ticks in [lo, hi]; returns how many (at most max) and their step. */
@@ -459,6 +437,7 @@ int gb_layout_draw(const gb_figure *f, double w, double h, double scale, gb_pain
 	case GB_FIG_BARS: rc = gb_lay_draw_bars(&L, err); break;
 	case GB_FIG_LINES: rc = gb_lay_draw_lines(&L, err); break;
 	case GB_FIG_STRIP: rc = gb_lay_draw_strip(&L, err); break;
+	case GB_FIG_DIAGRAM: rc = gb_lay_draw_diagram(&L, err); break;
 	default: rc = gb_vfail(err, "unknown figure kind %d", f->kind);
 	}
 	if (!rc && p->failed)

@@ -2,8 +2,8 @@
  * lesson: a question names how to compute its answer (a command's figure or printed output, or
  * arithmetic over the trace), and the runner computes it when the question is reached, from the
  * model in use. Commands that compute an answer run with their output captured and the session
- * put back as it was (text, trace, engine, current figure), so asking a question never changes
- * what the student sees.
+ * put back as it was (text, trace, engine, display settings, current figure), so asking a
+ * question never changes what the student sees.
  *
  * This file owns running a command with its output captured (the runner shows its commands'
  * output the same way), the snapshot of a session, reading a figure or printed text, and the
@@ -42,7 +42,7 @@ int captured(runner *r, const char *line, int quiet_err)
 	int pinned = 0, saved_err = -1;
 	if (r->tty && s->depth < 0) {
 		s->depth = gb_term_depth(getenv("COLORTERM"), getenv("TERM"), getenv("NO_COLOR"), 1, 0);
-		pinned = 1;
+		pinned = 1 + s->depth;
 	}
 	fflush(stdout);
 	fflush(stderr);
@@ -70,7 +70,7 @@ int captured(runner *r, const char *line, int quiet_err)
 		dup2(saved_err, 2);
 		close(saved_err);
 	}
-	if (pinned)
+	if (pinned && s->depth == pinned - 1) /* unless the command itself was `set colors` */
 		s->depth = -1;
 	off_t len = lseek(fd, 0, SEEK_END);
 	free(r->out);
@@ -91,6 +91,7 @@ typedef struct snapshot {
 	int *ids, *tgt;
 	char *text, *target;
 	const gb_kernels *k;
+	display_settings disp;    /* a command may `set palette`: the student's comes back */
 	gb_figure *fig;
 } snapshot;
 
@@ -115,6 +116,7 @@ static void snap_take(session *s, snapshot *sn)
 	sn->stage = s->stage, sn->layer = s->layer, sn->head = s->head, sn->tour = s->tour;
 	sn->textbook = s->textbook;
 	sn->k = s->k;
+	sn->disp = display_get(s);
 	/* Detached, so the command's own show() cannot free it: it comes back afterwards. */
 	sn->fig = s->fig;
 	s->fig = NULL;
@@ -145,14 +147,11 @@ static void snap_restore(session *s, snapshot *sn)
 	s->text = sn->text;
 	s->target = sn->target;
 	s->stage = sn->stage, s->layer = sn->layer, s->head = sn->head, s->tour = sn->tour;
-	if (sn->fig) {
-		gb_verr err;
-		/* The window borrows the figure it shows: point it back before freeing the other. */
-		if (s->win && gb_window_show(s->win, sn->fig, &err))
-			errorf("window: %s", err.msg);
-		gb_fig_free(s->fig);
-		s->fig = sn->fig;
-	}
+	display_set(s, &sn->disp);
+	/* the one path every figure takes: the window is pointed back at it before the command's
+	 * figure is freed */
+	if (sn->fig)
+		session_adopt(s, sn->fig, NULL);
 	free(sn->ids);
 	free(sn->tgt);
 }
