@@ -109,6 +109,11 @@ check "an unknown command is an error at its line" have "$T/err" "$T/unknown.les
 printf '# T\n== S\n? q\n= calc: 1 + (2\n' >"$T/calc.lesson"
 $G -c "lesson $T/calc.lesson --check" >"$T/out" 2>"$T/err"
 check "a broken expression is an error at its line" have "$T/err" "$T/calc.lesson:4: expected ')'"
+# argmax and argmin of calc: answers give the position of the largest and the smallest value
+printf '# T\n== S\n? a\n= calc: argmax(3, 9, 1, 9)\n\n? b\n= calc: argmin(3, 9, 1, 9)\n' >"$T/arg.lesson"
+$G -c "lesson $T/arg.lesson --answers" >"$T/out" 2>&1
+check "calc: argmax(3, 9, 1, 9) is 2 (the first of the largest), argmin is 3" \
+	sh -c "grep -q '^step 1 question 1: 2\$' $T/out && grep -q '^step 1 question 2: 3\$' $T/out"
 printf '# T\n== S\n> attn $L 1\n' >"$T/var.lesson"
 $G -c "lesson $T/var.lesson --check" >"$T/out" 2>"$T/err"
 check "a \$NAME before its let is an error" have "$T/err" "$T/var.lesson:3: expected 'let L = ...' above the first use of \$L"
