@@ -69,7 +69,7 @@ int read_line(session *s, char *buf, size_t cap)
 
 /* For comparing tokens: the dot that stands for a space is a space, spaces and quotes around
  * do not count, nor does case. */
-static char *norm_token(const char *t)
+char *norm_token(const char *t)
 {
 	sb b = { 0 };
 	for (const char *s = t; *s; s++) {
