@@ -303,9 +303,8 @@ int cmd_lesson(session *s, int argc, char **argv, const char *rest)
 	running = 0;
 	term_env_restore(&te);
 	if (r.mode == MODE_CHECK)
-		printf("  ran it: %d question%s computed, %d of %d claim%s (expect:) hold%s\n", L.n_questions,
-		       L.n_questions == 1 ? "" : "s", r.expects_ok, r.expects, r.expects == 1 ? "" : "s",
-		       r.failed ? "; see the errors above" : "");
+		printf("  ran it: %d question%s computed; claims (expect:) %d, %d of them hold%s\n", L.n_questions,
+		       L.n_questions == 1 ? "" : "s", r.expects, r.expects_ok, r.failed ? "; see the errors above" : "");
 	fflush(stdout);
 	if (r.todo && r.mode != MODE_PLAY && r.mode != MODE_CHECK)
 		printf("(%d command%s or answer%s not run: %s glassbox does not have yet; 'lesson %s --check' lists them)\n",

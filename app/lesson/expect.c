@@ -70,11 +70,12 @@ int expect_parse(const char *text, expect *ex, char *err, size_t cap)
 		}
 		return 0;
 	}
-	/* A == B, A != B with one word on each side: words or numbers */
+	/* A == B, A != B with one word or $NAME on each side: words or numbers */
 	if ((starts(rest, "== ") || starts(rest, "!= ")) && *skip_space(rest + 3)) {
 		const char *b = skip_space(rest + 3);
 		size_t bn = word_len(b);
-		if (!*skip_space(b + bn)) {
+		/* a function call makes it an expression: cfg(vocab) == 1024 */
+		if (!*skip_space(b + bn) && !memchr(text, '(', n) && !memchr(b, '(', bn)) {
 			ex->kind = rest[0] == '=' ? EX_EQ : EX_NE;
 			ex->lhs = strndup(text, n);
 			ex->rhs = strndup(b, bn);

@@ -228,7 +228,14 @@ static void run_let(runner *r, const item *it)
 		var_set(r, it->text, "?", NULL);
 		return;
 	}
-	var_set(r, it->text, v.text, &v);
+	if (v.is_num)
+		var_set(r, it->text, v.text, &v);
+	else {
+		/* a token as the prose shows tokens: its space as a dot */
+		char tok[256];
+		gb_label_display(v.text, 60, tok, sizeof tok);
+		var_set(r, it->text, tok, &v);
+	}
 	free(v.text);
 }
 
