@@ -46,11 +46,11 @@ int expect_parse(const char *text, expect *ex, char *err, size_t cap)
 	ex->claim = strdup(text);
 	size_t n = word_len(text);
 	const char *rest = skip_space(text + n);
-	int in = starts(rest, "in ") ? 3 : starts(rest, "not in ") ? 7 : 0;
+	int in = starts(rest, "in ") || !strcmp(rest, "in") ? 3 : starts(rest, "not in ") || !strcmp(rest, "not in") ? 7 : 0;
 	if (in) {
 		ex->kind = in == 3 ? EX_IN : EX_NOT_IN;
 		ex->lhs = strndup(text, n);
-		ex->rhs = strdup(skip_space(rest + in));
+		ex->rhs = strdup(skip_space(rest + (strlen(rest) < (size_t)in ? strlen(rest) : (size_t)in)));
 		/* every item of the list must be a word */
 		int items = 0, empty = 0;
 		for (const char *p = ex->rhs; *p;) {
