@@ -282,7 +282,7 @@ int cmd_lesson(session *s, int argc, char **argv, const char *rest)
 	snapshot guard;
 	int guarded = r.mode == MODE_CHECK || r.mode == MODE_ANSWERS;
 	if (guarded)
-		snap_take(s, &guard, 1);
+		snap_take(s, &guard, SNAP_MODEL);
 	if (!r.cap) {
 		errorf("cannot open a temporary file for the lesson: %s", strerror(errno));
 		rc = -1;

@@ -321,6 +321,14 @@ $G -c "load tiny-mt; run 3 March 2021; lesson 3 --check; info; print enc.tokens"
 check "lesson --check puts the session back: the model and the text are the ones before" \
 	sh -c "grep -q 'encoder-decoder' $T/out && grep -q '^ *51 *32 *77 ' $T/out && test ! -s $T/err"
 
+# A student's own commands between steps do not change what the lesson computes: after
+# 'run the dog and the cat' at the step prompt, step 2's 'next 3' and its question are on the
+# lesson's text again.
+printf '%s\nb\nrun the dog and the cat\nnext 2\n\n%s\n\n\n' "$count_tok" "$top" |
+	$G -c "lesson $T/play.lesson --interactive" >"$T/out" 2>"$T/err"
+check "a student's exploring: the lesson's text comes back when it goes on, its answer is right" \
+	sh -c "grep -q \"(the lesson's model and text are back)\" $T/out && grep -q 'Right: $top' $T/out && grep -q 'Score: 3 of 3' $T/out"
+
 # The example in lessons/README.md is a working lesson.
 sed -n '/^## An example/,/^## Writing/p' lessons/README.md |
 	awk '/^    / { print substr($0, 5); next } /^$/ { print "" }' >"$T/example.lesson"

@@ -157,6 +157,22 @@ typedef struct ids_copy {
 	int *ids, *tgt;
 } ids_copy;
 
+/* What a command may change, put back afterwards: the text and its trace, the engine, the
+ * layer-norm form, the view and the current figure (detached while it is away); with
+ * SNAP_MODEL also the loaded model (a lesson may load another one); with SNAP_KEEP_FIG the
+ * figure stays the session's (a student exploring may export it). */
+enum { SNAP_MODEL = 1, SNAP_KEEP_FIG = 2 };
+
+typedef struct snapshot {
+	ids_copy ids;
+	int stage, layer, head, tour, textbook;
+	char *text, *target;
+	const gb_kernels *k;
+	gb_figure *fig;
+	int flags, loaded;
+	char *model_dir;
+} snapshot;
+
 /* The text the lesson ran last (`run` or `translate`), and the first command since then that
  * changed the text without naming it (generate): an answer computed after such a command may
  * not be what the question describes. */
@@ -183,6 +199,8 @@ typedef struct runner {
 	int failed, todo;
 	int expects, expects_ok;  /* claims checked, and how many held */
 	text_state ts;
+	snapshot explore;         /* the lesson's state while a student runs commands of their own */
+	int exploring;
 	int cur;                  /* the step running, from 0 */
 	int replay;               /* rebuilding the state of a step quietly: no questions */
 	int *qstate;              /* per question: 0 not asked, 1 right, 2 missed or skipped */
@@ -219,21 +237,9 @@ void ids_take(const session *s, ids_copy *c);
 int ids_same(const session *s, const ids_copy *c);
 void ids_free(ids_copy *c);
 
-/* What a command may change, put back afterwards: the text and its trace, the engine, the
- * layer-norm form, the view and the current figure (detached while it is away); with_model
- * also the loaded model (a lesson may load another one). */
-typedef struct snapshot {
-	ids_copy ids;
-	int stage, layer, head, tour, textbook;
-	char *text, *target;
-	const gb_kernels *k;
-	gb_figure *fig;
-	int with_model, loaded;
-	char *model_dir;
-} snapshot;
-
-void snap_take(session *s, snapshot *sn, int with_model);
-void snap_restore(session *s, snapshot *sn);
+void snap_take(session *s, snapshot *sn, int flags);
+/* Puts it back; 1 when the text or the model had changed, else 0. */
+int snap_restore(session *s, snapshot *sn);
 /* After a command of the lesson itself ran (cmd as run, from line of the file): notes a new
  * text (run, translate) or a change of it (generate, or any other command). */
 void track_text(runner *r, const char *cmd, int line, int rc, const ids_copy *before);

@@ -54,7 +54,7 @@ void ids_free(ids_copy *c)
 	memset(c, 0, sizeof *c);
 }
 
-void snap_take(session *s, snapshot *sn, int with_model)
+void snap_take(session *s, snapshot *sn, int flags)
 {
 	memset(sn, 0, sizeof *sn);
 	ids_take(s, &sn->ids);
@@ -63,18 +63,20 @@ void snap_take(session *s, snapshot *sn, int with_model)
 	sn->stage = s->stage, sn->layer = s->layer, sn->head = s->head, sn->tour = s->tour;
 	sn->textbook = s->textbook;
 	sn->k = s->k;
-	sn->with_model = with_model;
+	sn->flags = flags;
 	sn->loaded = s->loaded;
 	sn->model_dir = s->loaded ? strdup(s->model.dir) : NULL;
 	/* Detached, so the command's own show() cannot free it: it comes back afterwards. */
-	sn->fig = s->fig;
-	s->fig = NULL;
+	if (!(flags & SNAP_KEEP_FIG)) {
+		sn->fig = s->fig;
+		s->fig = NULL;
+	}
 }
 
 /* The model of the snapshot again, when a command loaded another one; 0 or -1. */
 static int reload(session *s, const snapshot *sn)
 {
-	if (!sn->with_model || !sn->loaded || (s->loaded && !strcmp(s->model.dir, sn->model_dir)))
+	if (!(sn->flags & SNAP_MODEL) || !sn->loaded || (s->loaded && !strcmp(s->model.dir, sn->model_dir)))
 		return 0;
 	gb_model m;
 	gb_err err;
@@ -90,9 +92,10 @@ static int reload(session *s, const snapshot *sn)
 	return 0;
 }
 
-void snap_restore(session *s, snapshot *sn)
+int snap_restore(session *s, snapshot *sn)
 {
-	int model_back = sn->with_model && sn->loaded && !(s->loaded && !strcmp(s->model.dir, sn->model_dir));
+	int model_back = (sn->flags & SNAP_MODEL) && sn->loaded && !(s->loaded && !strcmp(s->model.dir, sn->model_dir));
+	int text_back = !ids_same(s, &sn->ids);
 	int ok = !reload(s, sn);
 	int same = ok && !model_back && s->k == sn->k && s->textbook == sn->textbook && ids_same(s, &sn->ids);
 	s->k = sn->k;
@@ -125,6 +128,7 @@ void snap_restore(session *s, snapshot *sn)
 	ids_free(&sn->ids);
 	free(sn->model_dir);
 	sn->model_dir = NULL;
+	return model_back || text_back;
 }
 
 /* The session's text becomes ids (and tgt), run quietly with its settings. */
