@@ -1,12 +1,15 @@
 #!/bin/sh
 # t_lessons.sh — the lessons and their runner, through the real binary (TAP):
-#   every lesson in lessons/ parses, is 5-15 minutes with a question and a "Try:", runs straight
-#   through on the shipped models without an error line, has every answer computed when this
-#   test runs (from the model in use: nothing that depends on the model is copied into a lesson),
-#   and scores full marks when played with its own computed answers; commands a lesson needs
-#   that glassbox does not have yet are reported as TODO; the runner's errors (FILE:LINE:
-#   expected ..., a failing command names its step and the lesson goes on), wrong-form answers,
-#   hints, navigation, and `lesson N --export DIR` (numbered PNGs and a handout embedding them).
+#   every lesson in lessons/ passes `lesson N --check` (it parses and runs, every answer is
+#   computed on the text its question describes, every claim of its prose, expect:, holds), is
+#   5-15 minutes with a question and a "Try:", runs straight through on the shipped models
+#   without an error line, has every answer computed when this test runs (from the model in
+#   use: nothing that depends on the model is copied into a lesson), and scores full marks when
+#   played with its own computed answers; commands a lesson needs that glassbox does not have
+#   yet are reported as TODO; a drifted answer and a false claim fail --check at their
+#   FILE:LINE; the runner's errors (FILE:LINE: expected ..., a failing command names its step
+#   and the lesson goes on), wrong-form answers, hints, navigation, a student's own commands
+#   between steps, and `lesson N --export DIR` (numbered PNGs and a handout embedding them).
 cd "$(dirname "$0")/.." || exit 1
 T=tests/tmp/lessons
 rm -rf "$T" && mkdir -p "$T"
