@@ -391,7 +391,8 @@ const command commands[] = {
 	  "j N jumps, r repeats, q leaves; anything else runs as a command. In a script or a pipe\n"
 	  "the lesson runs straight through and questions show their answers. --export DIR writes\n"
 	  "every figure as DIR/01-NAME.png ... and DIR/lesson.md, a handout for pandoc (an existing\n"
-	  "DIR needs --force); --answers prints the answer key; --check only checks the file.", cmd_lesson },
+	  "DIR needs --force); --answers prints the answer key; --check runs it quietly and checks\n"
+	  "its answers and the claims of its prose (expect:), as FILE:LINE errors.", cmd_lesson },
 	{ "bench", "", "measure the kernels and the forward pass", "", cmd_bench },
 	{ "tui", "", "the full-screen explorer: every stage, layer and head under the keys, a cursor on the figure",
 	  "Tab and Shift-Tab change the stage, [ and ] the layer, < and > the head; the arrows move\n"

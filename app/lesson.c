@@ -155,9 +155,10 @@ static void check_report(const lesson *L)
 		for (int j = 0; j < L->steps[i].n_items; j++) {
 			const question *q = L->steps[i].items[j].q;
 			if (q)
-				printf("  question %d (step %d, line %d): %s, %s%s\n", q->index, i + 1, q->line, forms[q->form],
+				printf("  question %d (step %d, line %d): %s, %s%s%s\n", q->index, i + 1, q->line, forms[q->form],
 				       q->ans.sel == SEL_LITERAL ? "literal" : "computed by ",
-				       q->ans.sel == SEL_LITERAL ? "" : SELECTORS[q->ans.sel].name);
+				       q->ans.sel == SEL_LITERAL ? "" : SELECTORS[q->ans.sel].name,
+				       q->text_for ? " on its own text" : "");
 		}
 	for (int i = 0; i < L->n_needs; i++)
 		printf("  needs %s%s%s: %s\n", L->needs[i].word, L->needs[i].opt ? " " : "",
@@ -250,16 +251,14 @@ int cmd_lesson(session *s, int argc, char **argv, const char *rest)
 		errorf("%s", err);
 		return -1;
 	}
-	if (check) {
+	if (check)
 		check_report(&L);
-		lesson_free(&L);
-		return 0;
-	}
 	runner r = { 0 };
 	r.s = s;
 	r.L = &L;
 	r.dir = dir;
-	r.mode = dir ? MODE_EXPORT : answers ? MODE_ANSWERS : (inter || (s->interactive && isatty(0))) ? MODE_PLAY : MODE_SHOW;
+	r.mode = check ? MODE_CHECK : dir ? MODE_EXPORT : answers ? MODE_ANSWERS
+	       : (inter || (s->interactive && isatty(0))) ? MODE_PLAY : MODE_SHOW;
 	r.tty = (r.mode == MODE_PLAY || r.mode == MODE_SHOW) && isatty(1);
 	r.bold = r.tty && !getenv("NO_COLOR");
 	r.qstate = calloc((size_t)L.n_questions + 1, sizeof *r.qstate);
@@ -278,6 +277,12 @@ int cmd_lesson(session *s, int argc, char **argv, const char *rest)
 		term_env_set(&te, tcols, trows);
 	int rc = 0;
 	running = 1;
+	/* Checking a lesson or listing its answers only looks: the session, model included, is
+	 * put back afterwards. */
+	snapshot guard;
+	int guarded = r.mode == MODE_CHECK || r.mode == MODE_ANSWERS;
+	if (guarded)
+		snap_take(s, &guard, SNAP_MODEL);
 	if (!r.cap) {
 		errorf("cannot open a temporary file for the lesson: %s", strerror(errno));
 		rc = -1;
@@ -293,22 +298,33 @@ int cmd_lesson(session *s, int argc, char **argv, const char *rest)
 			do_step(&r, i);
 		rc = r.failed ? -1 : 0;
 	}
+	if (guarded)
+		snap_restore(s, &guard);
 	running = 0;
 	term_env_restore(&te);
-	if (r.todo && r.mode != MODE_PLAY)
+	if (r.mode == MODE_CHECK)
+		printf("  ran it: %d question%s computed; claims (expect:) %d, %d of them hold%s\n", L.n_questions,
+		       L.n_questions == 1 ? "" : "s", r.expects, r.expects_ok, r.failed ? "; see the errors above" : "");
+	fflush(stdout);
+	if (r.todo && r.mode != MODE_PLAY && r.mode != MODE_CHECK)
 		printf("(%d command%s or answer%s not run: %s glassbox does not have yet; 'lesson %s --check' lists them)\n",
 		       r.todo, r.todo == 1 ? "" : "s", r.todo == 1 ? "" : "s", r.todo == 1 ? "it needs a command this" : "they need commands this", which);
-	if (r.failed && r.mode != MODE_PLAY)
-		errorf("lesson %s: %d command%s or answer%s failed (see above)", L.path, r.failed, r.failed == 1 ? "" : "s",
-		       r.failed == 1 ? "" : "s");
+	if (r.failed && r.mode == MODE_CHECK)
+		errorf("lesson %s --check: %d problem%s (above, as FILE:LINE)", L.path, r.failed, r.failed == 1 ? "" : "s");
+	else if (r.failed && r.mode != MODE_PLAY)
+		errorf("lesson %s: %d command%s, answer%s or claim%s failed (see above)", L.path, r.failed,
+		       r.failed == 1 ? "" : "s", r.failed == 1 ? "" : "s", r.failed == 1 ? "" : "s");
 	if (r.cap)
 		fclose(r.cap);
 	for (int i = 0; i < r.n_vars; i++) {
 		free(r.var_names[i]);
 		free(r.var_vals[i]);
+		free(r.var_exact[i]);
 	}
 	free(r.var_names);
 	free(r.var_vals);
+	free(r.var_exact);
+	text_state_free(&r.ts);
 	free(r.qstate);
 	free(r.out);
 	free(r.md.s);

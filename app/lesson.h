@@ -9,12 +9,16 @@
  *                                Markdown handout (answers at the end); DIR must not exist
  *                                unless --force
  *   lesson N --answers           the answer key, computed from the loaded model
- *   lesson N --check             parse only: errors as FILE:LINE: expected ..., and the
- *                                commands the lesson needs that glassbox does not have yet
+ *   lesson N --check             parses it, then runs it quietly (the session is put back):
+ *                                syntax errors as FILE:LINE: expected ..., answers that cannot
+ *                                be computed or depend on a text a command changed, claims of
+ *                                the prose (expect:) that do not hold, and the commands the
+ *                                lesson needs that glassbox does not have yet
  *   lesson N --interactive       step by step even without a terminal (tests, demos)
  *
  * Expected answers are computed when the lesson runs (from a command's figure or printed
- * output, or by arithmetic), so they always agree with the model in use. */
+ * output, or by arithmetic), on the text the question describes, so they always agree with the
+ * model in use; the prose's claims about the model are checked the same way (expect:). */
 #ifndef GLASSBOX_LESSON_H
 #define GLASSBOX_LESSON_H
 

@@ -1,12 +1,15 @@
 #!/bin/sh
 # t_lessons.sh — the lessons and their runner, through the real binary (TAP):
-#   every lesson in lessons/ parses, is 5-15 minutes with a question and a "Try:", runs straight
-#   through on the shipped models without an error line, has every answer computed when this
-#   test runs (from the model in use: nothing that depends on the model is copied into a lesson),
-#   and scores full marks when played with its own computed answers; commands a lesson needs
-#   that glassbox does not have yet are reported as TODO; the runner's errors (FILE:LINE:
-#   expected ..., a failing command names its step and the lesson goes on), wrong-form answers,
-#   hints, navigation, and `lesson N --export DIR` (numbered PNGs and a handout embedding them).
+#   every lesson in lessons/ passes `lesson N --check` (it parses and runs, every answer is
+#   computed on the text its question describes, every claim of its prose, expect:, holds), is
+#   5-15 minutes with a question and a "Try:", runs straight through on the shipped models
+#   without an error line, has every answer computed when this test runs (from the model in
+#   use: nothing that depends on the model is copied into a lesson), and scores full marks when
+#   played with its own computed answers; commands a lesson needs that glassbox does not have
+#   yet are reported as TODO; a drifted answer and a false claim fail --check at their
+#   FILE:LINE; the runner's errors (FILE:LINE: expected ..., a failing command names its step
+#   and the lesson goes on), wrong-form answers, hints, navigation, a student's own commands
+#   between steps, and `lesson N --export DIR` (numbered PNGs and a handout embedding them).
 cd "$(dirname "$0")/.." || exit 1
 T=tests/tmp/lessons
 rm -rf "$T" && mkdir -p "$T"
@@ -51,8 +54,14 @@ check "there are fifteen lessons" test "$count" -eq 15
 
 for f in $lessons; do
 	b=$(basename "$f" .lesson)
-	$G -c "lesson $f --check" >"$T/$b.check" 2>&1
-	ok $? "$b parses"
+	$G -c "lesson $f --check" >"$T/$b.check" 2>"$T/$b.checkerr"
+	rc=$?
+	check "$b --check: it parses and runs, every answer is computed on its text and every claim holds" \
+		sh -c "test $rc = 0 && test ! -s $T/$b.checkerr && grep -q '^  ran it: ' $T/$b.check"
+	[ "$rc" = 0 ] || sed 's/^/# /' "$T/$b.checkerr" | head -5
+	claims=$(sed -n 's/^  ran it: .*claims (expect:) \([0-9]*\), \([0-9]*\) of them hold$/\1 \2/p' "$T/$b.check")
+	check "$b --check: every claim of its prose was checked and holds ($claims)" \
+		sh -c "set -- $claims; test \$# = 2 && test \$1 = \$2"
 	mins=$(sed -n '1s/.*about \([0-9]*\) minutes$/\1/p' "$T/$b.check")
 	nq=$(sed -n '1s/.* \([0-9]*\) questions, .*/\1/p' "$T/$b.check")
 	check "$b takes 5 to 15 minutes (estimated $mins)" test -n "$mins" -a "${mins:-0}" -ge 5 -a "${mins:-0}" -le 15
@@ -109,6 +118,11 @@ check "an unknown command is an error at its line" have "$T/err" "$T/unknown.les
 printf '# T\n== S\n? q\n= calc: 1 + (2\n' >"$T/calc.lesson"
 $G -c "lesson $T/calc.lesson --check" >"$T/out" 2>"$T/err"
 check "a broken expression is an error at its line" have "$T/err" "$T/calc.lesson:4: expected ')'"
+# argmax and argmin of calc: answers give the position of the largest and the smallest value
+printf '# T\n== S\n? a\n= calc: argmax(3, 9, 1, 9)\n\n? b\n= calc: argmin(3, 9, 1, 9)\n' >"$T/arg.lesson"
+$G -c "lesson $T/arg.lesson --answers" >"$T/out" 2>&1
+check "calc: argmax(3, 9, 1, 9) is 2 (the first of the largest), argmin is 3" \
+	sh -c "grep -q '^step 1 question 1: 2\$' $T/out && grep -q '^step 1 question 2: 3\$' $T/out"
 printf '# T\n== S\n> attn $L 1\n' >"$T/var.lesson"
 $G -c "lesson $T/var.lesson --check" >"$T/out" 2>"$T/err"
 check "a \$NAME before its let is an error" have "$T/err" "$T/var.lesson:3: expected 'let L = ...' above the first use of \$L"
@@ -211,6 +225,112 @@ check "Enter after the last step finishes the lesson" have "$T/out" "End of the 
 printf '\n\nattn 1 2\n' | $G -c "lesson $T/play.lesson --interactive" >"$T/out" 2>"$T/err"
 check "at the step prompt any other input runs as a command" have "$T/out" "Layer 1, head 2: attention weights"
 check "Enter skips a question and shows its answer" have "$T/out" "Skipped. The answer: $count_tok"
+
+# ---- answers on the text a question describes; claims of the prose (expect:) -----------------
+
+# A drifted answer: generate extends the text, so 'generate 1 --top-k 1' after it is not the
+# token after "When Anna came home," the question describes; --check fails at its line.
+cat >"$T/drift.lesson" <<'EOF'
+# Drift
+
+== One
+> load tiny-lm
+> run When Anna came home,
+> generate 3 --temp 0
+
+? Which token does `generate 1 --top-k 1` add after "When Anna came home,"?
+= word 1 2: generate 1 --top-k 1
+
+Try: nothing.
+EOF
+greedy=$($G -c "load tiny-lm; run When Anna came home,; generate 1 --top-k 1" | awk 'NR == 1 { print $2 }')
+$G -c "lesson $T/drift.lesson --check" >"$T/out" 2>"$T/err"
+rc=$?
+check "a drifted answer fails --check (status $rc)" test "$rc" = 1
+check "a drifted answer: FILE:LINE, the command that changed the text, both values and what to do" \
+	grep -q "$T/drift.lesson:8: cannot compute the answer of question 1: it depends on the text, which 'generate 3 --temp 0' (line 6) changed after the run of line 5: it is .* now but $greedy on the text that ran; put 'text: When Anna came home,' under the question" "$T/err"
+$G -c "lesson $T/drift.lesson" >"$T/out" 2>"$T/err"
+rc=$?
+check "a drifted answer fails a plain run too (status $rc), its answer not shown as right" \
+	sh -c "test $rc = 1 && grep -q 'drift.lesson:8: cannot compute' $T/err && grep -q '(could not be computed: it depends on the text' $T/out"
+sed 's/^= word 1 2: generate 1 --top-k 1$/&\ntext: When Anna came home,/' "$T/drift.lesson" >"$T/text.lesson"
+$G -c "lesson $T/text.lesson --check" >"$T/out" 2>"$T/err"
+rc=$?
+$G -c "lesson $T/text.lesson --answers" >"$T/key" 2>&1
+check "with 'text:' the answer is computed on that text: --check passes (status $rc)" sh -c "test $rc = 0 && test ! -s $T/err"
+check "with 'text:' the key is the model's token after the question's text ($greedy)" have "$T/key" "step 1 question 1: $greedy"
+check "--check lists a question with its own text" have "$T/out" "question 1 (step 1, line 8): number or token, computed by word on its own text"
+printf '# T\n== S\n? a\n= 3\ntext: hello\n\nTry: x\n' >"$T/textlit.lesson"
+$G -c "lesson $T/textlit.lesson --check" >"$T/out" 2>"$T/err"
+check "'text:' with a written-out answer is an error at its line" have "$T/err" "textlit.lesson:5: expected an answer computed by a command or calc with 'text:' (this one is written out)"
+
+# Claims: each form, true and false; a false one fails --check and a plain run at its line,
+# with the claim and the values that broke it.
+cat >"$T/claims.lesson" <<'EOF'
+# Claims
+
+== One
+> load tiny-lm
+> run When Mary and John went to the park, John gave a ball to
+let N1 = word 2 1: near handed 5
+let TOP = top: next
+let P = cell 1 1: next 1
+expect: $N1 in sent, passed, sold
+expect: $TOP == ·Mar
+expect: $TOP != Mary
+expect: $P > 0.5
+expect: t(L3.attn.weights, 2, -1, -2) < 0.2
+expect: cfg(n_layer) == 4
+
+The first neighbour of ` handed` is $N1.
+
+Try: nothing.
+EOF
+$G -c "lesson $T/claims.lesson --check" >"$T/out" 2>"$T/err"
+rc=$?
+check "true claims of each form hold: --check passes (status $rc)" sh -c "test $rc = 0 && test ! -s $T/err"
+check "--check counts the claims it checked" have "$T/out" "claims (expect:) 6, 6 of them hold"
+$G -c "lesson $T/claims.lesson" >"$T/out" 2>"$T/err"
+check "claims are not shown to the student" sh -c "! grep -q 'expect' $T/out && grep -q 'The first neighbour of . handed. is ·sent' $T/out"
+sed -e 's/^expect: \$N1 in sent, passed, sold$/expect: $N1 in give, gives, took/' \
+	-e 's/^expect: \$P > 0.5$/expect: $P < 0.5/' -e 's/^expect: \$TOP == ·Mar$/expect: $TOP == ·John/' \
+	-e 's/^expect: \$TOP != Mary$/expect: $TOP not in Mar, Anna/' \
+	-e 's/^expect: t(L3.attn.weights, 2, -1, -2) < 0.2$/expect: t(L3.attn.weights, 2, -1, -2) > 0.5/' \
+	-e 's/^expect: cfg(n_layer) == 4$/expect: cfg(n_layer) == 6/' "$T/claims.lesson" >"$T/false.lesson"
+$G -c "lesson $T/false.lesson --check" >"$T/out" 2>"$T/err"
+rc=$?
+check "false claims fail --check (status $rc), one error each" sh -c "test $rc = 1 && test \$(grep -c 'does not hold' $T/err) = 6"
+check "a false membership: FILE:LINE, the claim and the value" have "$T/err" "false.lesson:9: the claim '\$N1 in give, gives, took' does not hold: \$N1 is not among them: it is ·sent"
+check "a false comparison of tokens: both sides" have "$T/err" "false.lesson:10: the claim '\$TOP == ·John' does not hold: the two sides are ·Mar and ·John"
+check "a false 'not in'" have "$T/err" "false.lesson:11: the claim '\$TOP not in Mar, Anna' does not hold: \$TOP is among them: ·Mar"
+check "a false calc condition shows its values" grep -q "false.lesson:12: the claim .\$P < 0.5. does not hold: with its values, 0.99[0-9]* < 0.5 is false" "$T/err"
+check "a false condition over the trace" have "$T/err" "false.lesson:13: the claim 't(L3.attn.weights, 2, -1, -2) > 0.5' does not hold"
+check "a false condition over the config" have "$T/err" "false.lesson:14: the claim 'cfg(n_layer) == 6' does not hold"
+$G -c "lesson $T/false.lesson" >"$T/out" 2>"$T/err"
+rc=$?
+check "a false claim fails a plain run too (status $rc)" sh -c "test $rc = 1 && grep -q 'false.lesson:9: the claim' $T/err"
+printf '# T\n== S\nexpect: $X in a, b\n' >"$T/claimvar.lesson"
+$G -c "lesson $T/claimvar.lesson --check" >"$T/out" 2>"$T/err"
+check "a claim's \$NAME needs its let above" have "$T/err" "claimvar.lesson:3: expected 'let X = ...' above the first use of \$X"
+printf '# T\n== S\nexpect: 1 + (2 > \n' >"$T/claimcalc.lesson"
+$G -c "lesson $T/claimcalc.lesson --check" >"$T/out" 2>"$T/err"
+check "a claim that does not parse is an error at its line" have "$T/err" "claimcalc.lesson:3: expected"
+printf '# T\n== S\nlet A = calc: 1\nexpect: $A in\n' >"$T/claimlist.lesson"
+$G -c "lesson $T/claimlist.lesson --check" >"$T/out" 2>"$T/err"
+check "a membership without a list is an error at its line" have "$T/err" "claimlist.lesson:4: expected a list of words after"
+
+# --check only looks: the session (model, text) is as it was.
+$G -c "load tiny-mt; run 3 March 2021; lesson 3 --check; info; print enc.tokens" >"$T/out" 2>"$T/err"
+check "lesson --check puts the session back: the model and the text are the ones before" \
+	sh -c "grep -q 'encoder-decoder' $T/out && grep -q '^ *51 *32 *77 ' $T/out && test ! -s $T/err"
+
+# A student's own commands between steps do not change what the lesson computes: after
+# 'run the dog and the cat' at the step prompt, step 2's 'next 3' and its question are on the
+# lesson's text again.
+printf '%s\nb\nrun the dog and the cat\nnext 2\n\n%s\n\n\n' "$count_tok" "$top" |
+	$G -c "lesson $T/play.lesson --interactive" >"$T/out" 2>"$T/err"
+check "a student's exploring: the lesson's text comes back when it goes on, its answer is right" \
+	sh -c "grep -q \"(the lesson's model and text are back)\" $T/out && grep -q 'Right: $top' $T/out && grep -q 'Score: 3 of 3' $T/out"
 
 # The example in lessons/README.md is a working lesson.
 sed -n '/^## An example/,/^## Writing/p' lessons/README.md |

@@ -6,8 +6,8 @@
  * question never changes what the student sees.
  *
  * This file owns running a command with its output captured (the runner shows its commands'
- * output the same way), the snapshot of a session, reading a figure or printed text, and the
- * answer as the student is shown it. */
+ * output the same way), reading a figure or printed text, and the answer as the student is
+ * shown it; state.c owns the snapshot that puts the session back. */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -24,7 +24,7 @@
 #include "viz/window.h"
 
 /* A number as answers show it: whole numbers exactly, others with four significant digits. */
-static void fmt_num(double x, char *buf, size_t cap)
+void fmt_num(double x, char *buf, size_t cap)
 {
 	if (x == floor(x) && fabs(x) < 1e15)
 		snprintf(buf, cap, "%.0f", x);
@@ -83,77 +83,6 @@ int captured(runner *r, const char *line, int quiet_err)
 	}
 	r->out[got] = 0;
 	return rc;
-}
-
-/* What an answer's command may change, put back afterwards. */
-typedef struct snapshot {
-	int have_run, n_ids, n_tgt, stage, layer, head, tour, textbook;
-	int *ids, *tgt;
-	char *text, *target;
-	const gb_kernels *k;
-	display_settings disp;    /* a command may `set palette`: the student's comes back */
-	gb_figure *fig;
-} snapshot;
-
-static int *dup_ids(const int *ids, int n)
-{
-	int *c = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-	if (n > 0)
-		memcpy(c, ids, sizeof(int) * (size_t)n);
-	return c;
-}
-
-static void snap_take(session *s, snapshot *sn)
-{
-	memset(sn, 0, sizeof *sn);
-	sn->have_run = s->have_run;
-	sn->n_ids = s->trace.n_ids;
-	sn->n_tgt = s->trace.n_tgt;
-	sn->ids = dup_ids(s->trace.ids, s->trace.n_ids);
-	sn->tgt = dup_ids(s->trace.tgt, s->trace.n_tgt);
-	sn->text = s->text ? strdup(s->text) : NULL;
-	sn->target = s->target ? strdup(s->target) : NULL;
-	sn->stage = s->stage, sn->layer = s->layer, sn->head = s->head, sn->tour = s->tour;
-	sn->textbook = s->textbook;
-	sn->k = s->k;
-	sn->disp = display_get(s);
-	/* Detached, so the command's own show() cannot free it: it comes back afterwards. */
-	sn->fig = s->fig;
-	s->fig = NULL;
-}
-
-static void snap_restore(session *s, snapshot *sn)
-{
-	int same = s->have_run == sn->have_run && s->k == sn->k && s->textbook == sn->textbook;
-	if (same && sn->have_run)
-		same = s->trace.n_ids == sn->n_ids && s->trace.n_tgt == sn->n_tgt &&
-		       !memcmp(s->trace.ids, sn->ids, sizeof(int) * (size_t)sn->n_ids) &&
-		       (!sn->n_tgt || !memcmp(s->trace.tgt, sn->tgt, sizeof(int) * (size_t)sn->n_tgt));
-	s->k = sn->k;
-	s->textbook = sn->textbook;
-	if (!same && sn->have_run) {
-		gb_err err;
-		gb_fwd_opts o = { 0 };
-		o.k = s->k;
-		o.textbook_ln = s->textbook;
-		s->have_run = !gb_forward(&s->model, sn->ids, sn->n_ids, s->model.cfg.encdec ? sn->tgt : NULL,
-		                          s->model.cfg.encdec ? sn->n_tgt : 0, &s->trace, &o, &err);
-		if (!s->have_run)
-			errorf("lesson: cannot restore the text after computing an answer: %s", err.msg);
-	} else if (!sn->have_run)
-		s->have_run = 0;
-	free(s->text);
-	free(s->target);
-	s->text = sn->text;
-	s->target = sn->target;
-	s->stage = sn->stage, s->layer = sn->layer, s->head = sn->head, s->tour = sn->tour;
-	display_set(s, &sn->disp);
-	/* the one path every figure takes: the window is pointed back at it before the command's
-	 * figure is freed */
-	if (sn->fig)
-		session_adopt(s, sn->fig, NULL);
-	free(sn->ids);
-	free(sn->tgt);
 }
 
 static int fig_index(int v, int size, const char *what, char *err, size_t cap)
@@ -333,7 +262,7 @@ int eval_answer(runner *r, const answer *a, value *v, char *err, size_t cap)
 		return 0;
 	}
 	if (a->sel == SEL_CALC || a->sel == SEL_PICK) {
-		char *e = subst(r, a->arg), buf[64];
+		char *e = subst_expr(r, a->arg), buf[64];
 		int rc = calc_eval(r->s, e, &v->x, err, cap);
 		free(e);
 		if (rc)
@@ -358,7 +287,7 @@ int eval_answer(runner *r, const answer *a, value *v, char *err, size_t cap)
 		return -2;
 	}
 	snapshot sn;
-	snap_take(r->s, &sn);
+	snap_take(r->s, &sn, 0);
 	char *keep = r->out;
 	r->out = NULL;
 	int rc = captured(r, cmd, 0);

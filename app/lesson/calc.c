@@ -154,10 +154,11 @@ static double c_call(calc *c, const char *fn)
 		if (n < 1)
 			return cfail(c, "expected at least one number in %s()", fn);
 		double sum = 0, best = x[0];
-		int arg = 0;
+		int arg = 0, smallest = !strcmp(fn, "argmin");
 		for (int i = 0; i < n; i++) {
 			sum += x[i];
-			if ((fn[3] == 'm' ? x[i] < best : x[i] > best) && (!strcmp(fn, "argmin") || !strcmp(fn, "argmax"))) {
+			/* the first of equal values wins, as numpy's argmax does */
+			if (smallest ? x[i] < best : x[i] > best) {
 				best = x[i];
 				arg = i;
 			}

@@ -10,6 +10,9 @@
  *   app/lesson/parse.c  a lesson file into steps (errors as FILE:LINE: expected ...)
  *   app/lesson/calc.c   the arithmetic of `calc:` and `pick:` answers
  *   app/lesson/answer.c commands run with their output captured; answers computed
+ *   app/lesson/state.c  the session's state put back (snapshots, guards) and the state an
+ *                       answer is computed on: a question's text:, drift since the last run
+ *   app/lesson/expect.c the claims a lesson makes (expect:), checked when it runs
  *   app/lesson/run.c    one step in the runner's mode: prose, commands, lets, questions
  *   app/lesson/step.c   the student's side: answering, scores, stepping at a terminal
  *   app/lesson/export.c numbered figures and the Markdown handout */
@@ -77,15 +80,30 @@ typedef struct question {
 	char **hints;             /* (n_hints) one shown per wrong try */
 	int n_hints;
 	int form;
+	char *text_for;           /* `text:` the text the answer is computed on (run quietly,
+	                           * then put back), or NULL: the lesson's current text */
+	int text_line;
 } question;
 
-enum { IT_PROSE, IT_LITERAL, IT_CMD, IT_PAUSE, IT_QUESTION, IT_LET };
+/* A claim of the prose, checked when the lesson runs (`expect: ...`, lessons/README.md):
+ * a calc condition, two values compared as words or numbers, or a value among a list. */
+enum { EX_CALC, EX_EQ, EX_NE, EX_IN, EX_NOT_IN };
+
+typedef struct expect {
+	int kind;                 /* EX_* */
+	char *claim;              /* the line as written, for messages */
+	char *lhs, *rhs;          /* EX_CALC: the expression in lhs; EX_EQ/NE: both sides;
+	                           * EX_IN/NOT_IN: the value and the comma-separated list */
+} expect;
+
+enum { IT_PROSE, IT_LITERAL, IT_CMD, IT_PAUSE, IT_QUESTION, IT_LET, IT_EXPECT };
 
 typedef struct item {
 	int kind, line;
 	char *text;               /* a paragraph, a literal block, a command line, or a let's name */
 	answer let;
 	question *q;
+	expect *ex;
 } item;
 
 typedef struct step {
@@ -105,7 +123,7 @@ typedef struct lesson {
 	int n_needs;
 	step *steps;
 	int n_steps;
-	int n_questions, n_cmds, n_words, n_try;
+	int n_questions, n_cmds, n_words, n_try, n_expects;
 	char **vars;              /* let names, in file order: a $NAME must be defined above it */
 	int n_vars;
 } lesson;
@@ -130,7 +148,42 @@ int calc_eval(session *s, const char *expr, double *out, char *err, size_t cap);
 
 /* ---- the runner -------------------------------------------------------------------------- */
 
-enum { MODE_SHOW, MODE_PLAY, MODE_EXPORT, MODE_ANSWERS };
+/* MODE_CHECK runs the lesson with nothing shown but its errors (lesson N --check). */
+enum { MODE_SHOW, MODE_PLAY, MODE_EXPORT, MODE_ANSWERS, MODE_CHECK };
+
+/* The token ids of the session's trace (and an encoder-decoder's target ids). */
+typedef struct ids_copy {
+	int have_run, n_ids, n_tgt;
+	int *ids, *tgt;
+} ids_copy;
+
+/* What a command may change, put back afterwards: the text and its trace, the engine, the
+ * layer-norm form, the view and the current figure (detached while it is away); with
+ * SNAP_MODEL also the loaded model (a lesson may load another one); with SNAP_KEEP_FIG the
+ * figure stays the session's (a student exploring may export it). */
+enum { SNAP_MODEL = 1, SNAP_KEEP_FIG = 2 };
+
+typedef struct snapshot {
+	ids_copy ids;
+	int stage, layer, head, tour, textbook;
+	char *text, *target;
+	const gb_kernels *k;
+	display_settings disp;    /* a command may `set palette`: the student's comes back */
+	gb_figure *fig;
+	int flags, loaded;
+	char *model_dir;
+} snapshot;
+
+/* The text the lesson ran last (`run` or `translate`), and the first command since then that
+ * changed the text without naming it (generate): an answer computed after such a command may
+ * not be what the question describes. */
+typedef struct text_state {
+	ids_copy base;            /* base.have_run: a run happened and is still the session's */
+	char *text;
+	int line;                 /* the run's line in the lesson file */
+	int drift_line;           /* 0, or the line of the command that changed the text */
+	char *drift_cmd;
+} text_state;
 
 typedef struct runner {
 	session *s;
@@ -142,8 +195,13 @@ typedef struct runner {
 	FILE *cap;                /* commands print here; the runner copies what is shown */
 	char *out;                /* the printed text of the last command */
 	char **var_names, **var_vals;
+	char **var_exact;         /* a number's value in full (for expressions), or NULL */
 	int n_vars;
 	int failed, todo;
+	int expects, expects_ok;  /* claims checked, and how many held */
+	text_state ts;
+	snapshot explore;         /* the lesson's state while a student runs commands of their own */
+	int exploring;
 	int cur;                  /* the step running, from 0 */
 	int replay;               /* rebuilding the state of a step quietly: no questions */
 	int *qstate;              /* per question: 0 not asked, 1 right, 2 missed or skipped */
@@ -171,15 +229,52 @@ int captured(runner *r, const char *line, int quiet_err);
 int eval_answer(runner *r, const answer *a, value *v, char *err, size_t cap);
 void answer_text(const question *q, const value *v, char *out, size_t cap);
 int choice_of(const question *q, value *v, char *err, size_t cap);
+/* A number as answers show it: whole numbers exactly, others with four significant digits. */
+void fmt_num(double x, char *buf, size_t cap);
+
+/* ---- state.c ----------------------------------------------------------------------------- */
+
+void ids_take(const session *s, ids_copy *c);
+int ids_same(const session *s, const ids_copy *c);
+void ids_free(ids_copy *c);
+
+void snap_take(session *s, snapshot *sn, int flags);
+/* Puts it back; 1 when the text or the model had changed, else 0. */
+int snap_restore(session *s, snapshot *sn);
+/* After a command of the lesson itself ran (cmd as run, from line of the file): notes a new
+ * text (run, translate) or a change of it (generate, or any other command). */
+void track_text(runner *r, const char *cmd, int line, int rc, const ids_copy *before);
+void text_state_free(text_state *ts);
+/* Computes an answer on the state it describes: the question's text (NULL: the lesson's
+ * current one). -2: it needs a missing command; -3: err says the answer depends on a text
+ * that a command changed since the last run (the lesson must name its text). */
+int eval_at(runner *r, const answer *a, const char *text, value *v, char *err, size_t cap);
+
+/* ---- expect.c ---------------------------------------------------------------------------- */
+
+/* Reads "expect: ..." (after the colon); 0, or -1 with err. */
+int expect_parse(const char *text, expect *ex, char *err, size_t cap);
+void expect_free(expect *ex);
+/* Checks the claim now; failures are reported as FILE:LINE: ... and counted. */
+void run_expect(runner *r, const item *it);
 
 /* ---- run.c ------------------------------------------------------------------------------- */
 
 char *subst(runner *r, const char *text);
+/* The same for an expression: numbers from `let` in full precision. */
+char *subst_expr(runner *r, const char *text);
+/* An error of the running lesson at a line of its file: FILE:LINE: ... under --check, else
+ * "lesson FILE, step N (line L): ..."; counted as a failure. */
+void lesson_error(runner *r, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void print_wrapped(runner *r, const char *text, const char *indent);
 int do_step(runner *r, int i);
 int goto_step(runner *r, int k);
 
 /* ---- step.c ------------------------------------------------------------------------------ */
+
+/* A token for comparing (malloc'd): the dot that stands for a space is a space, spaces and
+ * quotes around do not count, nor does case. */
+char *norm_token(const char *t);
 
 /* Score of this glassbox session, over every lesson played. */
 extern int session_right, session_asked;

@@ -48,7 +48,12 @@ void lesson_free(lesson *L)
 					free(q->hints[k]);
 				free(q->hints);
 				answer_free(&q->ans);
+				free(q->text_for);
 				free(q);
+			}
+			if (it->ex) {
+				expect_free(it->ex);
+				free(it->ex);
 			}
 		}
 		free(st->items);
@@ -360,6 +365,11 @@ static int end_question(parser *p, int line)
 	p->q = NULL;
 	if (!q->have_ans)
 		return perr(p, line, "expected '= ANSWER' for the question of line %d", q->line);
+	/* text: runs the answer's command on that text; a figure or output already on show, or a
+	 * written-out answer, would not be computed from it */
+	if (q->text_for && (q->ans.sel == SEL_LITERAL || (q->ans.sel != SEL_CALC && q->ans.sel != SEL_PICK && !q->ans.arg[0])))
+		return perr(p, q->text_line, "expected an answer computed by a command or calc with 'text:' (this one %s)",
+		            q->ans.sel == SEL_LITERAL ? "is written out" : "reads what is already on show");
 	if (q->n_opts) {
 		if (q->ans.sel == SEL_LITERAL) {
 			const char *a = q->ans.arg;
@@ -565,6 +575,44 @@ static int parse_line(parser *p, char *s, int line)
 		p->q->tol = rel ? x / 100 : x;
 		return 0;
 	}
+	if (starts(s, "text:") && p->q) {
+		question *q = p->q;
+		const char *t = skip_space(s + 5);
+		if (q->text_for)
+			return perr(p, line, "expected one 'text:' per question");
+		if (!*t)
+			return perr(p, line, "expected the text the answer is computed on after 'text:'");
+		if (check_vars(p, line, t))
+			return -1;
+		q->text_for = strdup(t);
+		q->text_line = line;
+		return 0;
+	}
+	if (starts(s, "expect:")) {
+		if (end_question(p, line))
+			return -1;
+		flush_para(p);
+		if (!L->n_steps)
+			return perr(p, line, "expected '== HEADING' to start the first step (or 'needs: ...')");
+		expect *ex = calloc(1, sizeof *ex);
+		char err[256];
+		item *it = add_item(p, IT_EXPECT, line);
+		it->ex = ex;
+		if (expect_parse(s + 7, ex, err, sizeof err))
+			return perr(p, line, "%s", err);
+		if (check_vars(p, line, ex->lhs) || (ex->rhs && check_vars(p, line, ex->rhs)))
+			return -1;
+		if (ex->kind == EX_CALC) {
+			char *one = vars_as_one(ex->lhs);
+			double v;
+			int rc = calc_eval(NULL, one, &v, err, sizeof err);
+			free(one);
+			if (rc)
+				return perr(p, line, "%s (in 'expect: %s')", err, ex->claim);
+		}
+		L->n_expects++;
+		return 0;
+	}
 	if (starts(s, "hint:")) {
 		if (!p->q)
 			return perr(p, line, "expected a question above its hint");
@@ -575,9 +623,9 @@ static int parse_line(parser *p, char *s, int line)
 	}
 	if (p->q && !p->q->have_ans)
 		return perr(p, line, "expected '= ANSWER' for the question of line %d (its lines start with '? ', 'a) ', "
-		            "'= ', '~ ' or 'hint:')", p->q->line);
+		            "'= ', '~ ', 'text:' or 'hint:')", p->q->line);
 	if (p->q)
-		return perr(p, line, "expected '~ ' or 'hint:' after a question's answer, or a blank line to end it");
+		return perr(p, line, "expected '~ ', 'text:' or 'hint:' after a question's answer, or a blank line to end it");
 	if (starts(s, "- "))
 		flush_para(p); /* a list item is a paragraph of its own */
 	if (!p->para.n)

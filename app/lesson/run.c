@@ -14,30 +14,37 @@
 #include "app/lesson/lesson_int.h"
 #include "viz/figure.h"
 
-static const char *var_get(runner *r, const char *name, size_t n)
+static const char *var_get(runner *r, const char *name, size_t n, int exact)
 {
 	for (int i = r->n_vars - 1; i >= 0; i--)
 		if (strlen(r->var_names[i]) == n && !strncmp(r->var_names[i], name, n))
-			return r->var_vals[i];
+			return exact && r->var_exact[i] ? r->var_exact[i] : r->var_vals[i];
 	return NULL;
 }
 
-static void var_set(runner *r, const char *name, const char *val)
+/* A let's value: as shown, and a number's full value for expressions (NULL for a word). */
+static void var_set(runner *r, const char *name, const char *val, const value *v)
 {
-	for (int i = 0; i < r->n_vars; i++)
-		if (!strcmp(r->var_names[i], name)) {
-			free(r->var_vals[i]);
-			r->var_vals[i] = strdup(val);
-			return;
-		}
-	r->var_names = realloc(r->var_names, sizeof *r->var_names * (size_t)(r->n_vars + 1));
-	r->var_vals = realloc(r->var_vals, sizeof *r->var_vals * (size_t)(r->n_vars + 1));
-	r->var_names[r->n_vars] = strdup(name);
-	r->var_vals[r->n_vars++] = strdup(val);
+	char full[64];
+	if (v && v->is_num)
+		snprintf(full, sizeof full, "%.17g", v->x);
+	int i;
+	for (i = 0; i < r->n_vars && strcmp(r->var_names[i], name); i++)
+		;
+	if (i == r->n_vars) {
+		r->var_names = realloc(r->var_names, sizeof *r->var_names * (size_t)(r->n_vars + 1));
+		r->var_vals = realloc(r->var_vals, sizeof *r->var_vals * (size_t)(r->n_vars + 1));
+		r->var_exact = realloc(r->var_exact, sizeof *r->var_exact * (size_t)(r->n_vars + 1));
+		r->var_names[r->n_vars++] = strdup(name);
+	} else {
+		free(r->var_vals[i]);
+		free(r->var_exact[i]);
+	}
+	r->var_vals[i] = strdup(val);
+	r->var_exact[i] = v && v->is_num ? strdup(full) : NULL;
 }
 
-/* text with every $NAME of a computed value replaced (unknown names stay as written). */
-char *subst(runner *r, const char *text)
+static char *subst_in(runner *r, const char *text, int exact)
 {
 	sb b = { 0 };
 	for (const char *s = text; *s; s++) {
@@ -45,9 +52,15 @@ char *subst(runner *r, const char *text)
 			size_t n = 0;
 			while (is_ident((unsigned char)s[1 + n]))
 				n++;
-			const char *v = var_get(r, s + 1, n);
+			const char *v = var_get(r, s + 1, n, exact);
 			if (v) {
+				/* a negative number inside an expression keeps its sign: 1 - $X */
+				int paren = exact && v[0] == '-';
+				if (paren)
+					sb_puts(&b, "(");
 				sb_puts(&b, v);
+				if (paren)
+					sb_puts(&b, ")");
 				s += n;
 				continue;
 			}
@@ -55,6 +68,24 @@ char *subst(runner *r, const char *text)
 		sb_add(&b, s, 1);
 	}
 	return sb_take(&b);
+}
+
+/* text with every $NAME of a computed value replaced (unknown names stay as written). */
+char *subst(runner *r, const char *text) { return subst_in(r, text, 0); }
+char *subst_expr(runner *r, const char *text) { return subst_in(r, text, 1); }
+
+void lesson_error(runner *r, int line, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	r->failed++;
+	if (r->mode == MODE_CHECK)
+		errorf("%s:%d: %s", r->L->path, line, msg);
+	else
+		errorf("%s:%d: %s (lesson step %d)", r->L->path, line, msg, r->cur + 1);
 }
 
 /* Wraps text at r->width after a first-line label (e.g. "Question 2: "); the lines after it
@@ -119,10 +150,23 @@ static void heading(runner *r, const char *fmt, ...)
 	putchar('\n');
 }
 
+/* Commands that only show, never change what a lesson computes: not run when it is checked. */
+static int display_only(const char *cmd)
+{
+	char w[64];
+	first_word(cmd, w, sizeof w);
+	const command *c = lookup(w);
+	return c && (!strcmp(c->name, "window") || !strcmp(c->name, "tui"));
+}
+
 static void run_command(runner *r, const item *it)
 {
 	char *cmd = subst(r, it->text);
 	int show = r->mode == MODE_SHOW || (r->mode == MODE_PLAY && !r->replay);
+	if (r->mode == MODE_CHECK && display_only(cmd)) {
+		free(cmd);
+		return;
+	}
 	const need *nd = unmet_need(r->L, cmd);
 	if (nd) {
 		r->todo++;
@@ -142,14 +186,22 @@ static void run_command(runner *r, const item *it)
 	if (show)
 		printf("%sglassbox> %s%s\n", r->bold ? "\033[1m" : "", cmd, r->bold ? "\033[0m" : "");
 	gb_figure *before = r->s->fig;
-	int rc = captured(r, cmd, r->replay);
+	ids_copy ids;
+	ids_take(r->s, &ids);
+	int rc = captured(r, cmd, r->replay || r->mode == MODE_CHECK);
+	track_text(r, cmd, it->line, rc, &ids);
+	ids_free(&ids);
 	if (show) {
 		fputs(r->out, stdout);
 		fflush(stdout);
 	}
 	if (rc < 0 && !r->replay) {
-		r->failed++;
-		errorf("lesson %s, step %d (line %d): '%s' failed; the lesson goes on", r->L->path, r->cur + 1, it->line, cmd);
+		if (r->mode == MODE_CHECK)
+			lesson_error(r, it->line, "'%s' failed", cmd);
+		else {
+			r->failed++;
+			errorf("lesson %s, step %d (line %d): '%s' failed; the lesson goes on", r->L->path, r->cur + 1, it->line, cmd);
+		}
 	}
 	if (r->mode == MODE_EXPORT) {
 		if (rc >= 0 && r->s->fig && r->s->fig != before)
@@ -164,21 +216,26 @@ static void run_let(runner *r, const item *it)
 {
 	value v;
 	char err[512];
-	int rc = eval_answer(r, &it->let, &v, err, sizeof err);
+	int rc = eval_at(r, &it->let, NULL, &v, err, sizeof err);
 	if (rc == -2) {
 		r->todo++;
-		var_set(r, it->text, "?");
+		var_set(r, it->text, "?", NULL);
 		return;
 	}
 	if (rc) {
-		if (!r->replay) {
-			r->failed++;
-			errorf("lesson %s, step %d (line %d): cannot compute $%s: %s", r->L->path, r->cur + 1, it->line, it->text, err);
-		}
-		var_set(r, it->text, "?");
+		if (!r->replay)
+			lesson_error(r, it->line, "cannot compute $%s: %s", it->text, err);
+		var_set(r, it->text, "?", NULL);
 		return;
 	}
-	var_set(r, it->text, v.text);
+	if (v.is_num)
+		var_set(r, it->text, v.text, &v);
+	else {
+		/* a token as the prose shows tokens: its space as a dot */
+		char tok[256];
+		gb_label_display(v.text, 60, tok, sizeof tok);
+		var_set(r, it->text, tok, &v);
+	}
 	free(v.text);
 }
 
@@ -191,23 +248,25 @@ static int run_question(runner *r, const item *it)
 	int rc = GO_ON;
 	if (r->replay)
 		return GO_ON;
-	int got = eval_answer(r, &q->ans, &v, err, sizeof err);
+	char *qtext = q->text_for ? subst(r, q->text_for) : NULL;
+	int got = eval_at(r, &q->ans, qtext, &v, err, sizeof err);
+	free(qtext);
 	if (!got && q->form == FORM_CHOICE)
 		got = choice_of(q, &v, err, sizeof err);
 	if (got == -2) {
 		r->todo++;
 		snprintf(shown, sizeof shown, "(not computed: %s)", err);
 	} else if (got) {
-		r->failed++;
-		errorf("lesson %s, step %d (line %d): cannot compute the answer of question %d: %s", r->L->path, r->cur + 1,
-		       q->line, q->index, err);
+		lesson_error(r, q->line, "cannot compute the answer of question %d: %s", q->index, err);
 		snprintf(shown, sizeof shown, "(could not be computed: %s)", err);
 	} else
 		answer_text(q, &v, shown, sizeof shown);
 
 	char *text = subst(r, q->text), label[32];
 	snprintf(label, sizeof label, "Question %d: ", q->index);
-	if (r->mode == MODE_ANSWERS) {
+	if (r->mode == MODE_CHECK) {
+		/* nothing to show: an error was reported above */
+	} else if (r->mode == MODE_ANSWERS) {
 		printf("step %d question %d: %s\n", r->cur + 1, q->index, shown);
 	} else if (r->mode == MODE_EXPORT) {
 		md_flush(r);
@@ -320,6 +379,9 @@ int do_step(runner *r, int i)
 			break;
 		case IT_LET:
 			run_let(r, it);
+			break;
+		case IT_EXPECT:
+			run_expect(r, it);
 			break;
 		case IT_QUESTION:
 			if ((rc = run_question(r, it)) != GO_ON)

@@ -1,7 +1,8 @@
 /* step.c — the student's side of a lesson at a terminal: reading a line while the window
  * stays alive, checking an answer (a letter, a number within its tolerance, a token however it
  * is quoted), hints, the score of the lesson and of the session, and stepping: Enter goes on,
- * b goes back, j N jumps, r repeats, q leaves, anything else runs as a command. */
+ * b goes back, j N jumps, r repeats, q leaves, anything else runs as a command (the lesson's
+ * own state comes back when it goes on). */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -69,7 +70,7 @@ int read_line(session *s, char *buf, size_t cap)
 
 /* For comparing tokens: the dot that stands for a space is a space, spaces and quotes around
  * do not count, nor does case. */
-static char *norm_token(const char *t)
+char *norm_token(const char *t)
 {
 	sb b = { 0 };
 	for (const char *s = t; *s; s++) {
@@ -112,8 +113,38 @@ static void result_line(runner *r, question *q, int right)
 	}
 }
 
+/* A student's own command in the middle of a lesson: the lesson's state (model, text, engine)
+ * is kept aside first, and comes back when the lesson goes on, so its next commands and
+ * answers find what they expect. */
+static int explore(runner *r, const char *line)
+{
+	if (!r->exploring) {
+		snap_take(r->s, &r->explore, SNAP_MODEL | SNAP_KEEP_FIG);
+		r->exploring = 1;
+	}
+	return command_line(r->s, line);
+}
+
+static void explore_end(runner *r)
+{
+	if (!r->exploring)
+		return;
+	r->exploring = 0;
+	if (snap_restore(r->s, &r->explore))
+		printf("(the lesson's model and text are back)\n");
+}
+
+static int ask_until(runner *r, question *q, const value *v, const char *shown);
+
 /* Asks until the answer is right, skipped, or missed three times. */
 int ask(runner *r, question *q, const value *v, const char *shown)
+{
+	int rc = ask_until(r, q, v, shown);
+	explore_end(r);
+	return rc;
+}
+
+static int ask_until(runner *r, question *q, const value *v, const char *shown)
 {
 	static const char *const forms[] = { "a letter", "a number", "a word or token" };
 	int form = q->form == FORM_AUTO ? (v->is_num ? FORM_NUMBER : FORM_TOKEN) : q->form;
@@ -138,7 +169,7 @@ int ask(runner *r, question *q, const value *v, const char *shown)
 			continue;
 		}
 		if (line[0] == ':') {
-			int rc = command_line(r->s, line + 1);
+			int rc = explore(r, line + 1);
 			if (rc > 0)
 				return STOP_ALL;
 			continue;
@@ -208,6 +239,11 @@ int play(runner *r)
 		printf("[step %d/%d] Enter: next  b: back  j N: jump  r: again  q: quit  or a command> ", i + 1, n);
 		if (read_line(r->s, line, sizeof line))
 			break;
+		/* anything but a command of the student's own: the lesson goes on from its own state */
+		int nav = !line[0] || !strcmp(line, "n") || !strcmp(line, "b") || !strcmp(line, "r") || !strcmp(line, "q") ||
+		          !strcmp(line, "h") || !strcmp(line, "?") || (line[0] == 'j' && (!line[1] || line[1] == ' '));
+		if (nav && strcmp(line, "h") && strcmp(line, "?"))
+			explore_end(r);
 		if (!line[0] || !strcmp(line, "n")) {
 			if (i + 1 >= n) {
 				done = 1;
@@ -233,9 +269,10 @@ int play(runner *r)
 		} else if (!strcmp(line, "h") || !strcmp(line, "?")) {
 			printf("Enter or n: the next step   b: the step before   j N: step N   r: this step again\n"
 			       "q: leave the lesson   anything else: a glassbox command (e.g. attn 1 1, next, help)\n");
-		} else if (command_line(r->s, line) > 0)
+		} else if (explore(r, line) > 0)
 			rc = STOP_ALL;
 	}
+	explore_end(r);
 	if (rc == STOP_ALL)
 		return 1;
 	printf("%s%s\n", done ? "End of the lesson: " : "Left the lesson: ", r->L->title);
