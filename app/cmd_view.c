@@ -21,6 +21,12 @@ int cmd_head_stage(session *s, int argc, char **argv, const char *rest)
 	const char *name = command_name(argv[0]);
 	while (stage < ST_N && strcmp(stage_name(stage), name))
 		stage++;
+	/* attn L H --lines (and cross): the head as BertViz draws it, a line per weight */
+	if (argc == 4 && !strcmp(argv[3], "--lines") && (stage == ST_ATTN || stage == ST_CROSS)) {
+		if (layer_head(3, argv, 2, &l, &h))
+			return -1;
+		return show_figure(s, view_attn_lines(s, l, h, stage == ST_CROSS));
+	}
 	if (layer_head(argc, argv, 2, &l, &h))
 		return -1;
 	return show_stage(s, stage, l, h);
@@ -94,7 +100,7 @@ int cmd_next(session *s, int argc, char **argv, const char *rest)
 		} else if (parse_int(argv[i], 1, 1000, &k, "the number of tokens to show"))
 			return -1;
 	}
-	return show_figure(s, view_next(s, k, temp));
+	return show_figure(s, view_next_temp(s, k, temp, 0));
 }
 
 int cmd_show(session *s, int argc, char **argv, const char *rest)

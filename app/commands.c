@@ -164,13 +164,15 @@ const command commands[] = {
 	{ "scores", "L H [raw|masked]", "attention scores of head H in layer L: raw q.k, or scaled and masked",
 	  "masked (the default) is q.k / sqrt(d_head) with -inf where the causal mask hides a key:\n"
 	  "exactly what enters the softmax.", cmd_scores },
-	{ "attn", "L H", "attention weights of head H in layer L (query x key; rows sum to 1)", "", cmd_head_stage },
+	{ "attn", "L H [--lines]", "attention weights of head H in layer L (query x key; rows sum to 1)",
+	  "--lines draws the head as lines, as BertViz's head view does: the queries on the left, the\n"
+	  "keys on the right, a line from each query to each key, wider and darker with its weight.", cmd_head_stage },
 	{ "model", "", "every layer and head's attention weights at once", "", cmd_model },
 	{ "ln", "L [K]", "layer norm K (1, 2 or 3) of layer L: statistics of its input and its output", "", cmd_ln },
 	{ "ffn", "L", "the feed-forward network's hidden units in layer L", "", cmd_ffn },
 	{ "resid", "", "the residual stream's length per token after every sub-layer", "", cmd_resid },
 	{ "next", "[K] [--temp T]", "the K most probable next tokens (default 10)", "", cmd_next },
-	{ "cross", "L H", "cross-attention of head H in decoder layer L (encoder-decoder models)", "", cmd_head_stage },
+	{ "cross", "L H [--lines]", "cross-attention of head H in decoder layer L (encoder-decoder models)", "", cmd_head_stage },
 	{ "show", "NAME [I]", "any trace tensor as a figure; I picks one slice of a 3-D tensor", "", cmd_show },
 	{ "export", "FILE.png|FILE.svg|FILE.csv|FILE.npy [--scale S] [--size WxH] [--force]",
 	  "write the current figure for slides (PNG, SVG) or as numbers (CSV, NPY)",

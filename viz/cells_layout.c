@@ -272,6 +272,7 @@ int gb_cells_render(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 	case GB_FIG_LINES: return gb_cells_lines(g, x, y, w, h, f, o, err);
 	case GB_FIG_STRIP: return gb_cells_strip(g, x, y, w, h, f, o, err);
 	case GB_FIG_GRID: return gb_cells_panels(g, x, y, w, h, f, o, err);
+	case GB_FIG_ATTNLINES: return gb_cells_attnlines(g, x, y, w, h, f, o, err);
 	}
 	return gb_vfail(err, "unknown figure kind %d", f->kind);
 }

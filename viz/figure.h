@@ -118,6 +118,11 @@ typedef struct gb_figure {
 	 * ("Model", "tiny-lm"), ("Text", "the cat sat"), ("Tensor", "L1.attn.weights"). */
 	char **meta_keys, **meta_vals;
 	int n_meta;
+
+	/* Part 4 (the window): ATTNLINES focus, as BertViz's hover does. focus_row = k > 0 draws
+	 * only query k's lines (1-based) and prints its weights beside the keys; focus_col = k > 0
+	 * only the lines into key k, with the weights beside the queries. 0: every line. */
+	int focus_row, focus_col;
 } gb_figure;
 
 /* A new empty figure of a kind (viridis, automatic range, colorbar on, precision 2). NULL when

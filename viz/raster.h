@@ -58,6 +58,12 @@ typedef struct gb_raster_info {
 	int label_stride;         /* every k-th row label (bar label) drawn (1: all) */
 	int col_label_stride;     /* every k-th column label drawn */
 	int angled_labels;        /* column labels drawn at 45 degrees */
+	/* ATTNLINES (part 4, the window's hover): the query column and the key column, labels
+	 * included; token i of a column covers y in [y + i*h/n, y + (i+1)*h/n) with n = rows (for
+	 * queries) or cols (for keys); `plot` spans both and the lines between them. lines_px is
+	 * the label text size in output pixels. */
+	gb_rect lines_q, lines_k;
+	int lines_px;
 } gb_raster_info;
 
 /* Renders f at opts' size into out (allocated here; free with gb_canvas_free). info may be

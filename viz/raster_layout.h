@@ -106,5 +106,6 @@ int gb_lay_draw_grid(lay *L, gb_verr *err);    /* raster_heatmap.c */
 int gb_lay_draw_bars(lay *L, gb_verr *err);    /* raster_bars.c */
 int gb_lay_draw_lines(lay *L, gb_verr *err);   /* raster_lines.c */
 int gb_lay_draw_strip(lay *L, gb_verr *err);   /* raster_strip.c */
+int gb_lay_draw_attnlines(lay *L, gb_verr *err); /* raster_attnlines.c */
 
 #endif
