@@ -335,7 +335,10 @@ int cmd_masks(session *s, int argc, char **argv, const char *rest)
 
 int cmd_window(session *s, int argc, char **argv, const char *rest)
 {
-	if (s->win) {
+	int full = argc == 2 && (!strcmp(argv[1], "--full") || !strcmp(argv[1], "full"));
+	if (argc > 2 || (argc == 2 && !full))
+		return usage(argv[0]);
+	if (s->win && !full) {
 		gb_window_close(s->win);
 		s->win = NULL;
 		if (s->interactive)
@@ -343,15 +346,18 @@ int cmd_window(session *s, int argc, char **argv, const char *rest)
 		return 0;
 	}
 	gb_verr err;
-	s->win = gb_window_open("glassbox", 1280, 720, &err);
-	if (!s->win) {
+	if (!s->win && !(s->win = gb_window_open("glassbox", 0, 0, &err))) {
 		errorf("%s", err.msg);
 		return -1;
 	}
+	if (full && gb_window_set_fullscreen(s->win, 1, &err))
+		errorf("window: %s", err.msg);
 	if (s->fig && gb_window_show(s->win, s->fig, &err))
 		errorf("window: %s", err.msg);
 	if (s->interactive)
-		printf("window open: it shows every figure; in it, arrows change layer and head, Tab the stage, q closes it\n");
+		printf("window open: it shows every figure. In it: arrows change layer and head, Tab the stage,\n"
+		       "F11 or f full screen, + and - the text size, a click on a head opens it, l the lines view,\n"
+		       "[ and ] the temperature of 'next', q closes it.\n");
 	return 0;
 }
 

@@ -179,9 +179,12 @@ const command commands[] = {
 	  "PNG and SVG default to 1600x900 (16:9); --scale 2 doubles everything for high-DPI.\n"
 	  "An existing file is kept unless --force. The PNG records the model, the text, the\n"
 	  "tensor, layer, head, colormap and range in its text chunks.", cmd_export },
-	{ "window", "", "open (or close) the projector window: it always shows the current figure",
-	  "In the window: Left/Right change the head, Up/Down the layer, Tab the stage, q closes it.\n"
-	  "The prompt keeps working while it is open.", cmd_window },
+	{ "window", "[--full]", "open (or close) the projector window: it always shows the current figure",
+	  "In the window: Left/Right change the head, Up/Down the layer, Tab the stage; F11 or f full\n"
+	  "screen (--full opens it so), + and - the text size; pointing at a cell shows its value and\n"
+	  "tokens, a click on a head of 'model' or 'heads L' opens it, l shows a head as lines, [ and ]\n"
+	  "change the temperature of 'next'; a command without a figure leaves a card of its text.\n"
+	  "q closes it. The prompt keeps working while it is open.", cmd_window },
 	{ "trace", "", "list every tensor of the last run with its shape", "", cmd_trace },
 	{ "print", "NAME", "print a trace tensor's numbers", "", cmd_print },
 	{ "dump", "NAME FILE.npy|FILE.csv", "write a trace tensor as NumPy .npy or .csv",
@@ -345,8 +348,11 @@ int command_line(session *s, const char *line)
 	char **argv;
 	int argc = split_words(line, &argv), rc = -1;
 	const command *c = command_find(argv[0]);
-	if (c)
+	if (c) {
+		window_command_begin(s, c->name); /* the window's text card after a command without a figure */
 		rc = c->run(s, argc, argv, raw);
+		window_command_end(s, line, rc);
+	}
 	for (int i = 0; i < argc; i++)
 		free(argv[i]);
 	free(argv);

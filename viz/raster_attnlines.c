@@ -174,7 +174,8 @@ int gb_lay_draw_attnlines(lay *L, gb_verr *err)
 		if (i % stride == 0 || i == fq)
 			text(L, i == fq ? GB_FACE_BOLD : GB_FACE_SANS, lpx, xq - gap, mid_baseline(y, lpx), 0,
 			     GB_ANCHOR_END, ql[i], fk >= 0 || fq >= 0 ? (i == fq ? BLACK : INK2) : INK);
-		if (fk >= 0 && isfinite(f->values[(size_t)i * Tk + fk])) {
+		/* a weight of exactly 0 is the mask's: left blank, as its line is */
+		if (fk >= 0 && isfinite(f->values[(size_t)i * Tk + fk]) && f->values[(size_t)i * Tk + fk] != 0) {
 			gb_format_value(f->values[(size_t)i * Tk + fk], 2, buf, sizeof buf);
 			text(L, GB_FACE_MONO, lpx, x - gap, mid_baseline(y, lpx), 0, GB_ANCHOR_END, buf, INK);
 		}
@@ -188,7 +189,7 @@ int gb_lay_draw_attnlines(lay *L, gb_verr *err)
 		if (j % stride == 0 || j == fk)
 			text(L, j == fk ? GB_FACE_BOLD : GB_FACE_SANS, lpx, xk + gap, mid_baseline(y, lpx), 0,
 			     GB_ANCHOR_START, kl[j], fk >= 0 || fq >= 0 ? (j == fk ? BLACK : INK2) : INK);
-		if (fq >= 0 && isfinite(f->values[(size_t)fq * Tk + j])) {
+		if (fq >= 0 && isfinite(f->values[(size_t)fq * Tk + j]) && f->values[(size_t)fq * Tk + j] != 0) {
 			gb_format_value(f->values[(size_t)fq * Tk + j], 2, buf, sizeof buf);
 			text(L, GB_FACE_MONO, lpx, xk + 2 * gap + kw, mid_baseline(y, lpx), 0, GB_ANCHOR_START, buf, INK);
 		}
