@@ -355,9 +355,8 @@ int cmd_window(session *s, int argc, char **argv, const char *rest)
 	if (s->fig && gb_window_show(s->win, s->fig, &err))
 		errorf("window: %s", err.msg);
 	if (s->interactive)
-		printf("window open: it shows every figure. In it: arrows change layer and head, Tab the stage,\n"
-		       "F11 or f full screen, + and - the text size, a click on a head opens it, l the lines view,\n"
-		       "[ and ] the temperature of 'next', q closes it.\n");
+		printf("window open: it shows every figure; in it, arrows change layer and head, Tab the stage, "
+		       "F11 full screen, + - text size, q closes it ('help window': all its keys)\n");
 	return 0;
 }
 
