@@ -154,12 +154,14 @@ int gb_lay_draw_attnlines(lay *L, gb_verr *err)
 			e[ne++] = (edge){ i, j, (float)fmin(t, 1) };
 		}
 	qsort(e, (size_t)ne, sizeof *e, by_t);
+	/* rows closer than a wide line would merge their lines: the widest is 60% of a row */
+	double wmax = fmin(LINE_MAX_W * s, fmax(LINE_MIN_W * s + 1, 0.6 * pitch));
 	group(L, "lines", 1);
 	for (int m = 0; m < ne; m++) {
 		uint8_t rgb[3];
 		mix(ink, e[m].t, rgb);
 		line(L, xq, top + (e[m].q + 0.5) * pitch, xk, top + (e[m].k + 0.5) * pitch,
-		     (LINE_MIN_W + (LINE_MAX_W - LINE_MIN_W) * e[m].t) * s, rgb);
+		     LINE_MIN_W * s + (wmax - LINE_MIN_W * s) * e[m].t, rgb);
 	}
 	group(L, "lines", 0);
 
@@ -213,7 +215,7 @@ int gb_lay_draw_attnlines(lay *L, gb_verr *err)
 		for (int k = 0; k < 3; k++) {
 			uint8_t rgb[3];
 			mix(ink, ts[k], rgb);
-			line(L, lx, ly, lx + sw, ly, (LINE_MIN_W + (LINE_MAX_W - LINE_MIN_W) * ts[k]) * s, rgb);
+			line(L, lx, ly, lx + sw, ly, LINE_MIN_W * s + (wmax - LINE_MIN_W * s) * ts[k], rgb);
 			snprintf(buf, sizeof buf, "%.1f", L->lo + ts[k] * (L->hi - L->lo));
 			text(L, GB_FACE_SANS, hpx, lx + sw + 0.4 * hpx, mid_baseline(ly, hpx), 0, GB_ANCHOR_START, buf, INK);
 			lx += sw + 0.4 * hpx + tw(L, GB_FACE_SANS, hpx, buf) + 1.5 * gap;
