@@ -676,7 +676,11 @@ gb_figure *view_next_temp(session *s, int k, double temp, int always_t)
 		return NULL;
 	snprintf(buf, sizeof buf, "%g", temp);
 	gb_fig_add_meta(f, "Temperature", buf);
-	if ((always_t || temp != 1) && f->title && !strstr(f->title, "T =") && !strstr(f->title, "T=")) {
+	/* (a title that already says T, "T = 0.5" or "temperature 0.5", is left as it is) */
+	int says_t = f->title && (strstr(f->title, "T =") || strstr(f->title, "T="));
+	for (const char *p = f->title; p && !says_t && (p = strstr(p, "temperature ")); p++)
+		says_t = p[12] >= '0' && p[12] <= '9';
+	if ((always_t || temp != 1) && f->title && !says_t) {
 		const char *cut = strstr(f->title, " (temperature applied)");
 		int len = cut ? (int)(cut - f->title) : (int)strlen(f->title);
 		snprintf(buf, sizeof buf, "%.*s (temperature T = %g)", len, f->title, temp);
