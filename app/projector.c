@@ -212,6 +212,14 @@ void window_hover(session *s, int x, int y)
 	gb_window_set_status(s->win, buf);
 }
 
+/* The window changed size (full screen, a resize): what the mouse was on has moved, so the
+ * status line says the keys again until the mouse moves. */
+void window_resized(session *s)
+{
+	gb_window_set_hover(s->win, NULL);
+	hint(s);
+}
+
 /* The mouse left the window: no outline, no focus, the keys again. */
 void window_leave(session *s)
 {

@@ -345,6 +345,8 @@ int window_pump(session *s)
 			window_click(s, ev.x, ev.y, ev.button);
 		else if (ev.type == GB_WIN_LEAVE)
 			window_leave(s);
+		else if (ev.type == GB_WIN_RESIZE)
+			window_resized(s);
 	}
 	if (s->win)
 		window_tick(s);

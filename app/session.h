@@ -82,6 +82,7 @@ void window_adopt(session *s, gb_figure *f);
  * begin and end around each command). */
 void window_hover(session *s, int x, int y);
 void window_leave(session *s);
+void window_resized(session *s);
 void window_click(session *s, int x, int y, int button);
 int window_key_extra(session *s, int key, int mods);
 void window_tick(session *s);
