@@ -77,6 +77,12 @@ int cmd_head_stage(session *s, int argc, char **argv, const char *rest)
 	const char *name = command_name(argv[0]);
 	while (stage < ST_N && strcmp(stage_name(stage), name))
 		stage++;
+	/* attn L H --lines (and cross): the head as BertViz draws it, a line per weight */
+	if (argc == 4 && !strcmp(argv[3], "--lines") && (stage == ST_ATTN || stage == ST_CROSS)) {
+		if (layer_head(3, argv, 2, &l, &h))
+			return -1;
+		return show_figure(s, view_attn_lines(s, l, h, stage == ST_CROSS));
+	}
 	if (layer_head(argc, argv, 2, &l, &h))
 		return -1;
 	return show_stage(s, stage, l, h);
@@ -190,7 +196,7 @@ int cmd_next(session *s, int argc, char **argv, const char *rest)
 		} else if (parse_int(argv[i], 1, 1000, &k, "the number of tokens to show"))
 			return -1;
 	}
-	return shown_stage(s, show_figure(s, view_next(s, k, temp)), ST_NEXT, s->layer);
+	return shown_stage(s, show_figure(s, view_next_temp(s, k, temp, 0)), ST_NEXT, s->layer);
 }
 
 int cmd_show(session *s, int argc, char **argv, const char *rest)
@@ -428,7 +434,10 @@ int cmd_masks(session *s, int argc, char **argv, const char *rest)
 
 int cmd_window(session *s, int argc, char **argv, const char *rest)
 {
-	if (s->win) {
+	int full = argc == 2 && (!strcmp(argv[1], "--full") || !strcmp(argv[1], "full"));
+	if (argc > 2 || (argc == 2 && !full))
+		return usage(argv[0]);
+	if (s->win && !full) {
 		gb_window_close(s->win);
 		s->win = NULL;
 		if (s->interactive)
@@ -436,15 +445,17 @@ int cmd_window(session *s, int argc, char **argv, const char *rest)
 		return 0;
 	}
 	gb_verr err;
-	s->win = gb_window_open("glassbox", 1280, 720, &err);
-	if (!s->win) {
+	if (!s->win && !(s->win = gb_window_open("glassbox", 0, 0, &err))) {
 		errorf("%s", err.msg);
 		return -1;
 	}
+	if (full && gb_window_set_fullscreen(s->win, 1, &err))
+		errorf("window: %s", err.msg);
 	if (s->fig)
 		session_adopt(s, s->fig, NULL);
 	if (s->interactive)
-		printf("window open: it shows every figure; in it, arrows change layer and head, Tab the stage, q closes it\n");
+		printf("window open: it shows every figure; in it, arrows change layer and head, Tab the stage, "
+		       "F11 full screen, + - text size, q closes it ('help window': all its keys)\n");
 	return 0;
 }
 

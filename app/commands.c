@@ -302,7 +302,9 @@ const command commands[] = {
 	{ "scores", "L H [raw|masked]", "attention scores of head H in layer L: raw q.k, or scaled and masked",
 	  "masked (the default) is q.k / sqrt(d_head) with -inf where the causal mask hides a key:\n"
 	  "exactly what enters the softmax.", cmd_scores },
-	{ "attn", "L H", "attention weights of head H in layer L (query x key; rows sum to 1)", "", cmd_head_stage },
+	{ "attn", "L H [--lines]", "attention weights of head H in layer L (query x key; rows sum to 1)",
+	  "--lines draws the head as lines, as BertViz's head view does: the queries on the left, the\n"
+	  "keys on the right, a line from each query to each key, wider and darker with its weight.", cmd_head_stage },
 	{ "model", "[--layers A-B]", "every layer and head's attention weights at once",
 	  "At the prompt the grid shows the layers that fit the terminal, and a line names the\n"
 	  "command for the others: model --layers 3-4.", cmd_model },
@@ -311,7 +313,7 @@ const command commands[] = {
 	{ "ffn", "L [--units A-B]", "the feed-forward network's hidden units in layer L", UNITS_HELP, cmd_ffn },
 	{ "resid", "", "the residual stream's length per token after every sub-layer", "", cmd_resid },
 	{ "next", "[K] [--temp T]", "the K most probable next tokens (default 10)", "", cmd_next },
-	{ "cross", "L H", "cross-attention of head H in decoder layer L (encoder-decoder models)", "", cmd_head_stage },
+	{ "cross", "L H [--lines]", "cross-attention of head H in decoder layer L (encoder-decoder models)", "", cmd_head_stage },
 	{ "arch", "", "the loaded model's architecture as a block diagram, the stage on show highlighted",
 	  "Embedding, positions, one layer (attention with its heads x d_head, the feed-forward\n"
 	  "d_model -> d_ffn -> d_model, the norms where this model puts them, the residual adds), the\n"
@@ -325,9 +327,12 @@ const command commands[] = {
 	  "PNG and SVG default to 1600x900 (16:9); --scale 2 doubles everything for high-DPI.\n"
 	  "An existing file is kept unless --force. The PNG records the model, the text, the\n"
 	  "tensor, layer, head, colormap and range in its text chunks.", cmd_export },
-	{ "window", "", "open (or close) the projector window: it always shows the current figure",
-	  "In the window: Left/Right change the head, Up/Down the layer, Tab the stage, q closes it.\n"
-	  "The prompt keeps working while it is open.", cmd_window },
+	{ "window", "[--full]", "open (or close) the projector window: it always shows the current figure",
+	  "In the window: Left/Right change the head, Up/Down the layer, Tab the stage; F11 or f full\n"
+	  "screen (--full opens it so), + and - the text size; pointing at a cell shows its value and\n"
+	  "tokens, a click on a head of 'model' or 'heads L' opens it, l shows a head as lines, [ and ]\n"
+	  "change the temperature of 'next'; a command without a figure leaves a card of its text.\n"
+	  "q closes it. The prompt keeps working while it is open.", cmd_window },
 	{ "trace", "", "list every tensor of the last run with its shape", "", cmd_trace },
 	{ "print", "NAME", "print a trace tensor's numbers", "", cmd_print },
 	{ "dump", "NAME FILE.npy|FILE.csv", "write a trace tensor as NumPy .npy or .csv",
@@ -494,8 +499,11 @@ int command_line(session *s, const char *line)
 	char **argv;
 	int argc = split_words(line, &argv), rc = -1;
 	const command *c = command_find(argv[0]);
-	if (c)
+	if (c) {
+		window_command_begin(s, c->name); /* the window's text card after a command without a figure */
 		rc = c->run(s, argc, argv, raw);
+		window_command_end(s, line, rc);
+	}
 	for (int i = 0; i < argc; i++)
 		free(argv[i]);
 	free(argv);

@@ -393,8 +393,16 @@ int show_stage(session *s, int stage, int layer, int head)
 	return show_figure(s, f);
 }
 
+/* Makes f (a figure the window's keys or mouse made) the session's current figure and shows it
+ * in the window only: the terminal is left alone, the prompt keeps its line. */
+void window_adopt(session *s, gb_figure *f)
+{
+	session_adopt(s, f, NULL); /* the one path: the window's own figures get the palette too */
+}
+
 /* The window's keys: Left/Right change the head, Up/Down the layer, Tab the stage (Shift-Tab
- * back), q or Escape closes it. The terminal is left alone: the prompt keeps its line. */
+ * back), q or Escape closes it; and projector.c's own (full screen, text size, temperature,
+ * lines). The terminal is left alone: the prompt keeps its line. */
 void window_key(session *s, int key, int mods)
 {
 	int stage = s->stage, layer = s->layer, head = s->head, max_l = s->loaded ? s->model.cfg.n_layer : 1;
@@ -404,6 +412,8 @@ void window_key(session *s, int key, int mods)
 		s->win = NULL;
 		return;
 	}
+	if (window_key_extra(s, key, mods))
+		return;
 	if (key == GB_KEY_LEFT && head > 1)
 		head--;
 	else if (key == GB_KEY_RIGHT && head < max_h)
@@ -422,12 +432,13 @@ void window_key(session *s, int key, int mods)
 		return;
 	int old[3] = { s->stage, s->layer, s->head };
 	s->stage = stage, s->layer = layer, s->head = head;
-	gb_figure *f = view_stage(s);
+	/* the next view with its temperature on the keys */
+	gb_figure *f = stage == ST_NEXT ? view_next_temp(s, 10, 1, 1) : view_stage(s);
 	if (!f) {
 		s->stage = old[0], s->layer = old[1], s->head = old[2];
 		return;
 	}
-	session_adopt(s, f, NULL);
+	window_adopt(s, f);
 }
 
 /* Pumps the window's events; returns 1 while it is open. */
@@ -440,7 +451,17 @@ int window_pump(session *s)
 			s->win = NULL;
 		} else if (ev.type == GB_WIN_KEY)
 			window_key(s, ev.key, ev.mods);
+		else if (ev.type == GB_WIN_MOTION)
+			window_hover(s, ev.x, ev.y);
+		else if (ev.type == GB_WIN_CLICK)
+			window_click(s, ev.x, ev.y, ev.button);
+		else if (ev.type == GB_WIN_LEAVE)
+			window_leave(s);
+		else if (ev.type == GB_WIN_RESIZE)
+			window_resized(s);
 	}
+	if (s->win)
+		window_tick(s);
 	return s->win != NULL;
 }
 

@@ -118,6 +118,19 @@ int show_stage(session *s, int stage, int layer, int head);
 /* The window's event pump (returns 1 while the window is open) and key handler. */
 int window_pump(session *s);
 void window_key(session *s, int key, int mods);
+/* A figure the window made (its keys, a click) becomes the current one, shown in the window. */
+void window_adopt(session *s, gb_figure *f);
+/* projector.c: the window's mouse, its own keys (1 when handled), its status line (the pump
+ * calls window_tick), and the text card after a command without a figure (command_line calls
+ * begin and end around each command). */
+void window_hover(session *s, int x, int y);
+void window_leave(session *s);
+void window_resized(session *s);
+void window_click(session *s, int x, int y, int button);
+int window_key_extra(session *s, int key, int mods);
+void window_tick(session *s);
+void window_command_begin(session *s, const char *name);
+void window_command_end(session *s, const char *line, int rc);
 
 /* Length of the valid UTF-8 sequence at b (n bytes left), or 0. */
 int utf8_len(const unsigned char *b, size_t n);

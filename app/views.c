@@ -594,3 +594,46 @@ gb_figure *view_stage(session *s)
 	}
 	return NULL;
 }
+
+/* ---- part 4 (the window): attention as lines, the next-token view with its temperature ---- */
+
+/* One head's attention weights as BertViz's head view draws them: the queries on the left, the
+ * keys on the right, a line for each weight. Cross-attention (cross = 1) joins the decoder's
+ * tokens to the encoder's. */
+gb_figure *view_attn_lines(session *s, int layer, int head, int cross)
+{
+	gb_figure *h = cross ? view_cross(s, layer, head) : view_attention(s, "weights", layer, head);
+	if (!h)
+		return NULL;
+	h->kind = GB_FIG_ATTNLINES;
+	h->numbers = 0;
+	h->row_index0 = h->col_index0 = 1;
+	titlef(h, "%sLayer %d, head %d: who attends to whom", cross ? "Cross-attention, " : "", layer, head);
+	gb_fig_set_caption(h, cross ? "a line from decoder token i to encoder token j for each weight: softmax_j(q_i . k_j / sqrt(d_head))"
+	                            : "a line from query i to key j for each weight: softmax_j(q_i . k_j / sqrt(d_head) + mask)");
+	return h;
+}
+
+/* The next-token view at temperature T, marked as such (meta "Temperature") so the window's
+ * keys can change T and draw it again. Its title says T when T is not 1, or always with
+ * always_t (the window, where T changes under the keys). */
+gb_figure *view_next_temp(session *s, int k, double temp, int always_t)
+{
+	gb_figure *f = view_next(s, k, temp);
+	char buf[320];
+	if (!f)
+		return NULL;
+	snprintf(buf, sizeof buf, "%g", temp);
+	gb_fig_add_meta(f, "Temperature", buf);
+	/* (a title that already says T, "T = 0.5" or "temperature 0.5", is left as it is) */
+	int says_t = f->title && (strstr(f->title, "T =") || strstr(f->title, "T="));
+	for (const char *p = f->title; p && !says_t && (p = strstr(p, "temperature ")); p++)
+		says_t = p[12] >= '0' && p[12] <= '9';
+	if ((always_t || temp != 1) && f->title && !says_t) {
+		const char *cut = strstr(f->title, " (temperature applied)");
+		int len = cut ? (int)(cut - f->title) : (int)strlen(f->title);
+		snprintf(buf, sizeof buf, "%.*s (temperature T = %g)", len, f->title, temp);
+		gb_fig_set_title(f, buf);
+	}
+	return f;
+}

@@ -41,4 +41,11 @@ const char *stage_name(int stage);
  * the window of columns s->units when it was chosen for this stage. */
 gb_figure *view_stage(session *s);
 
+/* Part 4 (the window). One head's attention weights as lines (BertViz's head view): queries
+ * left, keys right, a line per weight; cross = 1 for cross-attention. */
+gb_figure *view_attn_lines(session *s, int layer, int head, int cross);
+/* view_next at temperature T with T in its meta ("Temperature"), so the window can change T,
+ * and in its title when T is not 1 or always_t is set. */
+gb_figure *view_next_temp(session *s, int k, double temp, int always_t);
+
 #endif

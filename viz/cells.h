@@ -106,6 +106,8 @@ int gb_cells_strip(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
                    const gb_cells_opts *o, gb_verr *err);
 int gb_cells_panels(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
                     const gb_cells_opts *o, gb_verr *err);
+int gb_cells_attnlines(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
+                       const gb_cells_opts *o, gb_verr *err); /* cells_attnlines.c */
 
 /* The grid's first used_h lines as text for depth: each line's trailing blanks dropped, colours
  * as SGR escapes (reset at the end of every line, so nothing bleeds into what follows), one

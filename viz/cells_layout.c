@@ -300,6 +300,7 @@ int gb_cells_render(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 	case GB_FIG_LINES: return gb_cells_lines(g, x, y, w, h, f, o, err);
 	case GB_FIG_STRIP: return gb_cells_strip(g, x, y, w, h, f, o, err);
 	case GB_FIG_GRID: return gb_cells_panels(g, x, y, w, h, f, o, err);
+	case GB_FIG_ATTNLINES: return gb_cells_attnlines(g, x, y, w, h, f, o, err);
 	case GB_FIG_DIAGRAM: return gb_cells_diagram(g, x, y, w, h, f, o, err);
 	default:
 		if (f->kind >= 0 && f->kind <= GB_FIG_DIAGRAM)

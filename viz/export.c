@@ -261,6 +261,7 @@ int gb_write_csv(const gb_figure *f, FILE *fp, gb_verr *err)
 		return gb_vfail(err, "no figure to export");
 	switch (f->kind) {
 	case GB_FIG_HEATMAP:
+	case GB_FIG_ATTNLINES: /* its weights, as the heatmap of the same head */
 		if (check_values(f, err))
 			return -1;
 		csv_header(fp, f, 0);
@@ -390,6 +391,7 @@ int gb_write_npy(const gb_figure *f, FILE *fp, gb_verr *err)
 		return gb_vfail(err, "no figure to export");
 	switch (f->kind) {
 	case GB_FIG_HEATMAP:
+	case GB_FIG_ATTNLINES: /* its weights, as the heatmap of the same head */
 		if (check_values(f, err))
 			return -1;
 		shape[0] = f->rows;

@@ -139,6 +139,11 @@ typedef struct gb_figure {
 	 * feeds > 0: the first stack's output enters block feeds - 1 of the second stack (the
 	 * cross-attention), drawn as an arrow between the stacks; 0: no such arrow. */
 	int stack2, feeds;
+
+	/* Part 4 (the window): ATTNLINES focus, as BertViz's hover does. focus_row = k > 0 draws
+	 * only query k's lines (1-based) and prints its weights beside the keys; focus_col = k > 0
+	 * only the lines into key k, with the weights beside the queries. 0: every line. */
+	int focus_row, focus_col;
 } gb_figure;
 
 /* A new empty figure of a kind (viridis, automatic range, colorbar on, precision 2). NULL when

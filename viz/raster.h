@@ -72,6 +72,13 @@ typedef struct gb_raster_info {
 	int col_labels_shown, col_labels_total;  /* heatmap columns (panel 0's) */
 	int cols_orient;          /* column labels: 0 level, 45 slanted, 90 vertical */
 	int cell_text_px;         /* size of the cells' texts or numbers (0: none drawn) */
+
+	/* ATTNLINES (part 4, the window's hover): the query column and the key column, labels
+	 * included; token i of a column covers y in [y + i*h/n, y + (i+1)*h/n) with n = rows (for
+	 * queries) or cols (for keys); `plot` spans both and the lines between them. lines_px is
+	 * the label text size in output pixels. */
+	gb_rect lines_q, lines_k;
+	int lines_px;
 } gb_raster_info;
 
 /* Renders f at opts' size into out (allocated here; free with gb_canvas_free). info may be

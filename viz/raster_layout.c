@@ -438,6 +438,7 @@ int gb_layout_draw(const gb_figure *f, double w, double h, double scale, gb_pain
 	case GB_FIG_LINES: rc = gb_lay_draw_lines(&L, err); break;
 	case GB_FIG_STRIP: rc = gb_lay_draw_strip(&L, err); break;
 	case GB_FIG_DIAGRAM: rc = gb_lay_draw_diagram(&L, err); break;
+	case GB_FIG_ATTNLINES: rc = gb_lay_draw_attnlines(&L, err); break;
 	default: rc = gb_vfail(err, "unknown figure kind %d", f->kind);
 	}
 	if (!rc && p->failed)

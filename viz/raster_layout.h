@@ -184,5 +184,6 @@ int gb_lay_draw_bars(lay *L, gb_verr *err);    /* raster_bars.c */
 int gb_lay_draw_lines(lay *L, gb_verr *err);   /* raster_lines.c */
 int gb_lay_draw_strip(lay *L, gb_verr *err);   /* raster_strip.c */
 int gb_lay_draw_diagram(lay *L, gb_verr *err); /* raster_diagram.c */
+int gb_lay_draw_attnlines(lay *L, gb_verr *err); /* raster_attnlines.c */
 
 #endif
