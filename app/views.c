@@ -608,7 +608,7 @@ gb_figure *view_attn_lines(session *s, int layer, int head, int cross)
 	h->kind = GB_FIG_ATTNLINES;
 	h->numbers = 0;
 	h->row_index0 = h->col_index0 = 1;
-	titlef(h, "%sLayer %d, head %d: who attends to whom", cross ? "Cross-attention, " : "", layer, head);
+	view_titlef(h, "%sLayer %d, head %d: who attends to whom", cross ? "Cross-attention, " : "", layer, head);
 	gb_fig_set_caption(h, cross ? "a line from decoder token i to encoder token j for each weight: softmax_j(q_i . k_j / sqrt(d_head))"
 	                            : "a line from query i to key j for each weight: softmax_j(q_i . k_j / sqrt(d_head) + mask)");
 	return h;
