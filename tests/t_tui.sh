@@ -107,7 +107,7 @@ tmux send-keys -t "$S" x
 waitgone "glassbox explorer: keys"; ok $? "any key closes the help"
 
 # a click: one line above the cursor's cell is the query before
-pos=$(screen | awk '{ i = index($0, "[]"); if (i) { print i, NR; exit } }')
+pos=$(screen | awk '{ i = match($0, /\[ *\]/); if (i) { print i, NR; exit } }')
 x=${pos% *}
 y=${pos#* }
 tmux send-keys -t "$S" -l "$(printf '\033[<0;%d;%dM\033[<0;%d;%dm' "$x" $((y - 1)) "$x" $((y - 1)))"
@@ -139,7 +139,7 @@ sleep 0.2
 v=$(val 1 1 2 1)
 tmux send-keys -t "$S" "run $TEXT" Enter
 waitfor "Layer 1, head 1: attention weights" && tmux send-keys -t "$S" Down
-waitfor "query 2 \"h\" × key 1 \"t\" = $v" && screen | grep -q "^h *\[\]"; ok $? "without colour the cursor is drawn on its cell ($v)"
+waitfor "query 2 \"h\" × key 1 \"t\" = $v" && screen | grep -q "^ *2 h *\[.\]"; ok $? "without colour the cursor is drawn on its cell ($v)"
 tmux send-keys -t "$S" Escape
 waitfor "EXIT=0"; ok $? "Esc leaves glassbox --tui with status 0"
 

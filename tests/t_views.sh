@@ -88,7 +88,7 @@ check "show L1.ln2.var: the norm named by where it sits (got '$(png_text "$T/var
 	test "$(png_text "$T/var.png" Title)" = "Layer norm before the feed-forward, layer 1: variance of each token's input"
 check "show L3.attn.q 2: 'Queries, layer 3, head 2'" test "$(png_text "$T/q.png" Title)" = "Queries, layer 3, head 2"
 check "and the tensor's name stays in the caption, for dump and print" \
-	test "$(png_text "$T/q.png" Description)" = "trace tensor L3.attn.q (head 4, token 19, feature 32)"
+	test "$(png_text "$T/q.png" Description)" = "trace tensor L3.attn.q, sizes (head: 4, token: 19, feature: 32)"
 $G -c "$RUN; next 5 --temp 0.5; export $T/next.png" >/dev/null 2>"$T/err"
 check "next names its temperature in the title (got '$(png_text "$T/next.png" Title)')" \
 	test "$(png_text "$T/next.png" Title)" = "The next token: the 5 most probable at temperature 0.5"

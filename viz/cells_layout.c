@@ -72,7 +72,7 @@ void gb_cells_fmt_ends(double lo, double hi, int prec, char *a, char *b, size_t 
 
 static double unit(const area *a, double v)
 {
-	return (v - a->lo) / (a->hi - a->lo);
+	return gb_fig_unit(a->top ? a->top : a->f, a->lo, a->hi, v); /* a centred scale too */
 }
 
 /* The colour of a value: gb_mask_rgb for a masked cell, gb_bad_rgb for NaN/inf. */
