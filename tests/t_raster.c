@@ -684,9 +684,9 @@ static void test_axis_title_gap(void)
 		in = ink;
 	}
 	int gap = nb == 2 ? band[1][0] - band[0][1] : -1;
-	tap_ok(!info.angled_labels && nb == 2 && gap > 0 && gap < 24,
-	       "level labels, then the title %d px under them (labels rows %d-%d, title from %d; bar < 24)", gap,
-	       band[0][0], band[0][1], band[1][0]);
+	tap_ok(info.col_label_stride == 1 && nb == 2 && gap > 0 && gap < 24,
+	       "every label (%s), then the title %d px under them (labels rows %d-%d, title from %d; bar < 24)",
+	       info.angled_labels ? "slanted" : "level", gap, band[0][0], band[0][1], band[1][0]);
 	gb_canvas_free(&c);
 	/* the same as masked scores: -inf above the diagonal, a second caption line for them */
 	for (int i = 0; i < 11; i++)

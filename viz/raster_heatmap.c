@@ -104,8 +104,10 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 			break;
 	}
 	/* The cells as the final plan leaves room for them; if that is less than the last round
-	 * assumed, labels that no longer fit their row or column are thinned (never grown). */
-	{
+	 * assumed, labels that no longer fit their row or column are thinned (never grown) — but
+	 * level token labels that would lose some are slanted first, once, since every label up
+	 * to 64 should stand (a slant needs only ~0.7 of the pitch). */
+	for (int pass = 0; pass < 2; pass++) {
 		double aw, ah, cw2, ch2;
 		side_w = sides ? gb_sides_width(L, sides, ra.px, colw) : 0;
 		side_h = side_w > 0 ? 1.5 * ra.px : 0;
@@ -121,7 +123,14 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 		cw = fmin(cw, cw2);
 		ch = fmin(ch, ch2);
 		gb_axis_thin_to_fit(L, &ra, ch);
+		int st = ca.stride;
 		gb_axis_thin_to_fit(L, &ca, cw);
+		if (pass == 0 && ca.stride > st && st == 1 && ca.orient == 0 && !ca.numeric && ca.n <= 64) {
+			ca.orient = 45;
+			ca.stride = 1;
+			continue;
+		}
+		break;
 	}
 	/* whole-pixel cells where rounding costs little; narrower ones share the pixels out (cell
 	 * edges by integer division, raster.h) rather than leave a fifth of the room unused */
