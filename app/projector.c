@@ -72,8 +72,9 @@ static void cell_text(const gb_figure *top, const gb_figure *m, int r, int c, ch
 	quoted(m->row_labels, r, m->rows, rl, sizeof rl);
 	quoted(m->col_labels, c, m->cols, cl, sizeof cl);
 	fmt_value(top, m, m->values[(size_t)r * m->cols + c], num, sizeof num);
-	snprintf(buf, cap, "%s %d%s \xC3\x97 %s %d%s = %s", m->row_title ? m->row_title : "row", r + 1, rl,
-	         m->col_title ? m->col_title : "column", c + 1, cl, num);
+	snprintf(buf, cap, "%s %d%s \xC3\x97 %s %d%s = %s", m->row_title ? m->row_title : "row",
+	         (m->row_index0 > 0 ? m->row_index0 : 1) + r, rl, m->col_title ? m->col_title : "column",
+	         (m->col_index0 > 0 ? m->col_index0 : 1) + c, cl, num);
 }
 
 /* The strongest weights of one query (along = 1: a row) or into one key (along = 0: a column)

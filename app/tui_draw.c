@@ -476,8 +476,10 @@ static void status_text(const tui *t, char *buf, size_t cap)
 			gb_label_display(f->col_labels[c], 24, tmp, sizeof tmp);
 			snprintf(cl, sizeof cl, " \"%s\"", tmp);
 		}
-		snprintf(buf, cap, " %s %d%s \xC3\x97 %s %d%s = %s", f->row_title ? f->row_title : "row", r + 1, rl,
-		         f->col_title ? f->col_title : "column", c + 1, cl, num);
+		/* numbered as the figure numbers them: a window of units 65-128 starts at 65 */
+		snprintf(buf, cap, " %s %d%s \xC3\x97 %s %d%s = %s", f->row_title ? f->row_title : "row",
+		         (f->row_index0 > 0 ? f->row_index0 : 1) + r, rl, f->col_title ? f->col_title : "column",
+		         (f->col_index0 > 0 ? f->col_index0 : 1) + c, cl, num);
 	} else if (t->kind == GB_FIG_BARS && f->rows * f->cols > 0) {
 		int n = f->rows * f->cols;
 		char **labels = f->col_labels && f->cols == n ? f->col_labels : f->row_labels && f->rows == n ? f->row_labels : NULL;

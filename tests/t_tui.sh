@@ -46,7 +46,7 @@ start() { # start W H ENV ARGS: a fresh session running glassbox in $T/out
 XPID=
 trap 'tmux_cleanup; [ -n "$XPID" ] && kill "$XPID" 2>/dev/null && wait "$XPID" 2>/dev/null' EXIT
 
-echo "1..34"
+echo "1..35"
 
 # ---- entered from the prompt, at 80x24 ----
 start 80 24 "" ""
@@ -140,6 +140,10 @@ v=$(val 1 1 2 1)
 tmux send-keys -t "$S" "run $TEXT" Enter
 waitfor "Layer 1, head 1: attention weights" && tmux send-keys -t "$S" Down
 waitfor "query 2 \"h\" × key 1 \"t\" = $v" && screen | grep -q "^ *2 h *\[.\]"; ok $? "without colour the cursor is drawn on its cell ($v)"
+tmux send-keys -t "$S" ":"
+sleep 0.2
+tmux send-keys -t "$S" "ffn 1 --units 65-128" Enter
+waitfor "units 65-128 of" && screen | grep -q "hidden unit 6[5-9] "; ok $? "a window of units: the status line numbers the cursor's unit as the figure does (65 on)"
 tmux send-keys -t "$S" Escape
 waitfor "EXIT=0"; ok $? "Esc leaves glassbox --tui with status 0"
 
