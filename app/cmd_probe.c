@@ -392,28 +392,42 @@ int cmd_compare(session *s, int argc, char **argv, const char *rest)
 		gb_trace_free(&b);
 		return -1;
 	}
-	printf("%-26s %12s %12s   (%s against %s; relative = max|diff| / max|%s|)\n", "tensor", "max abs", "relative",
-	       fast->name, ref->name, ref->name);
-	double worst = 0;
+	/* The summary comes first, so that a cut listing (a handout shows 40 lines) still has it. */
+	double *md = calloc((size_t)(a.n ? a.n : 1), sizeof *md), *rel = calloc((size_t)(a.n ? a.n : 1), sizeof *rel);
+	if (!md || !rel) {
+		errorf("out of memory");
+		free(md);
+		free(rel);
+		gb_trace_free(&a);
+		gb_trace_free(&b);
+		return -1;
+	}
+	int worst = -1;
 	for (int i = 0; i < a.n; i++) {
 		const gb_ttensor *x = &a.t[i], *y = &b.t[i];
-		double md = 0, mx = 0;
+		double mx = 0;
 		for (size_t j = 0; j < x->n; j++) {
 			double r = x->data[j], f = y->data[j];
 			if (isinf(r) && r == f)
 				continue; /* the same masked -inf in both */
 			double d = fabs(r - f);
-			if (!(d <= md))
-				md = d;
+			if (!(d <= md[i]))
+				md[i] = d;
 			if (fabs(r) > mx)
 				mx = fabs(r);
 		}
-		double rel = mx > 0 ? md / mx : md;
-		if (rel > worst)
-			worst = rel;
-		printf("%-26s %12.3g %12.3g\n", x->name, md, rel);
+		rel[i] = mx > 0 ? md[i] / mx : md[i];
+		if (worst < 0 || rel[i] > rel[worst])
+			worst = i;
 	}
-	printf("largest relative difference %.3g\n", worst);
+	printf("largest relative difference %.3g (%s; %s against %s)\n", worst >= 0 ? rel[worst] : 0.0,
+	       worst >= 0 ? a.t[worst].name : "no tensors", fast->name, ref->name);
+	printf("%-26s %12s %12s   (relative = max|diff| / max|%s| over the tensor)\n", "tensor", "max abs", "relative",
+	       ref->name);
+	for (int i = 0; i < a.n; i++)
+		printf("%-26s %12.3g %12.3g\n", a.t[i].name, md[i], rel[i]);
+	free(md);
+	free(rel);
 	gb_trace_free(&a);
 	gb_trace_free(&b);
 	return 0;
