@@ -86,8 +86,21 @@ static void info_table(session *s)
 	long norms = (c->encdec ? 2 * Le + 3 * L : 2 * L) + (c->final_norm ? (c->encdec ? 2 : 1) : 0);
 	long total = 0;
 	char cost[160];
-	printf("%-38s %10s %6s %11s   %s\n", "  module", "parameters", "count", "total",
-	       c->encdec ? "multiply-adds (m source, n target tokens)" : "multiply-adds for the current text");
+	/* The cost labels are the exact formulas of the numbers beside them (d_h is d_head, k the
+	 * key/value heads); before any run they are for a full context. */
+	int std = H * E == d && K == H;
+	const char *pm = std ? "4 m d^2" : "m d (2 h d_h + 2 k d_h)", *pn = std ? "4 n d^2" : "n d (2 h d_h + 2 k d_h)";
+	const char *sm = H * E == d ? "2 m^2 d" : "2 m^2 h d_h", *sn = H * E == d ? "2 n^2 d" : "2 n^2 h d_h";
+	const char *fm = gated ? "3 m d d_ffn" : "2 m d d_ffn", *fn = gated ? "3 n d d_ffn" : "2 n d d_ffn";
+	char head[120];
+	if (c->encdec)
+		snprintf(head, sizeof head, "multiply-adds (m = %ld source, n = %ld target%s)", m, n,
+		         s->have_run ? "" : ": full context");
+	else if (s->have_run)
+		snprintf(head, sizeof head, "multiply-adds for this text (m = %ld)", m);
+	else
+		snprintf(head, sizeof head, "multiply-adds for a full context (m = %ld)", m);
+	printf("%-38s %10s %6s %11s   %s\n", "  module", "parameters", "count", "total", head);
 	info_row("token embedding (V x d)", V * d, 1, "a row look-up per token");
 	total += V * d;
 	if (c->pos == GB_POS_LEARNED) {
@@ -96,21 +109,21 @@ static void info_table(session *s)
 	}
 	const char *an = K == H ? "self-attention (4 d^2 + biases)" : "self-attention (grouped k, v)";
 	if (c->encdec) {
-		snprintf(cost, sizeof cost, "%ld (m d^2) + %ld (m^2 d)", m * proj, 2 * m * m * H * E);
+		snprintf(cost, sizeof cost, "%ld (%s) + %ld (%s)", m * proj, pm, 2 * m * m * H * E, sm);
 		info_row("encoder self-attention", attn, Le, cost);
-		snprintf(cost, sizeof cost, "%ld (n d^2) + %ld (n^2 d)", n * proj, 2 * n * n * H * E);
+		snprintf(cost, sizeof cost, "%ld (%s) + %ld (%s)", n * proj, pn, 2 * n * n * H * E, sn);
 		info_row("decoder self-attention (masked)", attn, L, cost);
-		snprintf(cost, sizeof cost, "%ld (projections) + %ld (m n d)", n * 2 * d * H * E + m * 2 * d * K * E,
+		snprintf(cost, sizeof cost, "%ld (projections) + %ld (2 m n d)", n * 2 * d * H * E + m * 2 * d * K * E,
 		         2 * m * n * H * E);
 		info_row("cross-attention (4 d^2 + biases)", attn, L, cost);
 		total += attn * (Le + 2 * L);
-		snprintf(cost, sizeof cost, "%ld (m d d_ffn) / %ld (n d d_ffn)", m * ffn_w, n * ffn_w);
+		snprintf(cost, sizeof cost, "%ld (%s) / %ld (%s)", m * ffn_w, fm, n * ffn_w, fn);
 		info_row(gated ? "feed-forward (3 d d_ffn, gated)" : "feed-forward (2 d d_ffn + d + d_ffn)", ffn, Le + L, cost);
 		total += ffn * (Le + L);
 	} else {
-		snprintf(cost, sizeof cost, "%ld (m d^2) + %ld (m^2 d)", m * proj, 2 * m * m * H * E);
+		snprintf(cost, sizeof cost, "%ld (%s) + %ld (%s)", m * proj, pm, 2 * m * m * H * E, sm);
 		info_row(an, attn, L, cost);
-		snprintf(cost, sizeof cost, "%ld (m d d_ffn)", m * ffn_w);
+		snprintf(cost, sizeof cost, "%ld (%s)", m * ffn_w, fm);
 		info_row(gated ? "feed-forward (3 d d_ffn, gated)" : "feed-forward (2 d d_ffn + d + d_ffn)", ffn, L, cost);
 		total += (attn + ffn) * L;
 	}
