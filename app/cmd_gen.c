@@ -3,6 +3,7 @@
  * an encoder-decoder). Ctrl-C stops each between steps. */
 #include "app/cmd.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +96,15 @@ static void attended(session *s, int n, int col)
 	printf("\n");
 }
 
+/* A probability in six columns: 0.1234, or 2e-05 when four decimals would print 0.0000. */
+static void fmt_p(char *out, size_t size, double p)
+{
+	if (p >= 0.0001 || p == 0)
+		snprintf(out, size, "%.4f", p);
+	else
+		snprintf(out, size, "%-6.0e", p);
+}
+
 int cmd_generate(session *s, int argc, char **argv, const char *rest)
 {
 	if (argc < 2)
@@ -145,8 +155,30 @@ int cmd_generate(session *s, int argc, char **argv, const char *rest)
 		printf("%3d  ", step + 1);
 		int pw = gb_utf8_width(piece) > 12 ? gb_utf8_width(piece) : 12;
 		text_cols(stdout, piece, pw);
-		printf("  id %-5d p = %.4f", id, p);
+		/* p is the model's own probability (softmax at T 1); when the sampling changes the
+		 * distribution (a temperature, top-k, top-p), the probability it drew with follows;
+		 * greedy (T 0, top-k 1) draws with 1 every time, which says nothing. */
+		const float *row = lg->data + (size_t)(lg->shape[0] - 1) * V;
+		double pm = exp((double)row[id] - gb_logsumexp(row, V));
+		char pt[24];
+		fmt_p(pt, sizeof pt, pm);
+		printf("  id %-5d p = %s", id, pt);
 		int col = 5 + pw + 2 + 8 + 11;
+		if ((sm.temp != 1 || sm.top_k > 0 || sm.top_p < 1) && sm.temp > 0 && sm.top_k != 1) {
+			char how[96];
+			char ps[24];
+			fmt_p(ps, sizeof ps, p);
+			int k = snprintf(how, sizeof how, " (sampled with p %s", ps);
+			if (sm.temp != 1)
+				k += snprintf(how + k, sizeof how - (size_t)k, " at T %g", sm.temp);
+			if (sm.top_k > 0)
+				k += snprintf(how + k, sizeof how - (size_t)k, ", top-k %d", sm.top_k);
+			if (sm.top_p < 1)
+				k += snprintf(how + k, sizeof how - (size_t)k, ", top-p %g", sm.top_p);
+			snprintf(how + k, sizeof how - (size_t)k, ")");
+			fputs(how, stdout);
+			col += (int)strlen(how);
+		}
 		rc = c->encdec ? forward(s, src, n_src, seq, n) : forward(s, seq, n, NULL, 0);
 		if (rc) {
 			printf("\n");
