@@ -196,6 +196,7 @@ The count was $N.
 
 ? Which token comes first?
 = top:
+also: zebra
 
 == Three
 > attn 1 1
@@ -225,6 +226,10 @@ check "Enter after the last step finishes the lesson" have "$T/out" "End of the 
 printf '\n\nattn 1 2\n' | $G -c "lesson $T/play.lesson --interactive" >"$T/out" 2>"$T/err"
 check "at the step prompt any other input runs as a command" have "$T/out" "Layer 1, head 2: attention weights"
 check "Enter skips a question and shows its answer" have "$T/out" "Skipped. The answer: $count_tok"
+printf '%s\nb\n\nzebra\nq\n' "$count_tok" | $G -c "lesson $T/play.lesson --interactive" >"$T/out" 2>"$T/err"
+check "also: WORD is taken as a right answer too" have "$T/out" "Right: $top"
+printf '%s\nb\n\nzebu\nq\n' "$count_tok" | $G -c "lesson $T/play.lesson --interactive" >"$T/out" 2>"$T/err"
+check "also: takes only its word" have "$T/out" "Not quite"
 
 # ---- answers on the text a question describes; claims of the prose (expect:) -----------------
 

@@ -83,6 +83,9 @@ typedef struct question {
 	char *text_for;           /* `text:` the text the answer is computed on (run quietly,
 	                           * then put back), or NULL: the lesson's current text */
 	int text_line;
+	char **also;              /* (n_also) `also: WORD` other answers taken as right (a word
+	                           * the student knows for a token, "Mary" for ·Mar) */
+	int n_also;
 } question;
 
 /* A claim of the prose, checked when the lesson runs (`expect: ...`, lessons/README.md):

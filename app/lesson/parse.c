@@ -47,6 +47,9 @@ void lesson_free(lesson *L)
 				for (int k = 0; k < q->n_hints; k++)
 					free(q->hints[k]);
 				free(q->hints);
+				for (int k = 0; k < q->n_also; k++)
+					free(q->also[k]);
+				free(q->also);
 				answer_free(&q->ans);
 				free(q->text_for);
 				free(q);
@@ -621,11 +624,19 @@ static int parse_line(parser *p, char *s, int line)
 		q->hints[q->n_hints++] = strdup(skip_space(s + 5));
 		return 0;
 	}
+	if (starts(s, "also:") && p->q) {
+		if (!p->q->have_ans)
+			return perr(p, line, "expected a question and its '= ANSWER' above 'also:'");
+		question *q = p->q;
+		q->also = realloc(q->also, sizeof *q->also * (size_t)(q->n_also + 1));
+		q->also[q->n_also++] = strdup(skip_space(s + 5));
+		return 0;
+	}
 	if (p->q && !p->q->have_ans)
 		return perr(p, line, "expected '= ANSWER' for the question of line %d (its lines start with '? ', 'a) ', "
-		            "'= ', '~ ', 'text:' or 'hint:')", p->q->line);
+		            "'= ', '~ ', 'text:', 'also:' or 'hint:')", p->q->line);
 	if (p->q)
-		return perr(p, line, "expected '~ ', 'text:' or 'hint:' after a question's answer, or a blank line to end it");
+		return perr(p, line, "expected '~ ', 'text:', 'also:' or 'hint:' after a question's answer, or a blank line to end it");
 	if (starts(s, "- "))
 		flush_para(p); /* a list item is a paragraph of its own */
 	if (!p->para.n)

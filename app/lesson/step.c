@@ -195,6 +195,11 @@ static int ask_until(runner *r, question *q, const value *v, const char *shown)
 		} else {
 			char *a = norm_token(line), *b = norm_token(v->text);
 			right = !strcmp(a, b);
+			for (int k = 0; k < q->n_also && !right; k++) {
+				char *c = norm_token(q->also[k]);
+				right = !strcmp(a, c);
+				free(c);
+			}
 			free(a);
 			free(b);
 		}
