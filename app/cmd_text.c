@@ -126,7 +126,8 @@ int cmd_tokenize(session *s, int argc, char **argv, const char *rest)
 	if (steps) {
 		/* Replay: every word starts as its bytes; each merge joins two neighbours, lowest rank
 		 * (learned earliest) first. */
-		printf("%d words; %d merges in the order applied (rank = when the merge was learned)\n", tt.n_words, tt.n_steps);
+		printf("%d word%s; %d merge%s in the order applied (rank = when the merge was learned)\n", tt.n_words,
+		       tt.n_words == 1 ? "" : "s", tt.n_steps, tt.n_steps == 1 ? "" : "s");
 		int *pieces = malloc(sizeof(int) * (strlen(rest) + 1)), np = 0, cur = -1, rule_w = 0;
 		for (int k = 0; k < tt.n_steps; k++) { /* the widest "a + b -> ab", for one column */
 			char l[128], r[128], m[128], rule[400];
