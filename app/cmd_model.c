@@ -158,8 +158,9 @@ int cmd_info(session *s, int argc, char **argv, const char *rest)
 	printf("positions   %s%s\n", gb_pos_name(c->pos), c->window ? "" : "");
 	if (c->window)
 		printf("attention   local window %d\n", c->window);
-	printf("ffn         %s, biases %s, output %s\n", gb_act_name(c->act, c->ffn), c->bias ? "yes" : "no",
-	       c->tied ? "tied to the embedding" : "separate");
+	printf("ffn         %s, biases %s\n", gb_act_name(c->act, c->ffn), c->bias ? "yes" : "no");
+	printf("output      %s\n", c->tied ? "tied to the embedding (scores are dot products with E's rows)"
+	                                     : "its own V x d matrix");
 	printf("parameters  %zu\n", s->model.n_weights);
 	printf("engine      %s\n\n", s->k->name);
 
