@@ -140,17 +140,28 @@ int cmd_ablate(session *s, int argc, char **argv, const char *rest)
 	double pb[5], pa[5];
 	top_tokens(tr, k, before, pb);
 	top_tokens(&ab, k, after, pa);
-	printf("%-38swith layer %d head %d zeroed\n", "next token with every head", l, h);
+	/* One row per token: the top tokens with every head, then those that rise into the top
+	 * without the head; two plain columns, before and after. */
+	int rows[10], n = 0;
+	for (int i = 0; i < k; i++)
+		rows[n++] = before[i];
 	for (int i = 0; i < k; i++) {
-		char a[128], b[128];
-		piece_str(s, before[i], b, sizeof b);
-		piece_str(s, after[i], a, sizeof a);
+		int seen = 0;
+		for (int j = 0; j < k; j++)
+			seen |= after[i] == before[j];
+		if (!seen)
+			rows[n++] = after[i];
+	}
+	char without[48];
+	snprintf(without, sizeof without, "without L%d H%d", l, h);
+	printf("  %-14s %10s %15s\n", "next token", "all heads", without);
+	for (int i = 0; i < n; i++) {
+		char t[128];
+		piece_str(s, rows[i], t, sizeof t);
 		/* columns by display width: printf's %-14s counts a "·" as two */
 		printf("  ");
-		text_cols(stdout, b, 14);
-		printf(" %6.3f  (then %6.3f)   ", pb[i], prob_of(&ab, before[i]));
-		text_cols(stdout, a, 14);
-		printf(" %6.3f  (before %6.3f)\n", pa[i], prob_of(tr, after[i]));
+		text_cols(stdout, t, 14);
+		printf(" %10.3f %15.3f\n", prob_of(tr, rows[i]), prob_of(&ab, rows[i]));
 	}
 	if (before[0] != after[0]) {
 		char a[128], b[128];
