@@ -112,11 +112,12 @@ check "embeddings (signed, both sides alike): symmetric ($lo .. $hi)" awk "BEGIN
 $G -c "load tiny-mt; run 3 March 2021; pe; export $T/sin.png" >/dev/null 2>"$T/err"
 check "sinusoids keep the scale of sin and cos, -1 .. 1 (got $(png_text "$T/sin.png" Range))" \
 	test "$(png_text "$T/sin.png" Range)" = "-1 .. 1"
-# In the terminal a centred range puts the most negative GELU output at the map's blue end;
-# on a symmetric scale of +-2.8 it would be nearly white. Only the data lines count here.
+# In the terminal a centred (truncated symmetric) range gives the largest GELU output the map's
+# red end and its small negatives (-0.17 of +1.6) a pale blue, never the dark blue end, in the
+# cells and in the colour bar alike.
 COLUMNS=200 LINES=60 $G -c "set colors truecolor; $RUN; ffn 1" >"$T/ffn.ans" 2>"$T/err"
-check "the terminal draws GELU's most negative outputs in coolwarm's blue end (59,76,192)" \
-	sh -c "sed '\$d' $T/ffn.ans | sed '\$d' | grep -q '48;2;59;76;192m'"
+check "the terminal draws GELU's largest output in coolwarm's red end and nothing in its blue end" \
+	sh -c "grep -q '8;2;180;4;38m' $T/ffn.ans && ! grep -q '8;2;59;76;192m' $T/ffn.ans"
 
 # --- qkv: the panels in the colour map of their bar, with labels --------------------------------
 COLUMNS=160 LINES=48 $G -c "set colors truecolor; $RUN; qkv 1 1" >"$T/qkv.ans" 2>"$T/err"

@@ -420,9 +420,8 @@ void gb_fig_range(const gb_figure *f, float *lo, float *hi, int *n_bad)
 double gb_fig_unit(const gb_figure *f, double lo, double hi, double v)
 {
 	if (f && f->range == GB_RANGE_CENTERED && lo <= 0 && hi >= 0 && lo < hi) {
-		if (v >= 0)
-			return hi > 0 ? 0.5 + 0.5 * v / hi : 0.5;
-		return lo < 0 ? 0.5 - 0.5 * v / lo : 0.5;
+		double m = fmax(-lo, hi); /* a truncated symmetric scale: one slope for both signs */
+		return 0.5 + 0.5 * v / m;
 	}
 	return (v - lo) / (hi - lo);
 }

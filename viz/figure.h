@@ -36,9 +36,11 @@ enum gb_cmap { GB_CMAP_VIRIDIS, GB_CMAP_MAGMA, GB_CMAP_CIVIDIS, GB_CMAP_GRAY, GB
 
 /* How the value range is chosen: from the data's min and max, fixed by the view (e.g. 0..1
  * for attention weights), or symmetric around 0 (max |v|) for signed values. CENTERED is for
- * signed values far from symmetric (GELU outputs, about -0.17 .. 2.8): the range is the data's
- * [min(lo, 0), max(hi, 0)], 0 keeps the middle colour of a diverging map, and each side scales
- * to its own extreme (matplotlib's TwoSlopeNorm), so the short side is not washed out. */
+ * signed values far from symmetric (GELU outputs, about -0.17 .. 1.6): a truncated symmetric
+ * scale. The range is the data's [min(lo, 0), max(hi, 0)]; colours are linear on [-m, m] with
+ * m = max(|lo|, |hi|), so 0 keeps the middle colour of a diverging map, -0.17 is a pale blue
+ * and 1.6 the full red (one slope for both signs); the colour bar shows only [lo, hi], the
+ * part of the map in use. */
 enum gb_range { GB_RANGE_AUTO, GB_RANGE_FIXED, GB_RANGE_SYMMETRIC, GB_RANGE_CENTERED };
 
 typedef struct gb_series {
@@ -179,9 +181,11 @@ int gb_fig_set_group_title(gb_figure *f, int group, const char *title);
  * of a masked figure, which gb_fig_count counts as masked. */
 void gb_fig_range(const gb_figure *f, float *lo, float *hi, int *n_bad);
 
-/* Where v sits on f's colour scale of range [lo, hi] (from gb_fig_range), 0 at lo and 1 at hi:
- * linear, except for GB_RANGE_CENTERED, where 0 maps to 0.5 and each side to its own half.
- * Not clamped. Every backend maps values (and colour-bar ticks) through it. */
+/* Where v sits on f's colour map for range [lo, hi] (from gb_fig_range), 0 at lo and 1 at hi:
+ * linear, except for GB_RANGE_CENTERED, where it is linear on [-m, m] (m = max(|lo|, |hi|)):
+ * 0 maps to 0.5, m to 1, -m to 0, and the shorter side reaches only part of its half.
+ * Not clamped. Every backend maps values through it; a colour bar is drawn over [lo, hi] in
+ * the colours gb_fig_unit(lo) .. gb_fig_unit(hi), with ticks placed linearly in value. */
 double gb_fig_unit(const gb_figure *f, double lo, double hi, double v);
 
 /* The values of a figure (panels and LINES series included) that have no place on the colour
