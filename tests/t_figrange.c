@@ -50,7 +50,7 @@ static int line_has(gb_grid *g, int y, const uint8_t rgb[3])
 
 int main(void)
 {
-	tap_plan(29);
+	tap_plan(32);
 	/* GELU outputs (lesson 9): a short negative side and a long positive one */
 	const float gelu[3] = { -0.17f, 0.0f, 1.6f };
 	float lo, hi;
@@ -244,5 +244,18 @@ int main(void)
 	gb_fig_free(p);
 	gb_fig_free(z);
 	gb_fig_free(a);
+
+	/* An index beside a token: the token quoted when it would read as part of the number. */
+	char lb[64];
+	gb_label_indexed(10, "0", lb, sizeof lb);
+	tap_ok(strcmp(lb, "10 \"0\"") == 0, "index beside a digit: '10 \"0\"' (got '%s')", lb);
+	gb_label_indexed(11, ".", lb, sizeof lb);
+	int punct = strcmp(lb, "11 \".\"") == 0;
+	gb_label_indexed(2, "\xC2\xB7", lb, sizeof lb);
+	tap_ok(punct && strcmp(lb, "2 \"\xC2\xB7\"") == 0, "punctuation and a lone space token quoted too ('%s')", lb);
+	gb_label_indexed(3, "\xC2\xB7the", lb, sizeof lb);
+	int word = strcmp(lb, "3 \xC2\xB7the") == 0;
+	gb_label_indexed(5, "M", lb, sizeof lb);
+	tap_ok(word && strcmp(lb, "5 M") == 0, "a word is not quoted ('3 \xC2\xB7the', '%s')", lb);
 	return tap_done();
 }

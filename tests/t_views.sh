@@ -12,7 +12,7 @@ G=./glassbox
 . tests/tap.sh
 RUN="run When Mary and John went to the park, John gave a ball to"
 
-echo "1..36"
+echo "1..38"
 
 # png_text FILE KEY: the value of FILE's tEXt chunk KEY, read from its bytes.
 png_text() {
@@ -132,5 +132,13 @@ $G -c "$RUN; lens; export $T/lens.csv" >/dev/null 2>"$T/err"
 nb=$(printf '\302\240')
 check "the lens's rows read 'embeddings' and 'after layer 1' (no-break spaces, so not 'layer·1')" \
 	sh -c "cut -d, -f1 $T/lens.csv | sed -n '2p;3p' | tr '\n' '|' | grep -qx 'embeddings|after${nb}layer${nb}1|'"
+
+# --- an index beside a digit token: '10 "0"', not "10 0", in the terminal and the SVG, the
+# index in the lighter ink (#555555) and the token in the darker one ----------------------------
+COLUMNS=160 LINES=48 $G -c "load tiny-mt; run 3 March 2021; show enc.L1.attn.weights; export $T/mt.svg" >"$T/mt.txt" 2>"$T/err"
+check "terminal: digit and space tokens beside their index are quoted (10 \"0\", 8 \"·\")" \
+	sh -c "grep -q '10 \"0\"' $T/mt.txt && grep -q ' 8 \"·\"' $T/mt.txt && ! grep -q '10 0 ' $T/mt.txt"
+check "svg: the label '10 \"0\"' in gray, its token '\"0\"' over it in the dark ink" \
+	sh -c "grep '>10 &quot;0&quot;<' $T/mt.svg | grep -q '#555555' && grep '>&quot;0&quot;<' $T/mt.svg | grep -q '#222222'"
 
 exit $((fails > 0))

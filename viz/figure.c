@@ -6,6 +6,7 @@
  * a number in a figure (gb_fig_fmt_*: every backend prints numbers through these). */
 #include "viz/figure.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -586,6 +587,19 @@ static int display_piece(const char *src, int len, uint32_t cp, int first, int n
 	}
 	*plen = k;
 	return w;
+}
+
+void gb_label_indexed(int index, const char *tok, char *out, size_t cap)
+{
+	int word = 0;
+	for (const unsigned char *u = (const unsigned char *)tok; *u; u++)
+		if (isalnum(*u) || (*u >= 0x80 && !(u[0] == 0xC2 && u[1] == 0xB7) && *u != 0xB7))
+			word = 1; /* a letter (any non-ASCII but the "·" of a space counts as one) */
+	int quote = tok[0] && (isdigit((unsigned char)tok[0]) || !word);
+	if (!tok[0])
+		snprintf(out, cap, "%d", index);
+	else
+		snprintf(out, cap, quote ? "%d \"%s\"" : "%d %s", index, tok);
 }
 
 void gb_label_display(const char *label, int max_cols, char *out, size_t cap)

@@ -206,6 +206,12 @@ int gb_fig_is_masked(const gb_figure *top, const gb_figure *m, float v);
  * looks the same in the terminal, in a PNG and in an SVG. */
 void gb_label_display(const char *label, int max_cols, char *out, size_t cap);
 
+/* A token label (as gb_label_display gives it) that stands next to an index number, in quotes
+ * when it would read as part of the number: when it starts with a digit or has no letter or
+ * digit at all (punctuation, "·"), so "10 0" reads '10 "0"' and "11 ." reads '11 "."'.
+ * Every backend labels "index token" through it. Writes a NUL-terminated string into out. */
+void gb_label_indexed(int index, const char *tok, char *out, size_t cap);
+
 /* Terminal columns a UTF-8 string takes: 1 per code point, 0 for combining marks and
  * invisible format characters, 2 for East Asian wide and fullwidth characters and wide emoji
  * (a terminal draws those in two columns, so counting them as one overflows a line); a byte
