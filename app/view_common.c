@@ -352,6 +352,21 @@ gb_figure *view_wide_heat(session *s, const float *v, int rows, int cols, const 
 	return f;
 }
 
+const char *view_shown(const colwin *w, char *buf, size_t cap)
+{
+	buf[0] = 0;
+	if (!w || !w->sel[0])
+		return buf;
+	char what[32];
+	int k = (int)strcspn(w->sel, " ");
+	snprintf(what, sizeof what, "%.*s", k < 31 ? k : 31, w->sel);
+	if (w->a == 1)
+		snprintf(buf, cap, " (the first %d of %d %s)", w->b, w->n, what);
+	else
+		snprintf(buf, cap, " (%s %d-%d of %d)", what, w->a, w->b, w->n);
+	return buf;
+}
+
 void view_provenance(session *s, gb_figure *f, const char *tensor_name, const colwin *w, int tail)
 {
 	view_subtitle(s, f, w ? w->sel : NULL, tail);

@@ -171,7 +171,8 @@ gb_figure *view_tensor(session *s, const char *name, int index, const int *units
 	}
 	char words[192], cap[192], shape[96] = "";
 	tensor_title(s, name, index, words, sizeof words);
-	view_titlef(f, "%s", words);
+	char part[96];
+	view_titlef(f, "%s%s", words, view_shown(&w, part, sizeof part));
 	/* the name stays on the figure, small: it is what `dump` and `print` take */
 	for (int d = 0; d < t->ndim; d++)
 		snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%s: %d", d ? ", " : "", gb_axis_name(t->axes[d]),

@@ -12,7 +12,7 @@ G=./glassbox
 . tests/tap.sh
 RUN="run When Mary and John went to the park, John gave a ball to"
 
-echo "1..38"
+echo "1..41"
 
 # png_text FILE KEY: the value of FILE's tEXt chunk KEY, read from its bytes.
 png_text() {
@@ -60,7 +60,8 @@ check "and of its last token" cmp -s "$T/want" "$T/got"
 $G -c "$RUN; ffn --units 65-128 1; export $T/ffn65b.csv" >/dev/null 2>"$T/err"
 check "--units may come before the layer: the same table" cmp -s "$T/ffn65.csv" "$T/ffn65b.csv"
 check "the PNG says units 65-128 of 512" test "$(png_text "$T/ffn65.png" Columns)" = "units 65-128 of 512"
-check "the title is in words" test "$(png_text "$T/ffn65.png" Title)" = "Layer 1: feed-forward hidden units after the activation"
+check "the title is in words, and says which units it shows" \
+	test "$(png_text "$T/ffn65.png" Title)" = "Layer 1: feed-forward hidden units after the activation (units 65-128 of 512)"
 
 $G -c "$RUN; ffn 1 --units 600-700" >/dev/null 2>"$T/err"; rc=$?
 check "an out-of-range --units is one line and status 1: $(cat "$T/err")" \
@@ -81,9 +82,17 @@ check "layer norm's rows are the tokens alone (mean and variance are side column
 # --- titles in words -----------------------------------------------------------------------------
 $G -c "$RUN; show L1.resid.mid; export $T/mid.png; show L2.resid.post; export $T/post.png; show L1.ln2.var; export $T/var.png; show L3.attn.q 2; export $T/q.png" >/dev/null 2>"$T/err"
 ok $? "show draws trace tensors"
-check "show L1.resid.mid is titled 'After attention, layer 1' (got '$(png_text "$T/mid.png" Title)')" \
-	test "$(png_text "$T/mid.png" Title)" = "After attention, layer 1"
-check "show L2.resid.post: 'After layer 2'" test "$(png_text "$T/post.png" Title)" = "After layer 2"
+check "show L1.resid.mid is titled 'After attention, layer 1', claiming only the 64 features shown (got '$(png_text "$T/mid.png" Title)')" \
+	test "$(png_text "$T/mid.png" Title)" = "After attention, layer 1 (the first 64 of 128 features)"
+check "show L2.resid.post: 'After layer 2 (the first 64 of 128 features)'" \
+	test "$(png_text "$T/post.png" Title)" = "After layer 2 (the first 64 of 128 features)"
+$G -c "$RUN; embed; export $T/emb.png; embed --units 65-128; export $T/emb65.png; pe; export $T/pe64.png" >/dev/null 2>"$T/err"
+check "embed's title claims only the features shown (got '$(png_text "$T/emb.png" Title)')" \
+	test "$(png_text "$T/emb.png" Title)" = "Token embeddings: the first 64 of each token's 128 features"
+check "and names a later window (got '$(png_text "$T/emb65.png" Title)')" \
+	test "$(png_text "$T/emb65.png" Title)" = "Token embeddings: features 65-128 of each token's 128"
+check "pe's too (got '$(png_text "$T/pe64.png" Title)')" \
+	test "$(png_text "$T/pe64.png" Title)" = "Learned position vectors: the first 64 of each position's 128 features"
 check "show L1.ln2.var: the norm named by where it sits (got '$(png_text "$T/var.png" Title)')" \
 	test "$(png_text "$T/var.png" Title)" = "Layer norm before the feed-forward, layer 1: variance of each token's input"
 check "show L3.attn.q 2: 'Queries, layer 3, head 2'" test "$(png_text "$T/q.png" Title)" = "Queries, layer 3, head 2"
