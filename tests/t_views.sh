@@ -12,7 +12,7 @@ G=./glassbox
 . tests/tap.sh
 RUN="run When Mary and John went to the park, John gave a ball to"
 
-echo "1..41"
+echo "1..44"
 
 # png_text FILE KEY: the value of FILE's tEXt chunk KEY, read from its bytes.
 png_text() {
@@ -149,5 +149,15 @@ check "terminal: digit and space tokens beside their index are quoted (10 \"0\",
 	sh -c "grep -q '10 \"0\"' $T/mt.txt && grep -q ' 8 \"·\"' $T/mt.txt && ! grep -q '10 0 ' $T/mt.txt"
 check "svg: the label '10 \"0\"' in gray, its token '\"0\"' over it in the dark ink" \
 	sh -c "grep '>10 &quot;0&quot;<' $T/mt.svg | grep -q '#555555' && grep '>&quot;0&quot;<' $T/mt.svg | grep -q '#222222'"
+
+# --- --range LO HI: a pair of figures on one scale ----------------------------------------------
+$G -c "$RUN; scores 1 1 raw; export $T/raw.png; scores 1 1 --range -4.2 4.2; export $T/scaled.png; next 5 --temp 0.5 --range 0 1; export $T/n05.png" >/dev/null 2>"$T/err"
+check "scores --range -4.2 4.2: the scaled scores on the raw scores' scale (got '$(png_text "$T/scaled.png" Range)', raw '$(png_text "$T/raw.png" Range)')" \
+	sh -c "test '$(range_lo "$T/scaled.png")' = -4.19999981 && test '$(range_hi "$T/scaled.png")' = 4.19999981"
+check "next --range 0 1: the probabilities on a fixed 0 .. 1 axis (got '$(png_text "$T/n05.png" Range)')" \
+	test "$(png_text "$T/n05.png" Range)" = "0 .. 1"
+$G -c "$RUN; scores 1 1 --range 1 0" >/dev/null 2>"$T/err"
+check "--range 1 0 is refused in one line ($(cat "$T/err"))" \
+	sh -c "test \$? -ne 0 -o -s $T/err && grep -q 'LO < HI' $T/err && test \$(wc -l < $T/err) -eq 1"
 
 exit $((fails > 0))
