@@ -568,6 +568,7 @@ gb_figure *view_next(session *s, int k, double temp)
 	f->vmin = 0;
 	f->vmax = 1;
 	f->precision = 3;
+	f->x_title = strdup("probability"); /* what the bars' length is */
 	view_titlef(f, "The next token: the %d most probable at temperature %g", k, temp);
 	char cap[128];
 	snprintf(cap, sizeof cap, "p(v) = softmax(logits / T)_v with T = %g, at the last position", temp);

@@ -12,7 +12,7 @@ G=./glassbox
 . tests/tap.sh
 RUN="run When Mary and John went to the park, John gave a ball to"
 
-echo "1..44"
+echo "1..45"
 
 # png_text FILE KEY: the value of FILE's tEXt chunk KEY, read from its bytes.
 png_text() {
@@ -151,11 +151,12 @@ check "svg: the label '10 \"0\"' in gray, its token '\"0\"' over it in the dark 
 	sh -c "grep '>10 &quot;0&quot;<' $T/mt.svg | grep -q '#555555' && grep '>&quot;0&quot;<' $T/mt.svg | grep -q '#222222'"
 
 # --- --range LO HI: a pair of figures on one scale ----------------------------------------------
-$G -c "$RUN; scores 1 1 raw; export $T/raw.png; scores 1 1 --range -4.2 4.2; export $T/scaled.png; next 5 --temp 0.5 --range 0 1; export $T/n05.png" >/dev/null 2>"$T/err"
+$G -c "$RUN; scores 1 1 raw; export $T/raw.png; scores 1 1 --range -4.2 4.2; export $T/scaled.png; next 5 --temp 0.5 --range 0 0.5; export $T/n05.png; export $T/n05.svg" >/dev/null 2>"$T/err"
 check "scores --range -4.2 4.2: the scaled scores on the raw scores' scale (got '$(png_text "$T/scaled.png" Range)', raw '$(png_text "$T/raw.png" Range)')" \
 	sh -c "test '$(range_lo "$T/scaled.png")' = -4.19999981 && test '$(range_hi "$T/scaled.png")' = 4.19999981"
-check "next --range 0 1: the probabilities on a fixed 0 .. 1 axis (got '$(png_text "$T/n05.png" Range)')" \
-	test "$(png_text "$T/n05.png" Range)" = "0 .. 1"
+check "next --range 0 0.5: the probability axis as asked, not its own 0 .. 1 (got '$(png_text "$T/n05.png" Range)')" \
+	test "$(png_text "$T/n05.png" Range)" = "0 .. 0.5"
+check "next's value axis is titled 'probability'" grep -q '>probability</text>' "$T/n05.svg"
 $G -c "$RUN; scores 1 1 --range 1 0" >/dev/null 2>"$T/err"
 check "--range 1 0 is refused in one line ($(cat "$T/err"))" \
 	sh -c "test \$? -ne 0 -o -s $T/err && grep -q 'LO < HI' $T/err && test \$(wc -l < $T/err) -eq 1"
