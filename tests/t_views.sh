@@ -12,7 +12,7 @@ G=./glassbox
 . tests/tap.sh
 RUN="run When Mary and John went to the park, John gave a ball to"
 
-echo "1..45"
+echo "1..48"
 
 # png_text FILE KEY: the value of FILE's tEXt chunk KEY, read from its bytes.
 png_text() {
@@ -160,5 +160,14 @@ check "next's value axis is titled 'probability'" grep -q '>probability</text>' 
 $G -c "$RUN; scores 1 1 --range 1 0" >/dev/null 2>"$T/err"
 check "--range 1 0 is refused in one line ($(cat "$T/err"))" \
 	sh -c "test \$? -ne 0 -o -s $T/err && grep -q 'LO < HI' $T/err && test \$(wc -l < $T/err) -eq 1"
+
+# --- the heads' outputs side by side: all 128 features, a rule and "head k" per 32 -------------
+$G -c "$RUN; show L1.attn.merged; export $T/merged.svg; export $T/merged.csv; show L1.attn.merged --units 17-80; export $T/merged2.svg" >/dev/null 2>"$T/err"
+check "show L1.attn.merged shows all 128 features by default ($(head -n 1 "$T/merged.csv" | tr ',' '\n' | tail -n +2 | wc -l))" \
+	test "$(head -n 1 "$T/merged.csv" | tr ',' '\n' | tail -n +2 | wc -l)" -eq 128
+check "and labels its four heads over their columns" \
+	sh -c "grep -q '>head 1</text>' $T/merged.svg && grep -q '>head 4</text>' $T/merged.svg && ! grep -q '>head 5</text>' $T/merged.svg"
+check "a window 17-80 labels heads 1 to 3 (head 1 narrow: 16 columns)" \
+	sh -c "grep -q '>head 2</text>' $T/merged2.svg && grep -q '>head 3</text>' $T/merged2.svg && ! grep -q '>head 4</text>' $T/merged2.svg"
 
 exit $((fails > 0))

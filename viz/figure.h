@@ -146,6 +146,12 @@ typedef struct gb_figure {
 	 * only query k's lines (1-based) and prints its weights beside the keys; focus_col = k > 0
 	 * only the lines into key k, with the weights beside the queries. 0: every line. */
 	int focus_row, focus_col;
+
+	/* Issue 18, the figures' part (the lesson review): a HEATMAP's columns in groups of
+	 * col_group (a per-head tensor's heads, d_head columns each): the PNG, SVG and window draw
+	 * a rule between groups and "head k" over each. Groups count from the tensor's first
+	 * column (col_index0 places a window of columns). 0: no groups. */
+	int col_group;
 } gb_figure;
 
 /* A new empty figure of a kind (viridis, automatic range, colorbar on, precision 2). NULL when
