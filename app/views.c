@@ -95,6 +95,11 @@ gb_figure *view_embed(session *s, const int *units)
 	if (!t)
 		return NULL;
 	colwin w;
+	/* every feature by default while they fit a slide with readable ticks (tiny-lm's 128 at
+	 * 1600 px): "count the columns" then counts the model's d_model */
+	const int all[2] = { 1, 0 };
+	if ((!units || (units[0] == 0 && units[1] == 0)) && t->shape[1] <= 128)
+		units = all;
 	gb_figure *f = view_wide_heat(s, t->data, t->shape[0], t->shape[1], units, "features", p, "token", "feature", &w);
 	if (!f)
 		return NULL;

@@ -12,7 +12,7 @@ G=./glassbox
 . tests/tap.sh
 RUN="run When Mary and John went to the park, John gave a ball to"
 
-echo "1..48"
+echo "1..49"
 
 # png_text FILE KEY: the value of FILE's tEXt chunk KEY, read from its bytes.
 png_text() {
@@ -86,9 +86,11 @@ check "show L1.resid.mid is titled 'After attention, layer 1', claiming only the
 	test "$(png_text "$T/mid.png" Title)" = "After attention, layer 1 (the first 64 of 128 features)"
 check "show L2.resid.post: 'After layer 2 (the first 64 of 128 features)'" \
 	test "$(png_text "$T/post.png" Title)" = "After layer 2 (the first 64 of 128 features)"
-$G -c "$RUN; embed; export $T/emb.png; embed --units 65-128; export $T/emb65.png; pe; export $T/pe64.png" >/dev/null 2>"$T/err"
-check "embed's title claims only the features shown (got '$(png_text "$T/emb.png" Title)')" \
-	test "$(png_text "$T/emb.png" Title)" = "Token embeddings: the first 64 of each token's 128 features"
+$G -c "$RUN; embed; export $T/emb.png; export $T/emb.csv; embed --units 1-64; export $T/emb1.png; embed --units 65-128; export $T/emb65.png; pe; export $T/pe64.png" >/dev/null 2>"$T/err"
+check "embed shows all of tiny-lm's 128 features by default ($(head -n 1 "$T/emb.csv" | tr ',' '\n' | tail -n +2 | wc -l)), titled so" \
+	sh -c "test $(head -n 1 "$T/emb.csv" | tr ',' '\n' | tail -n +2 | wc -l) -eq 128 && test '$(png_text "$T/emb.png" Title)' = 'Token embeddings: a vector of 128 features per token'"
+check "a window's title claims only the features shown (got '$(png_text "$T/emb1.png" Title)')" \
+	test "$(png_text "$T/emb1.png" Title)" = "Token embeddings: the first 64 of each token's 128 features"
 check "and names a later window (got '$(png_text "$T/emb65.png" Title)')" \
 	test "$(png_text "$T/emb65.png" Title)" = "Token embeddings: features 65-128 of each token's 128"
 check "pe's too (got '$(png_text "$T/pe64.png" Title)')" \
