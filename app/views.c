@@ -271,7 +271,10 @@ static gb_figure *attention_of(session *s, const char *stack, const char *block,
 	view_titlef(f, "%s %d, head %d: %s%s", !strcmp(block, "cross") ? "Cross-attention, layer" : "Layer", layer, head,
 	            !strcmp(kind, "weights") ? "attention weights" : !strcmp(kind, "scores") ? "raw scores" : "scaled and masked scores",
 	            stack[0] == 'e' ? " (encoder)" : "");
-	gb_fig_set_caption(f, attn_caption(kind, &s->model.cfg));
+	/* cross-attention has no mask: every decoder position reads every encoder position */
+	gb_fig_set_caption(f, !strcmp(block, "cross") && !strcmp(kind, "weights")
+	                          ? "weights(i, j) = softmax_j(q_i . k_j / sqrt(d_head));  queries: decoder, keys and values: encoder (no mask)"
+	                          : attn_caption(kind, &s->model.cfg));
 	view_provenance(s, f, t->name, NULL, 0);
 	char buf[16];
 	snprintf(buf, sizeof buf, "%d", layer);

@@ -12,7 +12,7 @@ G=./glassbox
 . tests/tap.sh
 RUN="run When Mary and John went to the park, John gave a ball to"
 
-echo "1..49"
+echo "1..50"
 
 # png_text FILE KEY: the value of FILE's tEXt chunk KEY, read from its bytes.
 png_text() {
@@ -171,5 +171,11 @@ check "and labels its four heads over their columns" \
 	sh -c "grep -q '>head 1</text>' $T/merged.svg && grep -q '>head 4</text>' $T/merged.svg && ! grep -q '>head 5</text>' $T/merged.svg"
 check "a window 17-80 labels heads 1 to 3 (head 1 narrow: 16 columns)" \
 	sh -c "grep -q '>head 2</text>' $T/merged2.svg && grep -q '>head 3</text>' $T/merged2.svg && ! grep -q '>head 4</text>' $T/merged2.svg"
+
+# --- cross-attention's footer: no mask, and who gives queries and keys -------------------------
+$G -c "load tiny-mt; run 3 March 2021; cross 1 1; export $T/cross.png" >/dev/null 2>"$T/err"
+d=$(png_text "$T/cross.png" Description)
+check "cross's caption has no '+ mask' and names decoder and encoder (got '$d')" \
+	sh -c "case '$d' in *'+ mask'*) exit 1;; *'queries: decoder'*) exit 0;; *) exit 1;; esac"
 
 exit $((fails > 0))
