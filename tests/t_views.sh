@@ -12,7 +12,7 @@ G=./glassbox
 . tests/tap.sh
 RUN="run When Mary and John went to the park, John gave a ball to"
 
-echo "1..50"
+echo "1..51"
 
 # png_text FILE KEY: the value of FILE's tEXt chunk KEY, read from its bytes.
 png_text() {
@@ -177,5 +177,11 @@ $G -c "load tiny-mt; run 3 March 2021; cross 1 1; export $T/cross.png" >/dev/nul
 d=$(png_text "$T/cross.png" Description)
 check "cross's caption has no '+ mask' and names decoder and encoder (got '$d')" \
 	sh -c "case '$d' in *'+ mask'*) exit 1;; *'queries: decoder'*) exit 0;; *) exit 1;; esac"
+
+# --- a long text in the subtitle is cut in the middle: its start and its end stay in view -------
+$G -c "run The cup owl sat on the shelf. It started to rain and then the cup owl; attn 1 1" >"$T/long.txt" 2>"$T/err"
+sub=$(sed -n 2p "$T/long.txt")
+check "the subtitle keeps the start and the repeated end ($sub)" \
+	sh -c "echo '$sub' | grep -q '“The cup owl' && echo '$sub' | grep -q '… .*the cup owl”'"
 
 exit $((fails > 0))
