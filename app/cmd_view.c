@@ -46,15 +46,79 @@ static int take_units(int *argc, char **argv, int units[2])
 	return 0;
 }
 
+/* --range LO HI taken out of argv: a fixed colour scale (a bar chart's value axis) that a pair
+ * of figures can share, so raw and scaled scores, or two temperatures, are compared on one
+ * scale instead of each on its own. r->set is 0 when absent; -1 after an error. */
+typedef struct range_opt {
+	int set;
+	double lo, hi;
+} range_opt;
+
+static int take_range(int *argc, char **argv, range_opt *r)
+{
+	r->set = 0;
+	for (int i = 1; i < *argc; i++) {
+		if (strcmp(argv[i], "--range"))
+			continue;
+		char *e1 = NULL, *e2 = NULL;
+		const char *a = i + 1 < *argc ? argv[i + 1] : "", *b = i + 2 < *argc ? argv[i + 2] : "";
+		r->lo = strtod(a, &e1);
+		r->hi = strtod(b, &e2);
+		if (!*a || !*b || *e1 || *e2 || !isfinite(r->lo) || !isfinite(r->hi) || !(r->hi > r->lo)) {
+			errorf("--range takes two numbers LO HI with LO < HI, e.g. --range -5 5 (got '%s %s')", a, b);
+			return -1;
+		}
+		r->set = 1;
+		/* the three words move past the end, not away: the caller frees the argc words it made */
+		char *w[3] = { argv[i], argv[i + 1], argv[i + 2] };
+		for (int j = i; j + 3 < *argc; j++)
+			argv[j] = argv[j + 3];
+		for (int k = 0; k < 3; k++)
+			argv[*argc - 3 + k] = w[k];
+		*argc -= 3;
+		break;
+	}
+	return 0;
+}
+
+/* f (and its panels) on the fixed range r asks for; f as it was without one. */
+static gb_figure *ranged(gb_figure *f, const range_opt *r)
+{
+	if (!f || !r->set)
+		return f;
+	f->range = GB_RANGE_FIXED;
+	f->vmin = (float)r->lo;
+	f->vmax = (float)r->hi;
+	for (int i = 0; i < f->n_panels; i++)
+		if (f->panels[i])
+			ranged(f->panels[i], r);
+	return f;
+}
+
+/* show_stage with a fixed range: the stage recorded as on show, its figure on r's scale. */
+static int show_stage_ranged(session *s, int stage, int layer, int head, const range_opt *r)
+{
+	if (!r->set)
+		return show_stage(s, stage, layer, head);
+	int old[3] = { s->stage, s->layer, s->head };
+	s->stage = stage, s->layer = layer, s->head = head;
+	gb_figure *f = view_stage(s);
+	if (!f) {
+		s->stage = old[0], s->layer = old[1], s->head = old[2];
+		return -1;
+	}
+	return show_figure(s, ranged(f, r));
+}
+
 /* Shows a wide stage in the window of columns units: the window stays with the stage (the
  * projector window's arrows keep it across layers) until another command chooses again. */
-static int show_stage_units(session *s, int stage, int layer, int head, const int units[2])
+static int show_stage_units(session *s, int stage, int layer, int head, const int units[2], const range_opt *r)
 {
 	int old[3] = { s->units[0], s->units[1], s->units_stage };
 	s->units[0] = units[0];
 	s->units[1] = units[1];
 	s->units_stage = stage;
-	int rc = show_stage(s, stage, layer, head);
+	int rc = show_stage_ranged(s, stage, layer, head, r);
 	if (rc) {
 		s->units[0] = old[0], s->units[1] = old[1], s->units_stage = old[2];
 	}
@@ -65,15 +129,19 @@ static int show_stage_units(session *s, int stage, int layer, int head, const in
 int cmd_qkv(session *s, int argc, char **argv, const char *rest)
 {
 	int l, h, u[2];
-	if (take_units(&argc, argv, u) || layer_head(argc, argv, 2, &l, &h))
+	range_opt r;
+	if (take_units(&argc, argv, u) || take_range(&argc, argv, &r) || layer_head(argc, argv, 2, &l, &h))
 		return -1;
-	return show_stage_units(s, ST_QKV, l, h, u);
+	return show_stage_units(s, ST_QKV, l, h, u, &r);
 }
 
 /* attn, cross and qkv: a stage of one head, named like the command. */
 int cmd_head_stage(session *s, int argc, char **argv, const char *rest)
 {
 	int l, h, stage = 0;
+	range_opt r;
+	if (take_range(&argc, argv, &r))
+		return -1;
 	const char *name = command_name(argv[0]);
 	while (stage < ST_N && strcmp(stage_name(stage), name))
 		stage++;
@@ -85,7 +153,7 @@ int cmd_head_stage(session *s, int argc, char **argv, const char *rest)
 	}
 	if (layer_head(argc, argv, 2, &l, &h))
 		return -1;
-	return show_stage(s, stage, l, h);
+	return show_stage_ranged(s, stage, l, h, &r);
 }
 
 /* A figure of a stage shown with options of its own (ln 2 3, next 5, pe 0 1): the stage is
@@ -103,22 +171,26 @@ static int shown_stage(session *s, int rc, int stage, int layer)
 int cmd_scores(session *s, int argc, char **argv, const char *rest)
 {
 	int l, h;
+	range_opt r;
+	if (take_range(&argc, argv, &r))
+		return -1;
 	if (argc == 4 && (!strcmp(argv[3], "raw") || !strcmp(argv[3], "masked"))) {
 		if (layer_head(3, argv, 2, &l, &h))
 			return -1;
-		return shown_stage(s, show_figure(s, view_attention(s, !strcmp(argv[3], "raw") ? "scores" : "masked", l, h)),
+		return shown_stage(s, show_figure(s, ranged(view_attention(s, !strcmp(argv[3], "raw") ? "scores" : "masked", l, h), &r)),
 		                   ST_SCORES, l);
 	}
 	if (layer_head(argc, argv, 2, &l, &h))
 		return -1;
-	return show_stage(s, ST_SCORES, l, h);
+	return show_stage_ranged(s, ST_SCORES, l, h, &r);
 }
 
 
 int cmd_ln(session *s, int argc, char **argv, const char *rest)
 {
 	int l, which = 1, u[2];
-	if (take_units(&argc, argv, u))
+	range_opt r;
+	if (take_units(&argc, argv, u) || take_range(&argc, argv, &r))
 		return -1;
 	if (argc == 3) {
 		if (parse_int(argv[2], 1, 3, &which, "the norm (1, 2 or 3)"))
@@ -127,23 +199,25 @@ int cmd_ln(session *s, int argc, char **argv, const char *rest)
 	}
 	if (layer_head(argc, argv, 1, &l, NULL))
 		return -1;
-	return shown_stage(s, show_figure(s, view_ln(s, l, which, u[0] ? u : NULL)), ST_LN, l);
+	return shown_stage(s, show_figure(s, ranged(view_ln(s, l, which, u[0] ? u : NULL), &r)), ST_LN, l);
 }
 
 int cmd_ffn(session *s, int argc, char **argv, const char *rest)
 {
 	int l, u[2];
-	if (take_units(&argc, argv, u) || layer_head(argc, argv, 1, &l, NULL))
+	range_opt r;
+	if (take_units(&argc, argv, u) || take_range(&argc, argv, &r) || layer_head(argc, argv, 1, &l, NULL))
 		return -1;
-	return show_stage_units(s, ST_FFN, l, s->head, u);
+	return show_stage_units(s, ST_FFN, l, s->head, u, &r);
 }
 
 int cmd_embed(session *s, int argc, char **argv, const char *rest)
 {
 	int u[2];
-	if (take_units(&argc, argv, u))
+	range_opt r;
+	if (take_units(&argc, argv, u) || take_range(&argc, argv, &r))
 		return -1;
-	return argc != 1 ? usage(argv[0]) : show_stage_units(s, ST_EMBED, s->layer, s->head, u);
+	return argc != 1 ? usage(argv[0]) : show_stage_units(s, ST_EMBED, s->layer, s->head, u, &r);
 }
 
 /* model [--layers A-B]: at the prompt the grid is paged by layers (show_figure_page). */
@@ -162,7 +236,8 @@ int cmd_resid(session *s, int argc, char **argv, const char *rest) { return argc
 int cmd_pe(session *s, int argc, char **argv, const char *rest)
 {
 	int dims[16], n = 0, u[2];
-	if (take_units(&argc, argv, u))
+	range_opt r;
+	if (take_units(&argc, argv, u) || take_range(&argc, argv, &r))
 		return -1;
 	for (int i = 1; i < argc; i++) {
 		if (n == 16) {
@@ -177,14 +252,17 @@ int cmd_pe(session *s, int argc, char **argv, const char *rest)
 		return -1;
 	}
 	if (!n) /* the heatmap is the pe stage: the projector window's keys keep its window */
-		return show_stage_units(s, ST_PE, s->layer, s->head, u);
-	return shown_stage(s, show_figure(s, view_pe(s, dims, n, NULL)), ST_PE, s->layer);
+		return show_stage_units(s, ST_PE, s->layer, s->head, u, &r);
+	return shown_stage(s, show_figure(s, ranged(view_pe(s, dims, n, NULL), &r)), ST_PE, s->layer);
 }
 
 int cmd_next(session *s, int argc, char **argv, const char *rest)
 {
 	int k = 10;
 	double temp = 1;
+	range_opt r;
+	if (take_range(&argc, argv, &r))
+		return -1;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--temp") && i + 1 < argc) {
 			char *end;
@@ -196,13 +274,14 @@ int cmd_next(session *s, int argc, char **argv, const char *rest)
 		} else if (parse_int(argv[i], 1, 1000, &k, "the number of tokens to show"))
 			return -1;
 	}
-	return shown_stage(s, show_figure(s, view_next_temp(s, k, temp, 0)), ST_NEXT, s->layer);
+	return shown_stage(s, show_figure(s, ranged(view_next_temp(s, k, temp, 0), &r)), ST_NEXT, s->layer);
 }
 
 int cmd_show(session *s, int argc, char **argv, const char *rest)
 {
 	int idx = 0, u[2];
-	if (take_units(&argc, argv, u))
+	range_opt r;
+	if (take_units(&argc, argv, u) || take_range(&argc, argv, &r))
 		return -1;
 	if (argc < 2 || argc > 3)
 		return usage(argv[0]);
@@ -216,7 +295,7 @@ int cmd_show(session *s, int argc, char **argv, const char *rest)
 		       t->ndim == 1 ? "" : "s");
 		return -1;
 	}
-	return show_figure(s, view_tensor(s, argv[1], idx, u[0] ? u : NULL));
+	return show_figure(s, ranged(view_tensor(s, argv[1], idx, u[0] ? u : NULL), &r));
 }
 
 /* Parses "a b c, d e f, ..." into a matrix (rows, cols); the rows must have equal lengths. */

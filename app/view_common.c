@@ -139,7 +139,10 @@ void tensor_title(session *s, const char *name, int index, char *out, size_t cap
 		snprintf(out, cap, "%s%s%s%s", w, slice, part, stack);
 }
 
-/* The text a figure came from, quoted and cut to max columns: its start, or its end (tail). */
+static void cut_text(const char *clean, int max, int tail, char *out, size_t cap);
+
+/* The text a figure came from, quoted and cut to max columns: its start and its end with "…"
+ * between, or its end (tail). */
 static void quote_text(const char *text, int max, int tail, char *out, size_t cap)
 {
 	char clean[256];
@@ -158,7 +161,23 @@ static void quote_text(const char *text, int max, int tail, char *out, size_t ca
 		snprintf(out, cap, "%s%s%s", q0, clean, q1);
 		return;
 	}
-	/* the code points that fit, from the chosen end */
+	if (!tail) { /* the start and the end, cut in the middle: a repeat at the end stays in view */
+		char a[256], b[256];
+		cut_text(clean, max / 2, 0, a, sizeof a);
+		cut_text(clean, max - gb_utf8_width(a), 1, b, sizeof b);
+		snprintf(out, cap, "%s%.120s %.120s%s", q0, a, b + strlen(ell), q1);
+		return;
+	}
+	cut_text(clean, max, 1, out + strlen(q0), cap - strlen(q0));
+	memcpy(out, q0, strlen(q0));
+	snprintf(out + strlen(out), cap - strlen(out), "%s", q1);
+}
+
+/* clean (longer than max columns) cut to at most max: its start and "…" (tail 0) or "…" and its
+ * end (tail 1), at a word's edge when one is near. */
+static void cut_text(const char *clean, int max, int tail, char *out, size_t cap)
+{
+	const char *ell = "\xE2\x80\xA6";
 	uint32_t cp;
 	int k, w = 0;
 	if (!tail) {
@@ -174,7 +193,7 @@ static void quote_text(const char *text, int max, int tail, char *out, size_t ca
 			p = sp;
 		while (p > clean && p[-1] == ' ')
 			p--;
-		snprintf(out, cap, "%s%.*s%s%s", q0, (int)(p - clean), clean, ell, q1);
+		snprintf(out, cap, "%.*s%s", (int)(p - clean), clean, ell);
 	} else {
 		const char *p = clean;
 		int total = gb_utf8_width(clean);
@@ -189,7 +208,7 @@ static void quote_text(const char *text, int max, int tail, char *out, size_t ca
 			p = sp;
 		while (*p == ' ')
 			p++;
-		snprintf(out, cap, "%s%s%s%s", q0, ell, p, q1);
+		snprintf(out, cap, "%s%s", ell, p);
 	}
 }
 
@@ -350,6 +369,21 @@ gb_figure *view_wide_heat(session *s, const float *v, int rows, int cols, const 
 	if (f)
 		f->col_index0 = w->a;
 	return f;
+}
+
+const char *view_shown(const colwin *w, char *buf, size_t cap)
+{
+	buf[0] = 0;
+	if (!w || !w->sel[0])
+		return buf;
+	char what[32];
+	int k = (int)strcspn(w->sel, " ");
+	snprintf(what, sizeof what, "%.*s", k < 31 ? k : 31, w->sel);
+	if (w->a == 1)
+		snprintf(buf, cap, " (the first %d of %d %s)", w->b, w->n, what);
+	else
+		snprintf(buf, cap, " (%s %d-%d of %d)", what, w->a, w->b, w->n);
+	return buf;
 }
 
 void view_provenance(session *s, gb_figure *f, const char *tensor_name, const colwin *w, int tail)

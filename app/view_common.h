@@ -65,6 +65,11 @@ gb_figure *view_heat(session *s, const float *v, int rows, int cols, const char 
 gb_figure *view_wide_heat(session *s, const float *v, int rows, int cols, const int *units, const char *what,
                           const char *stack_rows, const char *row_title, const char *col_title, colwin *w);
 
+/* What a title adds when a window shows only part of the columns, so it claims no more than
+ * the slide shows: " (the first 64 of 128 features)", " (units 65-128 of 512)", or "" when
+ * every column is shown (w may be NULL). Returns buf. */
+const char *view_shown(const colwin *w, char *buf, size_t cap);
+
 /* What every view's figure says about where it came from: the subtitle (model, text and the
  * window of columns w, which may be NULL) and the metadata (view_meta, and "Columns"). */
 void view_provenance(session *s, gb_figure *f, const char *tensor_name, const colwin *w, int tail);

@@ -125,8 +125,15 @@ gb_figure *view_tensor(session *s, const char *name, int index, const int *units
 			free_labels(l, n);
 		}
 	} else if (t->ndim == 2) {
+		/* the heads' outputs side by side: every head by default (the point of the slide),
+		 * a rule and "head k" at each head's d_head columns */
+		int merged = strstr(name, ".attn.merged") != NULL && s->model.cfg.d_head > 0 &&
+		             t->shape[1] == s->model.cfg.n_head * s->model.cfg.d_head;
+		const int all[2] = { 1, 0 };
 		f = tensor_heat(s, t->data, t->shape[0], t->shape[1], t->axes[0], t->axes[1], tok_rows ? stack : NULL,
-		                col_stack, units, &w);
+		                col_stack, units ? units : merged && t->shape[1] <= 256 ? all : NULL, &w);
+		if (f && merged)
+			f->col_group = s->model.cfg.d_head;
 	} else {
 		int n0 = t->shape[0], R = t->shape[1], C = t->shape[2];
 		if (index < 0 || index > n0) {
@@ -171,7 +178,8 @@ gb_figure *view_tensor(session *s, const char *name, int index, const int *units
 	}
 	char words[192], cap[192], shape[96] = "";
 	tensor_title(s, name, index, words, sizeof words);
-	view_titlef(f, "%s", words);
+	char part[96];
+	view_titlef(f, "%s%s", words, view_shown(&w, part, sizeof part));
 	/* the name stays on the figure, small: it is what `dump` and `print` take */
 	for (int d = 0; d < t->ndim; d++)
 		snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%s: %d", d ? ", " : "", gb_axis_name(t->axes[d]),

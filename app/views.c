@@ -95,10 +95,20 @@ gb_figure *view_embed(session *s, const int *units)
 	if (!t)
 		return NULL;
 	colwin w;
+	/* every feature by default while they fit a slide with readable ticks (tiny-lm's 128 at
+	 * 1600 px): "count the columns" then counts the model's d_model */
+	const int all[2] = { 1, 0 };
+	if ((!units || (units[0] == 0 && units[1] == 0)) && t->shape[1] <= 128)
+		units = all;
 	gb_figure *f = view_wide_heat(s, t->data, t->shape[0], t->shape[1], units, "features", p, "token", "feature", &w);
 	if (!f)
 		return NULL;
-	view_titlef(f, "Token embeddings: a vector of %d features per token%s", t->shape[1], p[0] ? " (encoder)" : "");
+	if (w.sel[0] && w.a == 1) /* the title claims only what the slide shows */
+		view_titlef(f, "Token embeddings%s: the first %d of each token's %d features", p[0] ? " (encoder)" : "", w.b, w.n);
+	else if (w.sel[0])
+		view_titlef(f, "Token embeddings%s: features %d-%d of each token's %d", p[0] ? " (encoder)" : "", w.a, w.b, w.n);
+	else
+		view_titlef(f, "Token embeddings: a vector of %d features per token%s", t->shape[1], p[0] ? " (encoder)" : "");
 	gb_fig_set_caption(f, s->model.cfg.scale_embed ? "x_i = E[token_i] * sqrt(d_model)" : "x_i = E[token_i]");
 	fit_range(f, GB_CMAP_VIRIDIS);
 	view_provenance(s, f, t->name, &w, 0);
@@ -214,8 +224,15 @@ gb_figure *view_pe(session *s, const int *dims, int n_dims, const int *units)
 			f->vmax = 1;
 		} else
 			fit_range(f, GB_CMAP_VIRIDIS);
-		view_titlef(f, "%s%s: a vector of %d features per position", sinus ? "Positional encoding" : "Learned position vectors",
-		            enc, D);
+		if (w.sel[0] && w.a == 1)
+			view_titlef(f, "%s%s: the first %d of each position's %d features",
+			            sinus ? "Positional encoding" : "Learned position vectors", enc, w.b, D);
+		else if (w.sel[0])
+			view_titlef(f, "%s%s: features %d-%d of each position's %d",
+			            sinus ? "Positional encoding" : "Learned position vectors", enc, w.a - 1, w.b - 1, D);
+		else
+			view_titlef(f, "%s%s: a vector of %d features per position",
+			            sinus ? "Positional encoding" : "Learned position vectors", enc, D);
 	}
 	gb_fig_set_caption(f, sinus ? "PE(i, 2k) = sin(i / 10000^(2k/d)),  PE(i, 2k+1) = cos(i / 10000^(2k/d))"
 	                            : "learned: P[i] is a trained vector per position");
@@ -254,7 +271,10 @@ static gb_figure *attention_of(session *s, const char *stack, const char *block,
 	view_titlef(f, "%s %d, head %d: %s%s", !strcmp(block, "cross") ? "Cross-attention, layer" : "Layer", layer, head,
 	            !strcmp(kind, "weights") ? "attention weights" : !strcmp(kind, "scores") ? "raw scores" : "scaled and masked scores",
 	            stack[0] == 'e' ? " (encoder)" : "");
-	gb_fig_set_caption(f, attn_caption(kind, &s->model.cfg));
+	/* cross-attention has no mask: every decoder position reads every encoder position */
+	gb_fig_set_caption(f, !strcmp(block, "cross") && !strcmp(kind, "weights")
+	                          ? "weights(i, j) = softmax_j(q_i . k_j / sqrt(d_head));  queries: decoder, keys and values: encoder (no mask)"
+	                          : attn_caption(kind, &s->model.cfg));
 	view_provenance(s, f, t->name, NULL, 0);
 	char buf[16];
 	snprintf(buf, sizeof buf, "%d", layer);
@@ -412,7 +432,8 @@ gb_figure *view_ln(session *s, int layer, int which, const int *units)
 	char *its = strstr(words, ": its output");
 	if (its)
 		snprintf(its, sizeof words - (size_t)(its - words), ": each token's output");
-	view_titlef(f, "%s", words);
+	char part[96];
+	view_titlef(f, "%s%s", words, view_shown(&w, part, sizeof part));
 	gb_fig_set_caption(f, rms ? "y = g * x / sqrt(mean(x^2) + eps);  beside each row: the rms of its input"
 	                          : s->model.cfg.textbook_ln || s->textbook
 	                                ? "y = g * (x - mean) / (sigma + eps) + b   (textbook form);  beside each row: its input's mean and variance"
@@ -434,7 +455,8 @@ gb_figure *view_ffn(session *s, int layer, const int *units)
 	if (!f)
 		return NULL;
 	fit_range(f, GB_CMAP_VIRIDIS);
-	view_titlef(f, "Layer %d: feed-forward hidden units after the activation", layer);
+	char part[96];
+	view_titlef(f, "Layer %d: feed-forward hidden units after the activation%s", layer, view_shown(&w, part, sizeof part));
 	const gb_config *c = &s->model.cfg;
 	gb_fig_set_caption(f, c->ffn == GB_FFN_GATED ? "h = silu(x Wg) * (x Wu);  out = h Wd"
 	                      : c->act == GB_ACT_RELU ? "h = relu(x W1 + b1);  out = h W2 + b2"
@@ -554,6 +576,7 @@ gb_figure *view_next(session *s, int k, double temp)
 	f->vmin = 0;
 	f->vmax = 1;
 	f->precision = 3;
+	f->x_title = strdup("probability"); /* what the bars' length is */
 	view_titlef(f, "The next token: the %d most probable at temperature %g", k, temp);
 	char cap[128];
 	snprintf(cap, sizeof cap, "p(v) = softmax(logits / T)_v with T = %g, at the last position", temp);

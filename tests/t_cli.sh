@@ -79,7 +79,7 @@ check "generate prints one line per new token" test "$(grep -c ' p = ' "$T/gen")
 $G -c "load $T/gpt2; run the cat sat; attn 1 2" >"$T/attn" 2>"$T/err"
 ok $? "attn L H draws a figure"
 check "the figure has its title" have "$T/attn" "Layer 1, head 2: attention weights"
-check "the tokens label the rows and columns, numbered, spaces made visible" have "$T/attn" "1 t  2 h  3 e  4 ·  5 c"
+check "the tokens label the rows and columns, numbered, spaces made visible" have "$T/attn" "1 t   2 h   3 e 4 \"·\"   5 c"
 check "the colorbar shows the fixed range 0..1" have "$T/attn" "0.00 [ .:-=+*#%@] 1.00"
 check "the caption gives the formula" have "$T/attn" "softmax_j(q_i . k_j / sqrt(d_head) + mask)"
 $G -c "load $T/gpt2; run the cat; attn 3 1" 2>"$T/err"; rc=$?

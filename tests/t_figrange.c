@@ -1,5 +1,6 @@
-/* t_figrange.c — colour scales that fit the data: GB_RANGE_CENTERED (a diverging map whose
- * middle stays at 0 and whose sides each reach their own extreme) against the symmetric and
+/* t_figrange.c — colour scales that fit the data: GB_RANGE_CENTERED (a truncated symmetric
+ * scale: a diverging map linear on [-m, m], m = max |v|, 0 in the middle, the colour bar over
+ * the data's own [lo, hi] only) against the symmetric and
  * automatic ranges, by gb_fig_range / gb_fig_unit and by the colours the raster and the
  * terminal actually draw; and a grid's panels in the terminal: drawn in the grid's map, with
  * their labels when the grid asks for them (qkv). */
@@ -49,25 +50,33 @@ static int line_has(gb_grid *g, int y, const uint8_t rgb[3])
 
 int main(void)
 {
-	tap_plan(23);
-	/* GELU-like outputs: a short negative side and a long positive one */
-	const float gelu[3] = { -0.17f, 0.0f, 2.8f };
+	tap_plan(32);
+	/* GELU outputs (lesson 9): a short negative side and a long positive one */
+	const float gelu[3] = { -0.17f, 0.0f, 1.6f };
 	float lo, hi;
 	int bad;
 	gb_figure *c = row_of(gelu, 3, GB_RANGE_CENTERED);
 	gb_fig_range(c, &lo, &hi, &bad);
-	tap_ok(lo == -0.17f && hi == 2.8f, "centred: the range is the data's own, [-0.17, 2.8] (got [%g, %g])", lo, hi);
-	tap_near(gb_fig_unit(c, lo, hi, -0.17), 0.0, 1e-6, "centred: the most negative value is the map's low end");
+	tap_ok(lo == -0.17f && hi == 1.6f, "centred: the range is the data's own, [-0.17, 1.6] (got [%g, %g])", lo, hi);
+	double ulo = 0.5 - 0.5 * 0.17 / 1.6; /* 0.447: a pale blue */
+	tap_near(gb_fig_unit(c, lo, hi, -0.17), ulo, 1e-6, "centred: -0.17 is a pale blue, 0.17/1.6 of the lower half");
 	tap_near(gb_fig_unit(c, lo, hi, 0), 0.5, 1e-6, "centred: 0 is the middle colour");
-	tap_near(gb_fig_unit(c, lo, hi, 2.8), 1.0, 1e-6, "centred: the largest value is the high end");
-	tap_near(gb_fig_unit(c, lo, hi, -0.085), 0.25, 1e-6, "centred: half the negative side is a quarter of the scale");
-	tap_near(gb_fig_unit(c, lo, hi, 1.4), 0.75, 1e-6, "centred: half the positive side is three quarters");
+	tap_near(gb_fig_unit(c, lo, hi, 1.6), 1.0, 1e-6, "centred: the largest value is the high end");
+	tap_near(gb_fig_unit(c, lo, hi, 0.8), 0.75, 1e-6, "centred: half the positive side is three quarters");
+	tap_near(gb_fig_unit(c, lo, hi, -0.1) - 0.5, -(gb_fig_unit(c, lo, hi, 0.1) - 0.5), 1e-6,
+	         "centred: one slope for both signs (-0.1 as far below the middle as 0.1 above)");
+	gb_figure *c2 = row_of((const float[]){ -1.6f, 0.17f }, 2, GB_RANGE_CENTERED);
+	gb_fig_range(c2, &lo, &hi, &bad);
+	tap_near(gb_fig_unit(c2, lo, hi, -1.6), 0.0, 1e-6, "centred, long negative side: -1.6 the low end");
+	tap_near(gb_fig_unit(c2, lo, hi, 0.17), 1 - ulo, 1e-6, "centred, long negative side: 0.17 a pale red");
+	gb_fig_free(c2);
 
-	gb_figure *s = row_of(gelu, 3, GB_RANGE_SYMMETRIC);
+	const float gelu28[3] = { -0.17f, 0.0f, 2.8f };
+	gb_figure *s = row_of(gelu28, 3, GB_RANGE_SYMMETRIC);
 	gb_fig_range(s, &lo, &hi, &bad);
 	tap_ok(lo == -2.8f && hi == 2.8f, "symmetric: [-2.8, 2.8]");
 	tap_near(gb_fig_unit(s, lo, hi, -0.17), (2.8 - 0.17) / 5.6, 1e-6,
-	         "symmetric: -0.17 sits near the middle (the washed-out side the centred scale avoids)");
+	         "symmetric: -0.17 sits near the middle");
 
 	const float pos[2] = { 0.5f, 2.0f }, zeros[2] = { 0, 0 };
 	gb_figure *p = row_of(pos, 2, GB_RANGE_CENTERED);
@@ -77,7 +86,7 @@ int main(void)
 	gb_figure *z = row_of(zeros, 2, GB_RANGE_CENTERED);
 	gb_fig_range(z, &lo, &hi, &bad);
 	tap_ok(lo == -1 && hi == 1 && gb_fig_unit(z, lo, hi, 0) == 0.5, "centred, all zero: widened to [-1, 1], 0 in the middle");
-	gb_figure *a = row_of(gelu, 3, GB_RANGE_AUTO);
+	gb_figure *a = row_of(gelu28, 3, GB_RANGE_AUTO);
 	gb_fig_range(a, &lo, &hi, &bad);
 	tap_near(gb_fig_unit(a, lo, hi, 0), 0.17 / 2.97, 1e-6, "automatic: linear from min to max");
 
@@ -86,10 +95,12 @@ int main(void)
 	gb_raster_info info;
 	gb_verr err;
 	uint8_t want[3][3];
-	double ts[3] = { 0, 0.5, 1 };
+	uint8_t low_end[3];
+	double ts[3] = { ulo, 0.5, 1 };
 	for (int i = 0; i < 3; i++)
 		gb_cmap_rgb(GB_CMAP_COOLWARM, ts[i], want[i]);
-	int ok_px = 0;
+	gb_cmap_rgb(GB_CMAP_COOLWARM, 0, low_end);
+	int ok_px = 0, bar_top = 0, bar_bottom = 0, bar_zero = 0;
 	if (gb_raster_render(c, NULL, &cv, &info, &err) == 0) {
 		for (int i = 0; i < 3; i++) {
 			int x0 = info.plot.x + i * info.plot.w / 3, x1 = info.plot.x + (i + 1) * info.plot.w / 3;
@@ -97,17 +108,41 @@ int main(void)
 			const uint8_t *px = cv.rgba + ((size_t)y * cv.w + x) * 4;
 			ok_px += same_rgb(px, want[i]);
 		}
+		/* the colour bar: only the part of the map in use, 0 at 0.17/1.77 of its height */
+		gb_rect b = info.colorbar;
+		int bx = b.x + b.w / 2;
+		const uint8_t *top = cv.rgba + ((size_t)b.y * cv.w + bx) * 4;
+		const uint8_t *bot = cv.rgba + ((size_t)(b.y + b.h - 1) * cv.w + bx) * 4;
+		int yz = b.y + b.h - (int)(b.h * 0.17 / 1.77);
+		const uint8_t *zer = cv.rgba + ((size_t)yz * cv.w + bx) * 4;
+		uint8_t mid[3];
+		gb_cmap_rgb(GB_CMAP_COOLWARM, 0.5, mid);
+		bar_top = abs(top[0] - want[2][0]) + abs(top[2] - want[2][2]) < 12;
+		bar_bottom = abs(bot[0] - want[0][0]) + abs(bot[2] - want[0][2]) < 12 &&
+		             abs(bot[0] - low_end[0]) + abs(bot[2] - low_end[2]) > 60;
+		bar_zero = abs(zer[0] - mid[0]) + abs(zer[2] - mid[2]) < 16;
+		tap_diag("bar top %d,%d,%d bottom %d,%d,%d zero %d,%d,%d", top[0], top[1], top[2], bot[0], bot[1],
+		         bot[2], zer[0], zer[1], zer[2]);
 		gb_canvas_free(&cv);
 	} else
 		tap_diag("raster: %s", err.msg);
-	tap_ok(ok_px == 3, "raster: -0.17, 0 and 2.8 drawn as coolwarm's low end, middle and high end (%d of 3)", ok_px);
+	tap_ok(ok_px == 3, "raster: -0.17, 0 and 1.6 drawn as a pale blue, the middle and the high end (%d of 3)", ok_px);
+	tap_ok(bar_top && bar_bottom, "raster colour bar: full red at the top, the pale blue of -0.17 at the bottom (not the map's dark end)");
+	tap_ok(bar_zero, "raster colour bar: linear in value, the middle colour at 0.17/1.77 of its height");
 
-	/* The colour bar numbers both sides of a centred scale (nice steps over [-0.17, 0] give
-	 * -0.1; over the whole range they would start at 0); a symmetric one is numbered as ever. */
+	/* The colour bar is numbered linearly over [lo, hi]; the short side of -0.17 .. 1.6 is too
+	 * short for a number of its own, a longer one (-1 .. 1.6) gets one. */
 	char *svg = gb_svg_render(c, 0, 0, 0, "test", &err);
-	tap_ok(svg && (strstr(svg, ">-0.1</text>") || strstr(svg, ">-0.10</text>")) && strstr(svg, ">2</text>"),
-	       "centred colour bar: ticks on the short side (-0.1) and the long one (2)");
+	tap_ok(svg && (strstr(svg, ">0</text>") || strstr(svg, ">0.0</text>")) && strstr(svg, ">1.6</text>") &&
+	       !strstr(svg, ">-0.1</text>") && !strstr(svg, ">-0.2</text>"),
+	       "centred colour bar: ticks 0 .. 1.6, none crowded below 0");
 	free(svg);
+	gb_figure *c3 = row_of((const float[]){ -1.0f, 0.0f, 1.6f }, 3, GB_RANGE_CENTERED);
+	svg = gb_svg_render(c3, 0, 0, 0, "test", &err);
+	tap_ok(svg && (strstr(svg, ">-1</text>") || strstr(svg, ">-0.5</text>")) && strstr(svg, ">1.5</text>"),
+	       "centred colour bar, a longer negative side: numbered on both sides");
+	free(svg);
+	gb_fig_free(c3);
 	svg = gb_svg_render(s, 0, 0, 0, "test", &err);
 	tap_ok(svg && !strstr(svg, ">-0.1</text>") && strstr(svg, ">-2</text>") && strstr(svg, ">2</text>"),
 	       "symmetric colour bar: ticks at -2 and 2, none at -0.1");
@@ -121,7 +156,14 @@ int main(void)
 	int rc = gb_cells_render(&g, 0, 0, 60, 12, c, &o, &err);
 	int y = first_bg_line(&g);
 	tap_ok(rc == 0 && line_has(&g, y, want[0]) && line_has(&g, y, want[1]) && line_has(&g, y, want[2]),
-	       "terminal: the three cells in the low end, middle and high end");
+	       "terminal: the three cells in a pale blue, the middle and the high end");
+	int bar_line = -1, dark = 0;
+	for (int yy = y + 1; yy < g.h; yy++) {
+		if (line_has(&g, yy, want[0]) && line_has(&g, yy, want[2]))
+			bar_line = yy;
+		dark += line_has(&g, yy, low_end);
+	}
+	tap_ok(bar_line > y && dark == 0, "terminal colour bar: from -0.17's pale blue to the red end, never the map's dark blue (line %d)", bar_line);
 	gb_grid_free(&g);
 
 	/* A grid whose panels were made with another map: the terminal draws them in the grid's,
@@ -141,12 +183,13 @@ int main(void)
 		gb_fig_set_title(pn, i ? "k" : "q");
 		gb_fig_add_panel(grid, pn);
 	}
-	uint8_t vlow[3];
+	uint8_t vlow[3], plow[3];
 	gb_cmap_rgb(GB_CMAP_VIRIDIS, 0, vlow);
+	gb_cmap_rgb(GB_CMAP_COOLWARM, 0.5 - 0.5 * 0.17 / 2.8, plow);
 	gb_grid_init(&g, 60, 14, &err);
 	rc = gb_cells_render(&g, 0, 0, 60, 14, grid, &o, &err);
 	y = first_bg_line(&g);
-	tap_ok(rc == 0 && line_has(&g, y, want[0]) && !line_has(&g, y, vlow), "terminal grid: panels in the grid's coolwarm, not their own viridis");
+	tap_ok(rc == 0 && line_has(&g, y, plow) && !line_has(&g, y, vlow), "terminal grid: panels in the grid's coolwarm, not their own viridis");
 	gb_grid_free(&g);
 
 	/* Labels in the panels: the rows' tokens wherever the panels have the room (a model view
@@ -201,5 +244,18 @@ int main(void)
 	gb_fig_free(p);
 	gb_fig_free(z);
 	gb_fig_free(a);
+
+	/* An index beside a token: the token quoted when it would read as part of the number. */
+	char lb[64];
+	gb_label_indexed(10, "0", lb, sizeof lb);
+	tap_ok(strcmp(lb, "10 \"0\"") == 0, "index beside a digit: '10 \"0\"' (got '%s')", lb);
+	gb_label_indexed(11, ".", lb, sizeof lb);
+	int punct = strcmp(lb, "11 \".\"") == 0;
+	gb_label_indexed(2, "\xC2\xB7", lb, sizeof lb);
+	tap_ok(punct && strcmp(lb, "2 \"\xC2\xB7\"") == 0, "punctuation and a lone space token quoted too ('%s')", lb);
+	gb_label_indexed(3, "\xC2\xB7the", lb, sizeof lb);
+	int word = strcmp(lb, "3 \xC2\xB7the") == 0;
+	gb_label_indexed(5, "M", lb, sizeof lb);
+	tap_ok(word && strcmp(lb, "5 M") == 0, "a word is not quoted ('3 \xC2\xB7the', '%s')", lb);
 	return tap_done();
 }

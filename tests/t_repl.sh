@@ -81,7 +81,7 @@ for size in 80x24 160x48; do
 	run_cmd "attn 3 2"
 	rows=0
 	for tok in When "·Mar" "·went" "·par" "," "·ball"; do
-		all | grep -qE "^ *([0-9]+ )?$tok( |\$)" && rows=$((rows + 1))
+		all | grep -qE "^ *([0-9]+ )?\"?$tok\"?( |\$)" && rows=$((rows + 1))
 	done
 	[ "$rows" -eq 6 ] && ! all | grep -q "…/\|/·" && unwrapped; ok $? "$size: attn 3 2 has a line per row with its whole token, none packed or wrapped ($rows of 6 found)"
 	run_cmd "model"

@@ -12,7 +12,7 @@ G=./glassbox
 . tests/tap.sh
 RUN="run When Mary and John went to the park, John gave a ball to"
 
-echo "1..36"
+echo "1..51"
 
 # png_text FILE KEY: the value of FILE's tEXt chunk KEY, read from its bytes.
 png_text() {
@@ -60,7 +60,8 @@ check "and of its last token" cmp -s "$T/want" "$T/got"
 $G -c "$RUN; ffn --units 65-128 1; export $T/ffn65b.csv" >/dev/null 2>"$T/err"
 check "--units may come before the layer: the same table" cmp -s "$T/ffn65.csv" "$T/ffn65b.csv"
 check "the PNG says units 65-128 of 512" test "$(png_text "$T/ffn65.png" Columns)" = "units 65-128 of 512"
-check "the title is in words" test "$(png_text "$T/ffn65.png" Title)" = "Layer 1: feed-forward hidden units after the activation"
+check "the title is in words, and says which units it shows" \
+	test "$(png_text "$T/ffn65.png" Title)" = "Layer 1: feed-forward hidden units after the activation (units 65-128 of 512)"
 
 $G -c "$RUN; ffn 1 --units 600-700" >/dev/null 2>"$T/err"; rc=$?
 check "an out-of-range --units is one line and status 1: $(cat "$T/err")" \
@@ -81,9 +82,19 @@ check "layer norm's rows are the tokens alone (mean and variance are side column
 # --- titles in words -----------------------------------------------------------------------------
 $G -c "$RUN; show L1.resid.mid; export $T/mid.png; show L2.resid.post; export $T/post.png; show L1.ln2.var; export $T/var.png; show L3.attn.q 2; export $T/q.png" >/dev/null 2>"$T/err"
 ok $? "show draws trace tensors"
-check "show L1.resid.mid is titled 'After attention, layer 1' (got '$(png_text "$T/mid.png" Title)')" \
-	test "$(png_text "$T/mid.png" Title)" = "After attention, layer 1"
-check "show L2.resid.post: 'After layer 2'" test "$(png_text "$T/post.png" Title)" = "After layer 2"
+check "show L1.resid.mid is titled 'After attention, layer 1', claiming only the 64 features shown (got '$(png_text "$T/mid.png" Title)')" \
+	test "$(png_text "$T/mid.png" Title)" = "After attention, layer 1 (the first 64 of 128 features)"
+check "show L2.resid.post: 'After layer 2 (the first 64 of 128 features)'" \
+	test "$(png_text "$T/post.png" Title)" = "After layer 2 (the first 64 of 128 features)"
+$G -c "$RUN; embed; export $T/emb.png; export $T/emb.csv; embed --units 1-64; export $T/emb1.png; embed --units 65-128; export $T/emb65.png; pe; export $T/pe64.png" >/dev/null 2>"$T/err"
+check "embed shows all of tiny-lm's 128 features by default ($(head -n 1 "$T/emb.csv" | tr ',' '\n' | tail -n +2 | wc -l)), titled so" \
+	sh -c "test $(head -n 1 "$T/emb.csv" | tr ',' '\n' | tail -n +2 | wc -l) -eq 128 && test '$(png_text "$T/emb.png" Title)' = 'Token embeddings: a vector of 128 features per token'"
+check "a window's title claims only the features shown (got '$(png_text "$T/emb1.png" Title)')" \
+	test "$(png_text "$T/emb1.png" Title)" = "Token embeddings: the first 64 of each token's 128 features"
+check "and names a later window (got '$(png_text "$T/emb65.png" Title)')" \
+	test "$(png_text "$T/emb65.png" Title)" = "Token embeddings: features 65-128 of each token's 128"
+check "pe's too (got '$(png_text "$T/pe64.png" Title)')" \
+	test "$(png_text "$T/pe64.png" Title)" = "Learned position vectors: the first 64 of each position's 128 features"
 check "show L1.ln2.var: the norm named by where it sits (got '$(png_text "$T/var.png" Title)')" \
 	test "$(png_text "$T/var.png" Title)" = "Layer norm before the feed-forward, layer 1: variance of each token's input"
 check "show L3.attn.q 2: 'Queries, layer 3, head 2'" test "$(png_text "$T/q.png" Title)" = "Queries, layer 3, head 2"
@@ -112,11 +123,12 @@ check "embeddings (signed, both sides alike): symmetric ($lo .. $hi)" awk "BEGIN
 $G -c "load tiny-mt; run 3 March 2021; pe; export $T/sin.png" >/dev/null 2>"$T/err"
 check "sinusoids keep the scale of sin and cos, -1 .. 1 (got $(png_text "$T/sin.png" Range))" \
 	test "$(png_text "$T/sin.png" Range)" = "-1 .. 1"
-# In the terminal a centred range puts the most negative GELU output at the map's blue end;
-# on a symmetric scale of +-2.8 it would be nearly white. Only the data lines count here.
+# In the terminal a centred (truncated symmetric) range gives the largest GELU output the map's
+# red end and its small negatives (-0.17 of +1.6) a pale blue, never the dark blue end, in the
+# cells and in the colour bar alike.
 COLUMNS=200 LINES=60 $G -c "set colors truecolor; $RUN; ffn 1" >"$T/ffn.ans" 2>"$T/err"
-check "the terminal draws GELU's most negative outputs in coolwarm's blue end (59,76,192)" \
-	sh -c "sed '\$d' $T/ffn.ans | sed '\$d' | grep -q '48;2;59;76;192m'"
+check "the terminal draws GELU's largest output in coolwarm's red end and nothing in its blue end" \
+	sh -c "grep -q '8;2;180;4;38m' $T/ffn.ans && ! grep -q '8;2;59;76;192m' $T/ffn.ans"
 
 # --- qkv: the panels in the colour map of their bar, with labels --------------------------------
 COLUMNS=160 LINES=48 $G -c "set colors truecolor; $RUN; qkv 1 1" >"$T/qkv.ans" 2>"$T/err"
@@ -131,5 +143,45 @@ $G -c "$RUN; lens; export $T/lens.csv" >/dev/null 2>"$T/err"
 nb=$(printf '\302\240')
 check "the lens's rows read 'embeddings' and 'after layer 1' (no-break spaces, so not 'layer·1')" \
 	sh -c "cut -d, -f1 $T/lens.csv | sed -n '2p;3p' | tr '\n' '|' | grep -qx 'embeddings|after${nb}layer${nb}1|'"
+
+# --- an index beside a digit token: '10 "0"', not "10 0", in the terminal and the SVG, the
+# index in the lighter ink (#555555) and the token in the darker one ----------------------------
+COLUMNS=160 LINES=48 $G -c "load tiny-mt; run 3 March 2021; show enc.L1.attn.weights; export $T/mt.svg" >"$T/mt.txt" 2>"$T/err"
+check "terminal: digit and space tokens beside their index are quoted (10 \"0\", 8 \"·\")" \
+	sh -c "grep -q '10 \"0\"' $T/mt.txt && grep -q ' 8 \"·\"' $T/mt.txt && ! grep -q '10 0 ' $T/mt.txt"
+check "svg: the label '10 \"0\"' in gray, its token '\"0\"' over it in the dark ink" \
+	sh -c "grep '>10 &quot;0&quot;<' $T/mt.svg | grep -q '#555555' && grep '>&quot;0&quot;<' $T/mt.svg | grep -q '#222222'"
+
+# --- --range LO HI: a pair of figures on one scale ----------------------------------------------
+$G -c "$RUN; scores 1 1 raw; export $T/raw.png; scores 1 1 --range -4.2 4.2; export $T/scaled.png; next 5 --temp 0.5 --range 0 0.5; export $T/n05.png; export $T/n05.svg" >/dev/null 2>"$T/err"
+check "scores --range -4.2 4.2: the scaled scores on the raw scores' scale (got '$(png_text "$T/scaled.png" Range)', raw '$(png_text "$T/raw.png" Range)')" \
+	sh -c "test '$(range_lo "$T/scaled.png")' = -4.19999981 && test '$(range_hi "$T/scaled.png")' = 4.19999981"
+check "next --range 0 0.5: the probability axis as asked, not its own 0 .. 1 (got '$(png_text "$T/n05.png" Range)')" \
+	test "$(png_text "$T/n05.png" Range)" = "0 .. 0.5"
+check "next's value axis is titled 'probability'" grep -q '>probability</text>' "$T/n05.svg"
+$G -c "$RUN; scores 1 1 --range 1 0" >/dev/null 2>"$T/err"
+check "--range 1 0 is refused in one line ($(cat "$T/err"))" \
+	sh -c "test \$? -ne 0 -o -s $T/err && grep -q 'LO < HI' $T/err && test \$(wc -l < $T/err) -eq 1"
+
+# --- the heads' outputs side by side: all 128 features, a rule and "head k" per 32 -------------
+$G -c "$RUN; show L1.attn.merged; export $T/merged.svg; export $T/merged.csv; show L1.attn.merged --units 17-80; export $T/merged2.svg" >/dev/null 2>"$T/err"
+check "show L1.attn.merged shows all 128 features by default ($(head -n 1 "$T/merged.csv" | tr ',' '\n' | tail -n +2 | wc -l))" \
+	test "$(head -n 1 "$T/merged.csv" | tr ',' '\n' | tail -n +2 | wc -l)" -eq 128
+check "and labels its four heads over their columns" \
+	sh -c "grep -q '>head 1</text>' $T/merged.svg && grep -q '>head 4</text>' $T/merged.svg && ! grep -q '>head 5</text>' $T/merged.svg"
+check "a window 17-80 labels heads 1 to 3 (head 1 narrow: 16 columns)" \
+	sh -c "grep -q '>head 2</text>' $T/merged2.svg && grep -q '>head 3</text>' $T/merged2.svg && ! grep -q '>head 4</text>' $T/merged2.svg"
+
+# --- cross-attention's footer: no mask, and who gives queries and keys -------------------------
+$G -c "load tiny-mt; run 3 March 2021; cross 1 1; export $T/cross.png" >/dev/null 2>"$T/err"
+d=$(png_text "$T/cross.png" Description)
+check "cross's caption has no '+ mask' and names decoder and encoder (got '$d')" \
+	sh -c "case '$d' in *'+ mask'*) exit 1;; *'queries: decoder'*) exit 0;; *) exit 1;; esac"
+
+# --- a long text in the subtitle is cut in the middle: its start and its end stay in view -------
+$G -c "run The cup owl sat on the shelf. It started to rain and then the cup owl; attn 1 1" >"$T/long.txt" 2>"$T/err"
+sub=$(sed -n 2p "$T/long.txt")
+check "the subtitle keeps the start and the repeated end ($sub)" \
+	sh -c "echo '$sub' | grep -q '“The cup owl' && echo '$sub' | grep -q '… .*the cup owl”'"
 
 exit $((fails > 0))

@@ -19,7 +19,7 @@ static void token_label(char *const *labels, int i, int index0, int maxw, char *
 	char tok[LBUF], both[LBUF + 16];
 	gb_label_display(labels && labels[i] ? labels[i] : "", 16, tok, sizeof tok);
 	if (index0 > 0 || !tok[0])
-		snprintf(both, sizeof both, "%d%s%s", (index0 > 0 ? index0 : 1) + i, tok[0] ? " " : "", tok);
+		gb_label_indexed((index0 > 0 ? index0 : 1) + i, tok, both, sizeof both);
 	else
 		snprintf(both, sizeof both, "%s", tok);
 	gb_cells_shorten(both, maxw, out, cap);

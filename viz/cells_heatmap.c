@@ -58,8 +58,14 @@ static void row_text(const gb_figure *f, int i, int cap, int iw, char *out, size
 	if (iw > 0) {
 		int k = snprintf(out, n, "%*d", iw, f->row_index0 + i);
 		if (f->row_labels && cap > iw + 1) {
+			char both[LBUF + 16];
 			gb_label_display(f->row_labels[i], cap - iw - 1, tok, sizeof tok);
-			snprintf(out + k, n - (size_t)k, " %s", tok);
+			gb_label_indexed(0, tok, both, sizeof both); /* the token, quoted as it needs */
+			if (strchr(both, '"') && gb_utf8_width(both + 2) > cap - iw - 1) {
+				gb_label_display(f->row_labels[i], cap - iw - 3, tok, sizeof tok);
+				gb_label_indexed(0, tok, both, sizeof both);
+			}
+			snprintf(out + k, n - (size_t)k, " %s", both + 2);
 		}
 	} else if (f->row_labels) {
 		gb_label_display(f->row_labels[i], cap, out, n);
@@ -77,7 +83,7 @@ static void col_text(const gb_figure *f, int j, char *out, size_t n)
 	if (f->col_labels) {
 		gb_label_display(f->col_labels[j], 24, tok, sizeof tok);
 		if (idx)
-			snprintf(out, n, "%d %s", idx, tok);
+			gb_label_indexed(idx, tok, out, n);
 		else
 			snprintf(out, n, "%s", tok);
 	} else

@@ -171,7 +171,9 @@ void gb_cells_caption_line(area *a, int y)
 	touch(a->g, y);
 }
 
-/* "lo ████████ hi" from x (plain: "lo [ .:-=+*#%@] hi"), at most w columns. */
+/* "lo ████████ hi" from x (plain: "lo [ .:-=+*#%@] hi"), at most w columns: the colours (or
+ * shades) of values evenly spaced from lo to hi, so a truncated scale (GB_RANGE_CENTERED)
+ * shows only the part of the map its data use. */
 void gb_cells_colorbar_line(area *a, int x, int y, int w)
 {
 	char sa[64], sb[64];
@@ -179,7 +181,11 @@ void gb_cells_colorbar_line(area *a, int x, int y, int w)
 	int la = (int)strlen(sa), lb = (int)strlen(sb);
 	if (a->plain) {
 		char bar[RAMP_N + 3];
-		snprintf(bar, sizeof bar, "[%s]", RAMP);
+		bar[0] = '[';
+		for (int i = 0; i < RAMP_N; i++)
+			bar[1 + i] = gb_cells_ramp_char(a, a->lo + (a->hi - a->lo) * (i + 0.5) / RAMP_N);
+		bar[RAMP_N + 1] = ']';
+		bar[RAMP_N + 2] = 0;
 		if (la + lb + 2 + RAMP_N + 2 > w)
 			return;
 		x += gb_grid_text(a->g, x, y, la, sa, NULL, NULL, 0) + 1;
@@ -194,7 +200,7 @@ void gb_cells_colorbar_line(area *a, int x, int y, int w)
 		x += gb_grid_text(a->g, x, y, la, sa, NULL, NULL, 0) + 1;
 		for (int i = 0; i < n; i++) {
 			uint8_t rgb[3];
-			gb_cmap_rgb(a->f->cmap, (double)i / (n - 1), rgb);
+			gb_cmap_rgb(a->f->cmap, unit(a, a->lo + (a->hi - a->lo) * i / (n - 1)), rgb);
 			gb_cells_set_cell(a->g, x + i, y, ' ', NULL, rgb, 0);
 		}
 		gb_grid_text(a->g, x + n + 1, y, lb, sb, NULL, NULL, 0);

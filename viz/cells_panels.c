@@ -24,6 +24,11 @@ static int panel_label_w(const gb_figure *p, int w)
 		else
 			snprintf(tmp, sizeof tmp, "%d", p->row_index0 + i), gb_label_display(tmp, cap, buf, sizeof buf);
 		int lw = gb_utf8_width(buf) + (p->row_index0 > 0 && p->row_labels ? 4 : 0);
+		if (p->row_index0 > 0 && p->row_labels) { /* '3 "0"': the quotes too */
+			char both[LBUF + 16];
+			gb_label_indexed(0, buf, both, sizeof both);
+			lw += gb_utf8_width(both) - 2 - gb_utf8_width(buf);
+		}
 		m = lw > m ? lw : m;
 	}
 	return m;

@@ -6,6 +6,7 @@
  * a number in a figure (gb_fig_fmt_*: every backend prints numbers through these). */
 #include "viz/figure.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -420,9 +421,8 @@ void gb_fig_range(const gb_figure *f, float *lo, float *hi, int *n_bad)
 double gb_fig_unit(const gb_figure *f, double lo, double hi, double v)
 {
 	if (f && f->range == GB_RANGE_CENTERED && lo <= 0 && hi >= 0 && lo < hi) {
-		if (v >= 0)
-			return hi > 0 ? 0.5 + 0.5 * v / hi : 0.5;
-		return lo < 0 ? 0.5 - 0.5 * v / lo : 0.5;
+		double m = fmax(-lo, hi); /* a truncated symmetric scale: one slope for both signs */
+		return 0.5 + 0.5 * v / m;
 	}
 	return (v - lo) / (hi - lo);
 }
@@ -587,6 +587,19 @@ static int display_piece(const char *src, int len, uint32_t cp, int first, int n
 	}
 	*plen = k;
 	return w;
+}
+
+void gb_label_indexed(int index, const char *tok, char *out, size_t cap)
+{
+	int word = 0;
+	for (const unsigned char *u = (const unsigned char *)tok; *u; u++)
+		if (isalnum(*u) || (*u >= 0x80 && !(u[0] == 0xC2 && u[1] == 0xB7) && *u != 0xB7))
+			word = 1; /* a letter (any non-ASCII but the "·" of a space counts as one) */
+	int quote = tok[0] && (isdigit((unsigned char)tok[0]) || !word);
+	if (!tok[0])
+		snprintf(out, cap, "%d", index);
+	else
+		snprintf(out, cap, quote ? "%d \"%s\"" : "%d %s", index, tok);
 }
 
 void gb_label_display(const char *label, int max_cols, char *out, size_t cap)

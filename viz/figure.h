@@ -36,9 +36,11 @@ enum gb_cmap { GB_CMAP_VIRIDIS, GB_CMAP_MAGMA, GB_CMAP_CIVIDIS, GB_CMAP_GRAY, GB
 
 /* How the value range is chosen: from the data's min and max, fixed by the view (e.g. 0..1
  * for attention weights), or symmetric around 0 (max |v|) for signed values. CENTERED is for
- * signed values far from symmetric (GELU outputs, about -0.17 .. 2.8): the range is the data's
- * [min(lo, 0), max(hi, 0)], 0 keeps the middle colour of a diverging map, and each side scales
- * to its own extreme (matplotlib's TwoSlopeNorm), so the short side is not washed out. */
+ * signed values far from symmetric (GELU outputs, about -0.17 .. 1.6): a truncated symmetric
+ * scale. The range is the data's [min(lo, 0), max(hi, 0)]; colours are linear on [-m, m] with
+ * m = max(|lo|, |hi|), so 0 keeps the middle colour of a diverging map, -0.17 is a pale blue
+ * and 1.6 the full red (one slope for both signs); the colour bar shows only [lo, hi], the
+ * part of the map in use. */
 enum gb_range { GB_RANGE_AUTO, GB_RANGE_FIXED, GB_RANGE_SYMMETRIC, GB_RANGE_CENTERED };
 
 typedef struct gb_series {
@@ -144,6 +146,12 @@ typedef struct gb_figure {
 	 * only query k's lines (1-based) and prints its weights beside the keys; focus_col = k > 0
 	 * only the lines into key k, with the weights beside the queries. 0: every line. */
 	int focus_row, focus_col;
+
+	/* Issue 18, the figures' part (the lesson review): a HEATMAP's columns in groups of
+	 * col_group (a per-head tensor's heads, d_head columns each): the PNG, SVG and window draw
+	 * a rule between groups and "head k" over each. Groups count from the tensor's first
+	 * column (col_index0 places a window of columns). 0: no groups. */
+	int col_group;
 } gb_figure;
 
 /* A new empty figure of a kind (viridis, automatic range, colorbar on, precision 2). NULL when
@@ -179,9 +187,11 @@ int gb_fig_set_group_title(gb_figure *f, int group, const char *title);
  * of a masked figure, which gb_fig_count counts as masked. */
 void gb_fig_range(const gb_figure *f, float *lo, float *hi, int *n_bad);
 
-/* Where v sits on f's colour scale of range [lo, hi] (from gb_fig_range), 0 at lo and 1 at hi:
- * linear, except for GB_RANGE_CENTERED, where 0 maps to 0.5 and each side to its own half.
- * Not clamped. Every backend maps values (and colour-bar ticks) through it. */
+/* Where v sits on f's colour map for range [lo, hi] (from gb_fig_range), 0 at lo and 1 at hi:
+ * linear, except for GB_RANGE_CENTERED, where it is linear on [-m, m] (m = max(|lo|, |hi|)):
+ * 0 maps to 0.5, m to 1, -m to 0, and the shorter side reaches only part of its half.
+ * Not clamped. Every backend maps values through it; a colour bar is drawn over [lo, hi] in
+ * the colours gb_fig_unit(lo) .. gb_fig_unit(hi), with ticks placed linearly in value. */
 double gb_fig_unit(const gb_figure *f, double lo, double hi, double v);
 
 /* The values of a figure (panels and LINES series included) that have no place on the colour
@@ -201,6 +211,12 @@ int gb_fig_is_masked(const gb_figure *top, const gb_figure *m, float v);
  * Writes a NUL-terminated string into out (cap bytes). Shared by every backend so a token
  * looks the same in the terminal, in a PNG and in an SVG. */
 void gb_label_display(const char *label, int max_cols, char *out, size_t cap);
+
+/* A token label (as gb_label_display gives it) that stands next to an index number, in quotes
+ * when it would read as part of the number: when it starts with a digit or has no letter or
+ * digit at all (punctuation, "·"), so "10 0" reads '10 "0"' and "11 ." reads '11 "."'.
+ * Every backend labels "index token" through it. Writes a NUL-terminated string into out. */
+void gb_label_indexed(int index, const char *tok, char *out, size_t cap);
 
 /* Terminal columns a UTF-8 string takes: 1 per code point, 0 for combining marks and
  * invisible format characters, 2 for East Asian wide and fullwidth characters and wide emoji

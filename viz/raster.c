@@ -150,14 +150,14 @@ static void r_polyline(void *ctx, const double *xy, int n, double width, const u
 	}
 }
 
-static void r_ramp(void *ctx, double x, double y, double w, double h, int cmap)
+static void r_ramp(void *ctx, double x, double y, double w, double h, int cmap, double t0, double t1)
 {
 	rctx *r = ctx;
 	int x0 = (int)floor(x + 0.5), y0 = (int)floor(y + 0.5);
 	int x1 = (int)floor(x + w + 0.5), y1 = (int)floor(y + h + 0.5);
 	for (int yy = y0; yy < y1; yy++) {
 		uint8_t rgb[3];
-		gb_cmap_rgb(cmap, 1.0 - (yy - y0 + 0.5) / (y1 - y0), rgb);
+		gb_cmap_rgb(cmap, t0 + (t1 - t0) * (1.0 - (yy - y0 + 0.5) / (y1 - y0)), rgb);
 		gb_canvas_fill(r->c, x0, yy, x1 - x0, 1, rgb);
 	}
 }

@@ -116,8 +116,9 @@ typedef struct gb_painter {
 	             const char *s, const uint8_t rgb[3]);
 	/* xy (n, 2); a line of the given width with round-ish joins */
 	void (*polyline)(void *ctx, const double *xy, int n, double width, const uint8_t rgb[3]);
-	/* a colormap ramp filling the rect, t = 1 at the top, 0 at the bottom */
-	void (*ramp)(void *ctx, double x, double y, double w, double h, int cmap);
+	/* a colormap ramp filling the rect, the map's t1 at the top, t0 at the bottom (0 and 1 for
+	 * the whole map; a truncated scale draws only the part of the map its data use) */
+	void (*ramp)(void *ctx, double x, double y, double w, double h, int cmap, double t0, double t1);
 	/* optional (may be NULL): brackets around a part ("cells", "labels", ...) for SVG groups */
 	void (*group)(void *ctx, const char *name, int begin);
 	int failed;               /* set by a painter when it ran out of memory */

@@ -48,7 +48,7 @@ static void label_of(char *const *labels, int i, int index0, char *out, size_t c
 	else
 		tok[0] = 0;
 	if (index0 > 0 && tok[0])
-		snprintf(out, cap, "%d %s", index0 + i, tok);
+		gb_label_indexed(index0 + i, tok, out, cap);
 	else if (index0 > 0 || !tok[0])
 		snprintf(out, cap, "%d", (index0 > 0 ? index0 : 1) + i);
 	else

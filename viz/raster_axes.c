@@ -7,6 +7,7 @@
 #include "viz/raster.h"
 #include "viz/raster_layout.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,10 +53,10 @@ int gb_axis_make(lay *L, gb_axis *a, char *const *labels, int n, int index0)
 			gb_label_display(labels[i] ? labels[i] : "", LABEL_COLS, tok, sizeof tok);
 			a->precut[i] = (char)gb_lay_label_cut(labels[i], LABEL_COLS);
 			if (index0 > 0)
-				snprintf(d, LABEL_BUF, "%d %s", index0 + i, tok);
+				gb_label_indexed(index0 + i, tok, d, LABEL_BUF);
 			else {
 				snprintf(d, LABEL_BUF, "%s", tok);
-				snprintf(a->alt + (size_t)i * LABEL_BUF, LABEL_BUF, "%d %s", a->idx0 + i, tok);
+				gb_label_indexed(a->idx0 + i, tok, a->alt + (size_t)i * LABEL_BUF, LABEL_BUF);
 			}
 		}
 	}
@@ -288,6 +289,37 @@ void gb_axis_finish(lay *L, gb_axis *a)
 	L->cut += a->cut;
 }
 
+/* Where the token of an "index token" label starts (after "10 "), or NULL for a label with
+ * no index (a token axis's labels carry no spaces: gb_label_display shows them as "·"). */
+static const char *token_part(const gb_axis *a, const char *l)
+{
+	const char *p = l;
+	if (a->numeric || !isdigit((unsigned char)*p))
+		return NULL;
+	while (isdigit((unsigned char)*p))
+		p++;
+	return *p == ' ' && p[1] ? p + 1 : NULL;
+}
+
+/* Label l at (x, y): an index in the lighter ink INK2 and its token in INK, so "10 "0"" reads
+ * as a number and a token at a glance. The whole label is laid in INK2 and the token drawn
+ * over its own place (the end of the label for ANCHOR_END, at any angle). */
+static void axis_text(lay *L, const gb_axis *a, double x, double y, double angle, int anchor, const char *l)
+{
+	const char *tok = token_part(a, l);
+	if (!tok) {
+		text(L, GB_FACE_SANS, a->px, x, y, angle, anchor, l, INK);
+		return;
+	}
+	text(L, GB_FACE_SANS, a->px, x, y, angle, anchor, l, INK2);
+	if (anchor == GB_ANCHOR_MIDDLE && angle == 0) { /* the token ends where the label does */
+		x += tw(L, GB_FACE_SANS, a->px, l) / 2;
+		anchor = GB_ANCHOR_END;
+	}
+	if (anchor == GB_ANCHOR_END)
+		text(L, GB_FACE_SANS, a->px, x, y, angle, anchor, tok, INK);
+}
+
 void gb_axis_draw_rows(lay *L, const gb_axis *a, double x, double y, double pitch, int n)
 {
 	double s = L->s, lw = fmax(1, round(s)), gap = (a->stride > 1 ? TICK_LEN + 4 : 8) * s;
@@ -300,8 +332,7 @@ void gb_axis_draw_rows(lay *L, const gb_axis *a, double x, double y, double pitc
 			continue;
 		if (a->stride > 1)
 			rect(L, x - TICK_LEN * s, yc - lw / 2, TICK_LEN * s, lw, AXIS);
-		text(L, GB_FACE_SANS, a->px, x - gap, mid_baseline(yc, a->px), 0, GB_ANCHOR_END,
-		     a->lab + (size_t)i * LABEL_BUF, INK);
+		axis_text(L, a, x - gap, mid_baseline(yc, a->px), 0, GB_ANCHOR_END, a->lab + (size_t)i * LABEL_BUF);
 	}
 	group(L, "row-labels", 0);
 }
@@ -322,12 +353,12 @@ void gb_axis_draw_cols(lay *L, const gb_axis *a, double x, double y, double pitc
 		if (a->orient == 45)
 			/* ends under the column, rising to it; shifted half an x-height so the slanted
 			 * text's middle, not its baseline, points at the column */
-			text(L, GB_FACE_SANS, a->px, xc + 0.3 * a->px, y + t + 6 * s + 0.75 * a->px, 45, GB_ANCHOR_END, l, INK);
+			axis_text(L, a, xc + 0.3 * a->px, y + t + 6 * s + 0.75 * a->px, 45, GB_ANCHOR_END, l);
 		else if (a->orient == 90)
 			/* reads upwards, ending just under the column */
-			text(L, GB_FACE_SANS, a->px, xc + 0.36 * a->px, y + t + 6 * s, 90, GB_ANCHOR_END, l, INK);
+			axis_text(L, a, xc + 0.36 * a->px, y + t + 6 * s, 90, GB_ANCHOR_END, l);
 		else
-			text(L, GB_FACE_SANS, a->px, xc, y + t + 6 * s + 0.93 * a->px, 0, GB_ANCHOR_MIDDLE, l, INK);
+			axis_text(L, a, xc, y + t + 6 * s + 0.93 * a->px, 0, GB_ANCHOR_MIDDLE, l);
 	}
 	group(L, "col-labels", 0);
 }

@@ -9,6 +9,7 @@
 #include "viz/colormap.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,30 @@ static int too_small(const block *B, gb_verr *err)
 	return TOO_SMALL;
 }
 
+/* The groups of columns of f (col_group, e.g. the heads of a per-head tensor): a rule between
+ * two groups across the cells (x, y, w, h), and "head k" centred over each group's columns that
+ * are shown, in the band of height band above the cells. */
+static void draw_col_groups(lay *L, const gb_figure *f, int x, int y, int w, int h, double band)
+{
+	int G = f->col_group, c0 = f->col_index0 > 0 ? f->col_index0 - 1 : 0; /* tensor column of cell 0 */
+	double pitch = (double)w / f->cols, lw = fmax(2, round(2 * L->s));
+	int px = spx(L, PANEL_PX);
+	char buf[32];
+	group(L, "col-groups", 1);
+	for (int j = 0; j < f->cols;) {
+		int g = (c0 + j) / G, end = (g + 1) * G - c0; /* first cell after this group */
+		if (end > f->cols)
+			end = f->cols;
+		if (j > 0)
+			rect(L, x + j * pitch - lw / 2, y, lw, h, INK);
+		snprintf(buf, sizeof buf, "head %d", g + 1);
+		if ((end - j) * pitch >= tw(L, GB_FACE_SANS, px, buf) + 4 * L->s)
+			text(L, GB_FACE_SANS, px, x + (j + end) / 2.0 * pitch, y - 0.45 * band, 0, GB_ANCHOR_MIDDLE, buf, INK);
+		j = end;
+	}
+	group(L, "col-groups", 0);
+}
+
 /* Lays the block out and draws it; with labels 0, without row and column labels. Returns
  * TOO_SMALL, having drawn nothing, when the cells find no room. */
 static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
@@ -68,6 +93,8 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 	double s = L->s, cb_w = f->colorbar ? gb_lay_colorbar_width(L) : 0;
 	double rt_w = p0->row_title ? 1.6 * AXIS_PX * s : 0, ct_h = p0->col_title ? 1.7 * AXIS_PX * s : 0;
 	double pt_h = B->titles ? 1.5 * PANEL_PX * s : 0, gapx = grid ? 20 * s : 0, gapy = grid ? 14 * s : 0;
+	if (!grid && f->col_group > 0) /* a line of "head k" over the groups of columns */
+		pt_h = 1.5 * PANEL_PX * s;
 	double CW = L->x1 - L->x0, CH = L->y1 - L->y0;
 	double cw = 1, ch = 1, left = 0, bottom = 0, side_w = 0, side_h = 0, colw[SIDE_MAX] = { 0 };
 	int npx = 0, tpx = 0, cwi, chi, pw, ph, rc = -1;
@@ -172,6 +199,8 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 		}
 		gb_cells_draw(L, m, x, y, mpw, mph, npx, tpx, f->precision);
 		gb_lay_outline(L, x, y, mpw, mph);
+		if (!grid && f->col_group > 0)
+			draw_col_groups(L, f, x, y, mpw, mph, pt_h);
 		if (gx == 0)
 			gb_axis_draw_rows(L, &ra, x, y, (double)mph / m->rows, m->rows);
 		if (last_in_column)

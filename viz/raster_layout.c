@@ -281,36 +281,51 @@ static void frame(lay *L)
 
 /* ---- colorbar ---------------------------------------------------------------------------- */
 
-/* The colour bar's ticks (t) and the step each is labelled with (st): nice values over the
- * range, or for a centred scale (GB_RANGE_CENTERED) each side's own, so the short side of
- * -0.17 .. 2.8 is not left without a number. */
-static int bar_ticks(const lay *L, int want, double *t, double *st, int max)
+/* Where value v sits along the colour bar, 0 at the bottom (lo) and 1 at the top (hi): linear
+ * in value, for a truncated scale too (its colours are gb_fig_unit's, its ticks evenly spaced). */
+static double bar_pos(const lay *L, double v)
 {
-	double s1, s2;
-	int n;
-	if (L->f->range != GB_RANGE_CENTERED || !(L->lo < 0 && L->hi > 0)) {
-		n = gb_lay_ticks(L->lo, L->hi, want, t, max, &s1);
-		for (int i = 0; i < n; i++)
-			st[i] = s1;
-		return n;
-	}
-	int half = want / 2 > 2 ? want / 2 : 2;
-	n = gb_lay_ticks(L->lo, 0, half, t, max, &s1);
-	if (n > 0 && fabs(t[n - 1]) < s1 * 1e-6) /* 0 comes again from the other side */
-		n--;
+	return L->hi > L->lo ? (v - L->lo) / (L->hi - L->lo) : 0.5;
+}
+
+/* The colour bar's ticks (t) and the step each is labelled with (st): nice values over the
+ * range; for a centred scale (GB_RANGE_CENTERED) whose short side got no tick, that side's own
+ * nice tick too (-0.1 on -0.17 .. 1.6), when it stands at least gap (a fraction of the bar)
+ * from every other tick. */
+static int bar_ticks(const lay *L, int want, double gap, double *t, double *st, int max)
+{
+	double s1, s2, u[8];
+	int n = gb_lay_ticks(L->lo, L->hi, want, t, max, &s1);
 	for (int i = 0; i < n; i++)
 		st[i] = s1;
-	int m = gb_lay_ticks(0, L->hi, half, t + n, max - n, &s2);
-	for (int i = n; i < n + m; i++)
-		st[i] = s2;
-	return n + m;
+	if (L->f->range != GB_RANGE_CENTERED || !(L->lo < 0 && L->hi > 0) || n >= max)
+		return n;
+	int neg = 0, pos = 0;
+	for (int i = 0; i < n; i++) {
+		neg += t[i] < -s1 * 1e-6;
+		pos += t[i] > s1 * 1e-6;
+	}
+	if (neg && pos)
+		return n;
+	int m = neg ? gb_lay_ticks(0, L->hi, 2, u, 8, &s2) : gb_lay_ticks(L->lo, 0, 2, u, 8, &s2);
+	if (m < 1)
+		return n;
+	double v = neg ? u[m - 1] : u[0]; /* the short side's outermost nice value */
+	if (fabs(v) < s2 * 1e-6)
+		return n;
+	for (int i = 0; i < n; i++)
+		if (fabs(bar_pos(L, v) - bar_pos(L, t[i])) < gap)
+			return n;
+	t[n] = v;
+	st[n] = s2;
+	return n + 1;
 }
 
 double gb_lay_colorbar_width(lay *L)
 {
 	char buf[64];
 	double t[16], st[16], m = 0;
-	int n = bar_ticks(L, 6, t, st, 16), px = spx(L, TICK_PX);
+	int n = bar_ticks(L, 6, 0, t, st, 16), px = spx(L, TICK_PX);
 	for (int i = 0; i < n; i++) {
 		gb_lay_tick_label(t[i], st[i], buf, sizeof buf);
 		double w = tw(L, GB_FACE_SANS, px, buf);
@@ -325,14 +340,14 @@ void gb_lay_colorbar(lay *L, double x, double y, double h)
 	int px = spx(L, TICK_PX), n;
 	char buf[64];
 	group(L, "colorbar", 1);
-	L->p->ramp(L->p->ctx, x, y, w, h, L->f->cmap);
+	L->p->ramp(L->p->ctx, x, y, w, h, L->f->cmap, to_t(L, L->lo), to_t(L, L->hi));
 	rect(L, x - lw, y - lw, w + 2 * lw, lw, AXIS);
 	rect(L, x - lw, y + h, w + 2 * lw, lw, AXIS);
 	rect(L, x - lw, y, lw, h, AXIS);
 	rect(L, x + w, y, lw, h, AXIS);
-	n = bar_ticks(L, h > 300 * L->s ? 6 : 4, t, st, 16);
+	n = bar_ticks(L, h > 300 * L->s ? 6 : 4, h > 0 ? 1.3 * px / h : 1, t, st, 16);
 	for (int i = 0; i < n; i++) {
-		double ty = y + h - to_t(L, t[i]) * h;
+		double ty = y + h - bar_pos(L, t[i]) * h;
 		rect(L, x + w, ty - lw / 2, TICK_LEN * L->s, lw, AXIS);
 		gb_lay_tick_label(t[i], st[i], buf, sizeof buf);
 		text(L, GB_FACE_SANS, px, x + w + (TICK_LEN + 4) * L->s, mid_baseline(ty, px), 0,

@@ -219,17 +219,19 @@ static void s_polyline(void *ctx, const double *xy, int n, double width, const u
 	puts_(b, "\"/>\n");
 }
 
-/* A vertical gradient with a stop every 8 table entries: the tables are smooth, so linear
- * interpolation between 33 stops is within a level or two of the 256 entries. */
-static void s_ramp(void *ctx, double x, double y, double w, double h, int cmap)
+/* A vertical gradient of 33 stops over the part [t0, t1] of the map in use: the tables are
+ * smooth, so linear interpolation between them is within a level or two of the 256 entries. */
+static void s_ramp(void *ctx, double x, double y, double w, double h, int cmap, double t0, double t1)
 {
 	sctx *c = ctx;
 	sbuf *b = &c->b;
 	int id = ++c->ramps;
 	putf(b, "<defs><linearGradient id=\"ramp%d\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">\n", id);
-	for (int i = 0; i <= 256; i += 8) {
-		int e = i > 255 ? 255 : i;
-		putf(b, "<stop offset=\"%.4f\" stop-color=\"", e / 255.0);
+	for (int i = 0; i <= 32; i++) {
+		double t = t0 + (t1 - t0) * i / 32.0;
+		int e = (int)floor(t * 255 + 0.5);
+		e = e < 0 ? 0 : e > 255 ? 255 : e;
+		putf(b, "<stop offset=\"%.4f\" stop-color=\"", i / 32.0);
 		colour(b, gb_cmap_entry(cmap, e));
 		puts_(b, "\"/>\n");
 	}
