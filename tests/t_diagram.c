@@ -84,7 +84,7 @@ static void r_poly(void *ctx, const double *xy, int n, double width, const uint8
 	}
 }
 
-static void r_ramp(void *ctx, double x, double y, double w, double h, int cmap) {}
+static void r_ramp(void *ctx, double x, double y, double w, double h, int cmap, double t0, double t1) {}
 
 static int record(const gb_figure *f, rec *r, gb_raster_info *info, gb_verr *err)
 {
