@@ -96,28 +96,6 @@ done
 ok $? "the views draw on an encoder-decoder"
 
 # Figures record the text that ran: after run --ids, after generate, after a cut to the context.
-# png_text FILE KEY: the value of FILE's tEXt chunk KEY (an ASCII value), read from its bytes.
-png_text() {
-	od -An -v -tu1 "$1" | LC_ALL=C awk -v key="$2" '
-		{ for (i = 1; i <= NF; i++) b[n++] = $i }
-		END {
-			for (p = 8; p + 8 <= n; p += 12 + len) {
-				len = ((b[p] * 256 + b[p + 1]) * 256 + b[p + 2]) * 256 + b[p + 3]
-				if (sprintf("%c%c%c%c", b[p + 4], b[p + 5], b[p + 6], b[p + 7]) != "tEXt")
-					continue
-				k = ""
-				for (j = p + 8; b[j] != 0; j++)
-					k = k sprintf("%c", b[j])
-				if (k != key)
-					continue
-				v = ""
-				for (j++; j < p + 8 + len; j++)
-					v = v sprintf("%c", b[j])
-				print v
-				exit
-			}
-		}'
-}
 $G -c "load $T/gpt2; run hello; attn 1 1; export $T/m0.png; run --ids 104 105 33; attn 1 1; export $T/m1.png; export $T/m1.svg" >/dev/null 2>"$T/err"
 ok $? "figures export after run TEXT and run --ids"
 check "the PNG of run TEXT records Text = the text (got '$(png_text "$T/m0.png" Text)')" test "$(png_text "$T/m0.png" Text)" = "hello"

@@ -14,28 +14,6 @@ RUN="run When Mary and John went to the park, John gave a ball to"
 
 echo "1..51"
 
-# png_text FILE KEY: the value of FILE's tEXt chunk KEY, read from its bytes.
-png_text() {
-	od -An -v -tu1 "$1" | LC_ALL=C awk -v key="$2" '
-		{ for (i = 1; i <= NF; i++) b[n++] = $i }
-		END {
-			for (p = 8; p + 8 <= n; p += 12 + len) {
-				len = ((b[p] * 256 + b[p + 1]) * 256 + b[p + 2]) * 256 + b[p + 3]
-				if (sprintf("%c%c%c%c", b[p + 4], b[p + 5], b[p + 6], b[p + 7]) != "tEXt")
-					continue
-				k = ""
-				for (j = p + 8; b[j] != 0; j++)
-					k = k sprintf("%c", b[j])
-				if (k != key)
-					continue
-				v = ""
-				for (j++; j < p + 8 + len; j++)
-					v = v sprintf("%c", b[j])
-				print v
-				exit
-			}
-		}'
-}
 # range_lo FILE / range_hi FILE: the two ends of a PNG's "Range" chunk ("lo .. hi").
 range_lo() { png_text "$1" Range | awk '{ print $1 }'; }
 range_hi() { png_text "$1" Range | awk '{ print $3 }'; }

@@ -258,31 +258,6 @@ void gb_cells_area_init(area *a, gb_grid *g, int x, int y, int w, int h, const g
 
 /* ---- dispatch ------------------------------------------------------------------------- */
 
-/* A kind the terminal has no layout for: its title, subtitle and a line saying where it can
- * be seen, so a command never fails for want of a terminal drawing. */
-static int note_only(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
-                     const gb_cells_opts *o, gb_verr *err)
-{
-	area a;
-	if (gb_cells_check_area(g, x, y, w, h, f, err))
-		return -1;
-	gb_cells_area_init(&a, g, x, y, w, h, f, o);
-	int yy = y;
-	if (f->title && yy < y + h)
-		gb_cells_title_line(&a, yy++, NULL);
-	if (f->subtitle && yy < y + h - 1)
-		gb_cells_subtitle_line(&a, yy++);
-	if (yy < y + h) {
-		char buf[256];
-		gb_cells_shorten("(this figure is drawn in the window and in exports: 'window', or "
-		                 "'export FILE.png')", w, buf, sizeof buf);
-		gb_grid_text(g, x, yy, w, buf, NULL, NULL, GB_ATTR_DIM);
-		touch(g, yy);
-	}
-	memset(&g->shown, 0, sizeof g->shown);
-	return 0;
-}
-
 void gb_cells_opts_default(gb_cells_opts *o, int depth)
 {
 	memset(o, 0, sizeof *o);
@@ -308,9 +283,6 @@ int gb_cells_render(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 	case GB_FIG_GRID: return gb_cells_panels(g, x, y, w, h, f, o, err);
 	case GB_FIG_ATTNLINES: return gb_cells_attnlines(g, x, y, w, h, f, o, err);
 	case GB_FIG_DIAGRAM: return gb_cells_diagram(g, x, y, w, h, f, o, err);
-	default:
-		if (f->kind >= 0 && f->kind <= GB_FIG_DIAGRAM)
-			return note_only(g, x, y, w, h, f, o, err);
 	}
 	return gb_vfail(err, "unknown figure kind %d", f->kind);
 }
