@@ -49,7 +49,7 @@ static int attention_head(const gb_figure *f, int *layer, int *head, int *cross)
 static void fmt_value(const gb_figure *top, const gb_figure *m, float v, char *buf, size_t cap)
 {
 	if (gb_fig_is_masked(top, m, v))
-		snprintf(buf, cap, "-inf (masked)");
+		snprintf(buf, cap, "%s (masked)", (top && top->mask_zero) || (m && m->mask_zero) ? "0" : "-inf");
 	else
 		snprintf(buf, cap, "%.5g", v);
 }

@@ -250,6 +250,25 @@ static const char *attn_caption(const char *kind, const gb_config *c)
 	return "weights(i, j) = softmax_j(q_i . k_j / sqrt(d_head) + mask);  each row sums to 1";
 }
 
+/* The weights the causal mask hid are 0, and a 0 there looks like a weight the model chose
+ * to make small: mark them masked (grey, "weight 0") where the masked scores hold -inf. */
+static void mask_weights(session *s, gb_figure *f, const char *stack, int layer, int head)
+{
+	char name[64];
+	snprintf(name, sizeof name, "%sL%d.attn.masked", stack, layer);
+	const gb_ttensor *m = gb_trace_get(&s->trace, name);
+	if (!m || !f->values || m->shape[1] != f->rows || m->shape[2] != f->cols)
+		return;
+	const float *src = m->data + (size_t)(head - 1) * f->rows * f->cols;
+	int n = 0;
+	for (size_t i = 0; i < (size_t)f->rows * f->cols; i++)
+		if (isinf(src[i]) && src[i] < 0) {
+			f->values[i] = -INFINITY;
+			n++;
+		}
+	f->masked = f->mask_zero = n > 0;
+}
+
 static gb_figure *attention_of(session *s, const char *stack, const char *block, const char *kind, int layer,
                                int head, const char *row_stack, const char *col_stack)
 {
@@ -267,6 +286,8 @@ static gb_figure *attention_of(session *s, const char *stack, const char *block,
 		f->range = GB_RANGE_SYMMETRIC;
 	}
 	f->masked = !strcmp(kind, "masked"); /* its -inf are the mask's, not bad numbers */
+	if (!strcmp(kind, "weights") && !strcmp(block, "attn"))
+		mask_weights(s, f, stack, layer, head);
 	f->numbers = Tq <= 8 && Tk <= 8;
 	view_titlef(f, "%s %d, head %d: %s%s", !strcmp(block, "cross") ? "Cross-attention, layer" : "Layer", layer, head,
 	            !strcmp(kind, "weights") ? "attention weights" : !strcmp(kind, "scores") ? "raw scores" : "scaled and masked scores",
@@ -323,6 +344,7 @@ gb_figure *view_heads(session *s, int layer)
 		}
 		view_titlef(f, "head %d", h);
 		gb_fig_set_subtitle(f, NULL); /* the grid's says it once */
+		g->mask_zero |= f->mask_zero;
 		gb_fig_add_panel(g, f);
 	}
 	view_titlef(g, "Layer %d: attention weights of every head", layer);
@@ -344,8 +366,13 @@ gb_figure *view_model(session *s)
 	for (int l = 1; l <= L; l++)
 		for (int h = 1; h <= H; h++) {
 			gb_figure *f = view_attention(s, "weights", l, h);
+			if (!f) {
+				gb_fig_free(g);
+				return NULL;
+			}
 			view_titlef(f, "L%d H%d", l, h);
 			gb_fig_set_subtitle(f, NULL);
+			g->mask_zero |= f->mask_zero;
 			f->numbers = 0;
 			gb_fig_add_panel(g, f);
 		}
@@ -629,6 +656,11 @@ gb_figure *view_attn_lines(session *s, int layer, int head, int cross)
 	if (!h)
 		return NULL;
 	h->kind = GB_FIG_ATTNLINES;
+	/* a masked key gets no line: its weight is 0 again, not a grey cell */
+	for (size_t i = 0; h->mask_zero && i < (size_t)h->rows * h->cols; i++)
+		if (isinf(h->values[i]))
+			h->values[i] = 0;
+	h->masked = h->mask_zero = 0;
 	h->numbers = 0;
 	h->row_index0 = h->col_index0 = 1;
 	view_titlef(h, "%sLayer %d, head %d: who attends to whom", cross ? "Cross-attention, " : "", layer, head);

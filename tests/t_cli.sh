@@ -9,7 +9,7 @@ G=./glassbox
 # have FILE TEXT: FILE contains TEXT
 lines() { wc -l <"$1" | tr -d ' '; }
 
-echo "1..76"
+echo "1..80"
 
 $G -c "init $T/gpt2 --seed 3; init $T/llama --preset llama; init $T/encdec --preset encdec" >"$T/out" 2>"$T/err"
 ok $? "init writes three random model folders"
@@ -126,8 +126,15 @@ ok $? "scores with the mask draws and exports"
 check "the terminal caption counts 6 masked (-inf) cells" have "$T/sc" "-inf where masked (j > i)  / 6 masked (-inf)"
 check "and does not call them NaN/inf" sh -c "! grep -q 'NaN/inf' $T/sc"
 check "in colour, masked cells and their swatch are the mask gray" sh -c "test \$(grep -o '48;2;96;96;96m' $T/sc | wc -l) -ge 4"
-check "the SVG caption says 6 masked (-inf) cells, shown in gray" have "$T/sc.svg" ">6 masked (-inf) cells, shown in gray</text>"
+check "the SVG caption says 6 masked (-inf) cells, shown in gray" have "$T/sc.svg" ">6 masked cells (-inf), shown in gray</text>"
 check "and shows no magenta" sh -c "! grep -q -e magenta -e ff00ff $T/sc.svg"
+# Attention weights: the cells the mask hid are grey and said to be weight 0 (not a small weight
+# the model chose, not -inf); the lines view draws no line for them.
+$G -c "load $T/gpt2; run abcd; attn 1 1; export $T/aw.svg; attn 1 1 --lines; export $T/al.svg" >"$T/aw" 2>"$T/err"
+ok $? "attention weights with the mask draw and export"
+check "the terminal caption counts 6 masked cells of weight 0" have "$T/aw" "/ 6 masked (0)"
+check "the SVG caption says 6 masked cells (weight 0)" have "$T/aw.svg" ">6 masked cells (weight 0), shown in gray</text>"
+check "the lines view counts no masked cell" sh -c "! grep -q 'masked cell' $T/al.svg"
 
 # train refuses bad corpora and existing folders with one line each.
 printf '' >"$T/empty.txt"

@@ -71,6 +71,9 @@ typedef struct gb_figure {
 	                           * mask's -inf above the diagonal), not bad numbers: backends draw
 	                           * them in gb_mask_rgb and count them apart from NaN and +inf. On
 	                           * a grid it covers every panel. */
+	int mask_zero;            /* the masked cells stand for a weight of 0 (attention weights,
+	                           * where the view puts -inf in the cells the mask hid): notes and
+	                           * hover say "weight 0", not "-inf" */
 
 	/* HEATMAP (rows, cols); BARS and STRIP (1, cols) */
 	float *values;            /* (rows, cols), row-major; NaN and inf allowed (drawn marked) */

@@ -233,8 +233,8 @@ static void frame(lay *L)
 	if (f->caption && *f->caption)
 		lines[nl++] = f->caption;
 	if (L->n_masked) {
-		snprintf(mnote, sizeof mnote, "%d masked (-inf) cell%s, shown in gray", L->n_masked,
-		         L->n_masked == 1 ? "" : "s");
+		snprintf(mnote, sizeof mnote, "%d masked cell%s (%s), shown in gray", L->n_masked,
+		         L->n_masked == 1 ? "" : "s", f->mask_zero ? "weight 0" : "-inf");
 		lines[nl++] = mnote;
 	}
 	if (L->n_bad) {
