@@ -81,6 +81,16 @@ static int take_range(int *argc, char **argv, range_opt *r)
 	return 0;
 }
 
+/* The range a command gave (or its absence) is kept for its stage: the window's keys draw the
+ * stage again on the same scale, until another command chooses. */
+static void keep_range(session *s, int stage, const range_opt *r)
+{
+	s->range_set = r->set;
+	s->range_stage = stage;
+	s->range_lo = (float)r->lo;
+	s->range_hi = (float)r->hi;
+}
+
 /* f (and its panels) on the fixed range r asks for; f as it was without one. */
 static gb_figure *ranged(gb_figure *f, const range_opt *r)
 {
@@ -132,6 +142,7 @@ int cmd_qkv(session *s, int argc, char **argv, const char *rest)
 	range_opt r;
 	if (take_units(&argc, argv, u) || take_range(&argc, argv, &r) || layer_head(argc, argv, 2, &l, &h))
 		return -1;
+	keep_range(s, ST_QKV, &r);
 	return show_stage_units(s, ST_QKV, l, h, u, &r);
 }
 
@@ -145,6 +156,7 @@ int cmd_head_stage(session *s, int argc, char **argv, const char *rest)
 	const char *name = command_name(argv[0]);
 	while (stage < ST_N && strcmp(stage_name(stage), name))
 		stage++;
+	keep_range(s, stage, &r);
 	/* attn L H --lines (and cross): the head as BertViz draws it, a line per weight */
 	if (argc == 4 && !strcmp(argv[3], "--lines") && (stage == ST_ATTN || stage == ST_CROSS)) {
 		if (layer_head(3, argv, 2, &l, &h))
@@ -174,6 +186,7 @@ int cmd_scores(session *s, int argc, char **argv, const char *rest)
 	range_opt r;
 	if (take_range(&argc, argv, &r))
 		return -1;
+	keep_range(s, ST_SCORES, &r);
 	if (argc == 4 && (!strcmp(argv[3], "raw") || !strcmp(argv[3], "masked"))) {
 		if (layer_head(3, argv, 2, &l, &h))
 			return -1;
@@ -199,6 +212,7 @@ int cmd_ln(session *s, int argc, char **argv, const char *rest)
 	}
 	if (layer_head(argc, argv, 1, &l, NULL))
 		return -1;
+	keep_range(s, ST_LN, &r);
 	return shown_stage(s, show_figure(s, ranged(view_ln(s, l, which, u[0] ? u : NULL), &r)), ST_LN, l);
 }
 
@@ -208,6 +222,7 @@ int cmd_ffn(session *s, int argc, char **argv, const char *rest)
 	range_opt r;
 	if (take_units(&argc, argv, u) || take_range(&argc, argv, &r) || layer_head(argc, argv, 1, &l, NULL))
 		return -1;
+	keep_range(s, ST_FFN, &r);
 	return show_stage_units(s, ST_FFN, l, s->head, u, &r);
 }
 
@@ -217,7 +232,10 @@ int cmd_embed(session *s, int argc, char **argv, const char *rest)
 	range_opt r;
 	if (take_units(&argc, argv, u) || take_range(&argc, argv, &r))
 		return -1;
-	return argc != 1 ? usage(argv[0]) : show_stage_units(s, ST_EMBED, s->layer, s->head, u, &r);
+	if (argc != 1)
+		return usage(argv[0]);
+	keep_range(s, ST_EMBED, &r);
+	return show_stage_units(s, ST_EMBED, s->layer, s->head, u, &r);
 }
 
 /* model [--layers A-B]: at the prompt the grid is paged by layers (show_figure_page). */
@@ -251,6 +269,7 @@ int cmd_pe(session *s, int argc, char **argv, const char *rest)
 		errorf("--units picks columns of the heatmap: with dimensions, pe draws them as lines");
 		return -1;
 	}
+	keep_range(s, ST_PE, &r);
 	if (!n) /* the heatmap is the pe stage: the projector window's keys keep its window */
 		return show_stage_units(s, ST_PE, s->layer, s->head, u, &r);
 	return shown_stage(s, show_figure(s, ranged(view_pe(s, dims, n, NULL), &r)), ST_PE, s->layer);
@@ -274,6 +293,7 @@ int cmd_next(session *s, int argc, char **argv, const char *rest)
 		} else if (parse_int(argv[i], 1, 1000, &k, "the number of tokens to show"))
 			return -1;
 	}
+	keep_range(s, ST_NEXT, &r);
 	return shown_stage(s, show_figure(s, ranged(view_next_temp(s, k, temp, 0), &r)), ST_NEXT, s->layer);
 }
 

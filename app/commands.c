@@ -268,7 +268,13 @@ int cmd_quit(session *s, int argc, char **argv, const char *rest) { return 1; }
 /* The wide views' window of columns (cmd_view.c takes it apart). */
 #define UNITS_HELP \
 	"--units A-B shows columns A to B (counted from 1) of a wide table, e.g. --units 65-128;\n" \
-	"the first 64 by default, --units all for every column. The subtitle names the window."
+	"the first 64 by default, --units all for every column. The subtitle names the window.\n" \
+	RANGE_HELP
+
+/* The fixed colour scale of a heatmap (the value axis of a bar chart), kept for the stage. */
+#define RANGE_HELP \
+	"--range LO HI fixes the colour scale (the bars' axis) at LO..HI, so two figures compare on\n" \
+	"one scale (raw and scaled scores, two temperatures); the window's keys keep it."
 
 const command commands[] = {
 	{ "help", "[COMMAND]", "list the commands, or explain one", "", cmd_help },
@@ -292,27 +298,27 @@ const command commands[] = {
 	  "Each step shows the next stop of the tour, from the tokens through every layer's norm,\n"
 	  "queries and keys, scores, weights, heads and feed-forward to the next token, with a\n"
 	  "plain explanation and the figure. 'step back' goes back; 'step N' jumps to stop N.", cmd_step },
-	{ "embed", "[--units A-B]", "the token embeddings of the current text (token x feature)",
+	{ "embed", "[--units A-B] [--range LO HI]", "the token embeddings of the current text (token x feature)",
 	  UNITS_HELP, cmd_embed },
-	{ "pe", "[DIM ...] [--units A-B]", "the positional encoding (position x dimension), or a line plot of chosen dimensions",
+	{ "pe", "[DIM ...] [--units A-B] [--range LO HI]", "the positional encoding (position x dimension), or a line plot of chosen dimensions",
 	  "Sinusoidal: PE(i, 2k) = sin(i / 10000^(2k/d)), PE(i, 2k+1) = cos(i / 10000^(2k/d)).\n"
 	  "For RoPE it shows the rotation angles, for ALiBi the bias of each head.\n"
 	  "Columns count from 1, features from 0: column 1 is feature 0.\n" UNITS_HELP, cmd_pe },
-	{ "qkv", "L H [--units A-B]", "queries, keys and values of head H in layer L", UNITS_HELP, cmd_qkv },
-	{ "scores", "L H [raw|masked]", "attention scores of head H in layer L: raw q.k, or scaled and masked",
+	{ "qkv", "L H [--units A-B] [--range LO HI]", "queries, keys and values of head H in layer L", UNITS_HELP, cmd_qkv },
+	{ "scores", "L H [raw|masked] [--range LO HI]", "attention scores of head H in layer L: raw q.k, or scaled and masked",
 	  "masked (the default) is q.k / sqrt(d_head) with -inf where the causal mask hides a key:\n"
-	  "exactly what enters the softmax.", cmd_scores },
-	{ "attn", "L H [--lines]", "attention weights of head H in layer L (query x key; rows sum to 1)",
+	  "exactly what enters the softmax.\n" RANGE_HELP, cmd_scores },
+	{ "attn", "L H [--lines] [--range LO HI]", "attention weights of head H in layer L (query x key; rows sum to 1)",
 	  "--lines draws the head as lines, as BertViz's head view does: the queries on the left, the\n"
-	  "keys on the right, a line from each query to each key, wider and darker with its weight.", cmd_head_stage },
+	  "keys on the right, a line from each query to each key, wider and darker with its weight.\n" RANGE_HELP, cmd_head_stage },
 	{ "model", "[--layers A-B]", "every layer and head's attention weights at once",
 	  "At the prompt the grid shows the layers that fit the terminal, and a line names the\n"
 	  "command for the others: model --layers 3-4.", cmd_model },
-	{ "ln", "L [K] [--units A-B]", "layer norm K (1, 2 or 3) of layer L: statistics of its input and its output",
+	{ "ln", "L [K] [--units A-B] [--range LO HI]", "layer norm K (1, 2 or 3) of layer L: statistics of its input and its output",
 	  UNITS_HELP, cmd_ln },
-	{ "ffn", "L [--units A-B]", "the feed-forward network's hidden units in layer L", UNITS_HELP, cmd_ffn },
+	{ "ffn", "L [--units A-B] [--range LO HI]", "the feed-forward network's hidden units in layer L", UNITS_HELP, cmd_ffn },
 	{ "resid", "", "the residual stream's length per token after every sub-layer", "", cmd_resid },
-	{ "next", "[K] [--temp T]", "the K most probable next tokens (default 10)", "", cmd_next },
+	{ "next", "[K] [--temp T] [--range LO HI]", "the K most probable next tokens (default 10)", RANGE_HELP, cmd_next },
 	{ "cross", "L H [--lines]", "cross-attention of head H in decoder layer L (encoder-decoder models)", "", cmd_head_stage },
 	{ "arch", "", "the loaded model's architecture as a block diagram, the stage on show highlighted",
 	  "Embedding, positions, one layer (attention with its heads x d_head, the feed-forward\n"
@@ -320,7 +326,7 @@ const command commands[] = {
 	  "final norm and the output; an encoder-decoder shows both stacks and the cross-attention.\n"
 	  "The block of the view on show (attn, ffn, ln, ... in the explorer and the window too) is\n"
 	  "highlighted. Export it for the slide on d_model, d_head and d_ffn.", cmd_arch },
-	{ "show", "NAME [I] [--units A-B]", "any trace tensor as a figure; I picks one slice of a 3-D tensor",
+	{ "show", "NAME [I] [--units A-B] [--range LO HI]", "any trace tensor as a figure; I picks one slice of a 3-D tensor",
 	  UNITS_HELP, cmd_show },
 	{ "export", "FILE.png|FILE.svg|FILE.csv|FILE.npy [--scale S] [--size WxH] [--force]",
 	  "write the current figure for slides (PNG, SVG) or as numbers (CSV, NPY)",

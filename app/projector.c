@@ -306,7 +306,7 @@ int window_key_extra(session *s, int key, int mods)
 	if (is_next(f) && (key == '[' || key == ']' || key == GB_KEY_UP || key == GB_KEY_DOWN)) {
 		double now = atof(meta_of(f, "Temperature"));
 		double t = step_in(TEMPS, N_TEMPS, now > 0 ? now : 1, key == ']' || key == GB_KEY_UP);
-		gb_figure *g = view_next_temp(s, f->rows * f->cols, t, 1);
+		gb_figure *g = view_stage_range(s, view_next_temp(s, f->rows * f->cols, t, 1));
 		if (g)
 			window_adopt(s, g);
 		return 1;

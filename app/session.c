@@ -433,7 +433,7 @@ void window_key(session *s, int key, int mods)
 	int old[3] = { s->stage, s->layer, s->head };
 	s->stage = stage, s->layer = layer, s->head = head;
 	/* the next view with its temperature on the keys */
-	gb_figure *f = stage == ST_NEXT ? view_next_temp(s, 10, 1, 1) : view_stage(s);
+	gb_figure *f = stage == ST_NEXT ? view_stage_range(s, view_next_temp(s, 10, 1, 1)) : view_stage(s);
 	if (!f) {
 		s->stage = old[0], s->layer = old[1], s->head = old[2];
 		return;

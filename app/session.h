@@ -38,6 +38,10 @@ typedef struct session {
 	/* issue 18, views: the window of columns (from 1, inclusive; {a, 0}: a to the end) that
 	 * the last --units chose for stage units_stage (-1: every stage); {0, 0}: the first 64 */
 	int units[2], units_stage;
+	/* the fixed colour scale (--range LO HI) the last command chose for stage range_stage,
+	 * kept while the window's keys move that view across layers and heads; range_set 0: none */
+	int range_set, range_stage;
+	float range_lo, range_hi;
 } session;
 
 /* Prints an error line "glassbox: ..." on stderr. */

@@ -624,7 +624,30 @@ static const char *stage_names[ST_N] = { "embed", "pe", "qkv", "scores", "attn",
 
 const char *stage_name(int stage) { return stage >= 0 && stage < ST_N ? stage_names[stage] : "?"; }
 
+gb_figure *view_stage_range(session *s, gb_figure *f)
+{
+	if (!f || !s->range_set || s->range_stage != s->stage)
+		return f;
+	f->range = GB_RANGE_FIXED;
+	f->vmin = s->range_lo;
+	f->vmax = s->range_hi;
+	for (int i = 0; i < f->n_panels; i++)
+		if (f->panels[i]) {
+			f->panels[i]->range = GB_RANGE_FIXED;
+			f->panels[i]->vmin = s->range_lo;
+			f->panels[i]->vmax = s->range_hi;
+		}
+	return f;
+}
+
+static gb_figure *stage_figure(session *s);
+
 gb_figure *view_stage(session *s)
+{
+	return view_stage_range(s, stage_figure(s));
+}
+
+static gb_figure *stage_figure(session *s)
 {
 	int l = s->layer, h = s->head;
 	/* the window of columns the last --units chose, while the view stays on its stage */

@@ -40,6 +40,8 @@ const char *stage_name(int stage);
 /* The figure of the session's current stage, layer and head (s->stage, s->layer, s->head), in
  * the window of columns s->units when it was chosen for this stage. */
 gb_figure *view_stage(session *s);
+/* f on the fixed colour scale the session keeps for the stage on show (--range), if any. */
+gb_figure *view_stage_range(session *s, gb_figure *f);
 
 /* Part 4 (the window). One head's attention weights as lines (BertViz's head view): queries
  * left, keys right, a line per weight; cross = 1 for cross-attention. */

@@ -46,7 +46,7 @@ start() { # start W H ENV ARGS: a fresh session running glassbox in $T/out
 XPID=
 trap 'tmux_cleanup; [ -n "$XPID" ] && kill "$XPID" 2>/dev/null && wait "$XPID" 2>/dev/null' EXIT
 
-echo "1..35"
+echo "1..37"
 
 # ---- entered from the prompt, at 80x24 ----
 start 80 24 "" ""
@@ -127,6 +127,22 @@ waitfor "glassbox>" && screen | grep -v "^$" | tail -n 1 | grep -q "^glassbox> *
 tmux send-keys -t "$S" "tui" Enter
 waitfor "[attn]" && tmux send-keys -t "$S" ":" && sleep 0.2 && tmux send-keys -t "$S" "quit" Enter
 waitfor "EXIT=0"; ok $? "': quit' in the explorer leaves glassbox with status 0"
+
+# ---- a colour scale chosen at the prompt (--range) stays while the keys move the view ----
+start 80 24 "" ""
+waitfor "glassbox>"
+tmux send-keys -t "$S" "load $M" Enter "run $TEXT" Enter "attn 1 1 --range 0 0.5" Enter "tui" Enter
+waitfor "[attn]" && tmux send-keys -t "$S" ">" && waitfor "Layer 1, head 2: attention weights" && tmux send-keys -t "$S" e
+waitfor "wrote glassbox-attn-L1-H2-3.png"
+r=$(png_text "$T/out/glassbox-attn-L1-H2-3.png" Range)
+[ "$r" = "0 .. 0.5" ]; ok $? "attn 1 1 --range 0 0.5, then > in the explorer: head 2 keeps the range (got '$r')"
+tmux send-keys -t "$S" q
+waitfor "glassbox>" && tmux send-keys -t "$S" "attn 1 1" Enter "tui" Enter
+waitfor "[attn]" && tmux send-keys -t "$S" ">" && waitfor "Layer 1, head 2: attention weights" && tmux send-keys -t "$S" e
+waitfor "wrote glassbox-attn-L1-H2-4.png"
+r=$(png_text "$T/out/glassbox-attn-L1-H2-4.png" Range)
+[ "$r" = "0 .. 1" ]; ok $? "attn 1 1 without --range gives the scale back (got '$r')"
+tmux send-keys -t "$S" q
 
 # ---- glassbox --tui, without colour (the cursor is found by the layout, not by colour) ----
 start 80 24 "NO_COLOR=1" "--tui"
