@@ -631,7 +631,9 @@ static const char *const HELP[] = {
 	"",
 	"The status line shows the value under the cursor with its row and",
 	"column (the query and the key); below the figure is its formula.",
-	"The window ('window') follows the explorer, and the explorer it.",
+	"The window (:window) follows the explorer, and the explorer it. In the",
+	"window: F11 or f full screen, + - text size, point at a cell for its",
+	"value, click a head of the grid, l lines, [ ] temperature (:help window).",
 };
 
 static void draw_help(void)

@@ -46,7 +46,7 @@ start() { # start W H ENV ARGS: a fresh session running glassbox in $T/out
 XPID=
 trap 'tmux_cleanup; [ -n "$XPID" ] && kill "$XPID" 2>/dev/null && wait "$XPID" 2>/dev/null' EXIT
 
-echo "1..37"
+echo "1..38"
 
 # ---- entered from the prompt, at 80x24 ----
 start 80 24 "" ""
@@ -103,6 +103,7 @@ waitfor "wrote glassbox-attn-L1-H2-2.png"; ok $? "a second export takes the next
 
 tmux send-keys -t "$S" "?"
 waitfor "glassbox explorer: keys"; ok $? "? shows the help"
+screen | grep -q "window: F11 or f full screen" && screen | grep -q "any key closes"; ok $? "the help names the window's keys and fits 80x24"
 tmux send-keys -t "$S" x
 waitgone "glassbox explorer: keys"; ok $? "any key closes the help"
 
