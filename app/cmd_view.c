@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "app/tui.h"
+#include "app/view_common.h"
 #include "app/view_arch.h"
 #include "app/views.h"
 #include "model/rng.h"
@@ -388,6 +389,7 @@ static int show_matrix(session *s, const double *v, int rows, int cols, const ch
 	f->row_index0 = f->col_index0 = 1; /* "row 4, column 4", as a lesson asks for it */
 	f->numbers = 1;
 	f->precision = prec;
+	fit_range(f, GB_CMAP_VIRIDIS); /* a signed result (a layer norm, a difference) on a diverging map */
 	for (int i = 0; i < rows; i++) {
 		printf("  ");
 		for (int j = 0; j < cols; j++)
@@ -406,13 +408,15 @@ int cmd_calc(session *s, int argc, char **argv, const char *rest)
 	int rows, cols, i;
 	if (parse_matrix(argc, argv, 2, &v, &rows, &cols, &i))
 		return -1;
-	int causal = 0, textbook = 0, rc = 0;
+	int causal = 0, textbook = 0, compare = 0, rc = 0;
 	double eps = 1e-5;
 	for (; i < argc; i++) {
 		if (!strcmp(argv[i], "--causal"))
 			causal = 1;
 		else if (!strcmp(argv[i], "--textbook"))
 			textbook = 1;
+		else if (!strcmp(argv[i], "--compare"))
+			compare = 1;
 		else if (!strcmp(argv[i], "--eps") && i + 1 < argc) {
 			char *end;
 			eps = strtod(argv[++i], &end);
@@ -422,12 +426,17 @@ int cmd_calc(session *s, int argc, char **argv, const char *rest)
 				return -1;
 			}
 		} else {
-			errorf("unknown option '%s': --causal, --eps E or --textbook", argv[i]);
+			errorf("unknown option '%s': --causal, --eps E, --textbook or --compare", argv[i]);
 			free(v);
 			return -1;
 		}
 	}
-	double *out = malloc(sizeof(double) * (size_t)rows * cols);
+	if (compare && (textbook || strcmp(argv[1], "layernorm"))) {
+		errorf("--compare sets the two forms of layernorm side by side: without --textbook, and only for layernorm");
+		free(v);
+		return -1;
+	}
+	double *out = malloc(sizeof(double) * (size_t)rows * cols * 2), *book = out + (size_t)rows * cols;
 	if (!strcmp(argv[1], "softmax")) {
 		for (int r = 0; r < rows; r++) {
 			double mx = -INFINITY, z = 0;
@@ -453,14 +462,31 @@ int cmd_calc(session *s, int argc, char **argv, const char *rest)
 				var += (v[r * cols + c] - mu) * (v[r * cols + c] - mu);
 			var /= cols;
 			double den = textbook ? sqrt(var) + eps : sqrt(var + eps);
-			for (int c = 0; c < cols; c++)
+			for (int c = 0; c < cols; c++) {
 				out[r * cols + c] = (v[r * cols + c] - mu) / den;
+				book[r * cols + c] = (v[r * cols + c] - mu) / (sqrt(var) + eps);
+			}
 			printf("%-6d %10.6f %10.6f %10.6f\n", r + 1, mu, var, sqrt(var));
 		}
 		char cap[160];
 		snprintf(cap, sizeof cap, textbook ? "(h - mean) / (sigma + eps), eps = %g (population sigma)" : "(h - mean) / sqrt(var + eps), eps = %g", eps);
 		printf("normalized (gain 1, bias 0), %s:\n", cap);
-		rc = show_matrix(s, out, rows, cols, textbook ? "Layer norm, the textbook's form" : "Layer norm, the library form", cap, 3);
+		if (compare) {
+			/* the two forms differ in the second decimal: two heatmaps of them look the same,
+			 * their difference does not */
+			for (int r = 0; r < rows; r++) {
+				printf("  ");
+				for (int c = 0; c < cols; c++)
+					printf(" %10.5f", out[r * cols + c]);
+				printf("\n");
+			}
+			for (int k = 0; k < rows * cols; k++)
+				out[k] -= book[k];
+			snprintf(cap, sizeof cap, "(h - mean) / sqrt(var + eps)  -  (h - mean) / (sigma + eps),  eps = %g", eps);
+			printf("library form minus the textbook's, %s:\n", cap);
+			rc = show_matrix(s, out, rows, cols, "Layer norm: the library form minus the textbook's", cap, 3);
+		} else
+			rc = show_matrix(s, out, rows, cols, textbook ? "Layer norm, the textbook's form" : "Layer norm, the library form", cap, 3);
 	} else {
 		errorf("calc knows softmax and layernorm (got '%s')", argv[1]);
 		rc = -1;

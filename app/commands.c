@@ -380,11 +380,12 @@ const command commands[] = {
 	  "command and the loss curves, into the folder's README.md and loss.csv.", cmd_train },
 	{ "eval", "DIR", "measure a trained model's probes on held-out data", "", cmd_eval },
 	{ "curves", "DIR", "a trained model's loss curves (its loss.csv) as a figure", "", cmd_curves },
-	{ "calc", "softmax|layernorm ROW, ROW, ... [--causal] [--eps E] [--textbook]",
+	{ "calc", "softmax|layernorm ROW, ROW, ... [--causal] [--eps E] [--textbook|--compare]",
 	  "compute a softmax or a layer norm of numbers you give, exactly (the textbook's examples)",
 	  "Rows are separated by commas: calc softmax 2 0.1 1 1, 0 0.9 0.9 0.9 --causal.\n"
 	  "layernorm prints each row's mean, variance and sigma; --textbook divides by (sigma + eps)\n"
-	  "as the textbook does, otherwise by sqrt(variance + eps) as libraries do.", cmd_calc },
+	  "as the textbook does, otherwise by sqrt(variance + eps) as libraries do; --compare shows\n"
+	  "the library form minus the textbook's (the two differ in the second decimal).", cmd_calc },
 	{ "near", "TEXT [K]", "the K tokens whose embeddings are closest to TEXT's first token (cosine)", "", cmd_near },
 	{ "masks", "[N] [--window W]", "the sparse attention patterns of efficient Transformers, as masks for N tokens",
 	  "Causal, local window, chunked blocks, strided, dilated, global tokens, random, and the\n"

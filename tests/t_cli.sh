@@ -9,7 +9,7 @@ G=./glassbox
 # have FILE TEXT: FILE contains TEXT
 lines() { wc -l <"$1" | tr -d ' '; }
 
-echo "1..80"
+echo "1..82"
 
 $G -c "init $T/gpt2 --seed 3; init $T/llama --preset llama; init $T/encdec --preset encdec" >"$T/out" 2>"$T/err"
 ok $? "init writes three random model folders"
@@ -158,6 +158,12 @@ check "calc softmax --causal: row 4 is (0.0529, 0.1066, 0.0529, 0.7876)" have "$
 $G -c "calc layernorm 1 1 2, 0.9 0.9 0, 0.7 0.8 0, 3 1 7 --eps 0.1 --textbook" >"$T/calc" 2>"$T/err"
 check "calc layernorm --textbook: h4 has mean 11/3 and sigma 2.494438" have "$T/calc" "4        3.666667   6.222222   2.494438"
 check "calc layernorm --textbook: h1 normalizes to (-0.58336, -0.58336, 1.16672)" have "$T/calc" "-0.58336   -0.58336    1.16672"
+# h1 = (1, 1, 2): mean 4/3, var 2/9; with eps 0.1 the library form gives (2/3) / sqrt(2/9 + 0.1)
+# = 1.17444 and the book's (2/3) / (sqrt(2/9) + 0.1) = 1.16672: the difference is 0.00772
+$G -c "calc layernorm 1 1 2, 3 1 7 --eps 0.1 --compare" >"$T/cmpln" 2>"$T/err"
+check "calc layernorm --compare: h1's last difference is 1.17444 - 1.16672 = 0.00772" have "$T/cmpln" "-0.00386   -0.00386    0.00772"
+$G -c "calc layernorm 1 1 2 --textbook --compare" >"$T/cmpln2" 2>"$T/err"
+check "calc --compare with --textbook is refused with the rule" have "$T/err" "--compare sets the two forms of layernorm side by side"
 $G -c "load $T/gpt2; run the cat sat; ablate 1 2; lens; tokenize --steps the cat; near cat 3; masks 8" >"$T/more" 2>"$T/err"
 ok $? "ablate, lens, tokenize --steps, near and masks run"
 $G -c "calc softmax 1 2, 3" 2>"$T/err"; rc=$?
