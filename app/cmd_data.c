@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/textout.h"
+#include "app/views.h"
 #include "viz/export.h"
 
 int cmd_trace(session *s, int argc, char **argv, const char *rest)
@@ -26,10 +28,46 @@ int cmd_trace(session *s, int argc, char **argv, const char *rest)
 	return 0;
 }
 
+/* The token labels of the tensor's axis ax (a token, query or key axis), or NULL. */
+static char **axis_tokens(session *s, const gb_ttensor *t, int ax, int len, int *n)
+{
+	int a = t->axes[ax];
+	if (a != GB_AX_TOKEN && a != GB_AX_QUERY && a != GB_AX_KEY)
+		return NULL;
+	/* a cross-attention's keys are the encoder's tokens; everything else is its own stack's */
+	const char *stack = !strncmp(t->name, "enc.", 4) || (strstr(t->name, ".cross.") && a == GB_AX_KEY) ? "enc."
+	                    : !strncmp(t->name, "dec.", 4) ? "dec." : "";
+	char **l = token_labels(s, stack, n);
+	if (l && *n != len) {
+		free_labels(l, *n);
+		return NULL;
+	}
+	return l;
+}
+
+/* print NAME [I] [--row R]: every number, or block I of a 3-D tensor (a head), or one row R
+ * of it (from 1; -1 is the last) as a column with the tokens of its axis beside it, so a
+ * lesson can ask for a number no colour can give. */
 int cmd_print(session *s, int argc, char **argv, const char *rest)
 {
-	if (argc != 2)
+	int blk = 0, row = 0;
+	if (argc < 2 || argc > 5)
 		return usage(argv[0]);
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--row") && i + 1 < argc) {
+			char *end;
+			long r = strtol(argv[++i], &end, 10);
+			if (*end || !r || r < -100000 || r > 100000) {
+				errorf("--row takes a row number from 1, or -1 for the last (got '%s')", argv[i]);
+				return -1;
+			}
+			row = (int)r;
+		} else if (!blk) {
+			if (parse_int(argv[i], 1, 1 << 20, &blk, "the slice (a head, from 1)"))
+				return -1;
+		} else
+			return usage(argv[0]);
+	}
 	if (need_run(s))
 		return -1;
 	const gb_ttensor *t = find_tensor(s, argv[1]);
@@ -37,10 +75,58 @@ int cmd_print(session *s, int argc, char **argv, const char *rest)
 		return -1;
 	int cols = t->shape[t->ndim - 1], rows = t->ndim >= 2 ? t->shape[t->ndim - 2] : 1;
 	int blocks = t->ndim == 3 ? t->shape[0] : 1;
-	const float *p = t->data;
-	for (int b = 0; b < blocks; b++) {
+	if (blk && (t->ndim != 3 || blk > blocks)) {
+		if (t->ndim != 3)
+			errorf("%s has %d dimension%s: a slice picks a head of a 3-D tensor only", argv[1], t->ndim,
+			       t->ndim == 1 ? "" : "s");
+		else
+			errorf("%s has %d slices: pick one from 1 to %d", argv[1], blocks, blocks);
+		return -1;
+	}
+	if (row && (t->ndim == 3 && !blk)) {
+		errorf("%s is 3-D: give the slice (the head) before --row, e.g. print %s 1 --row %d", argv[1], argv[1], row);
+		return -1;
+	}
+	if (row && t->ndim < 2) {
+		errorf("%s has one dimension: print it whole, without --row", argv[1]);
+		return -1;
+	}
+	if (row && (row > rows || -row > rows)) {
+		errorf("%s has %d row%s: --row takes 1 to %d, or -1 to -%d", argv[1], rows, rows == 1 ? "" : "s", rows, rows);
+		return -1;
+	}
+	if (row) {
+		int r = row > 0 ? row - 1 : rows + row, nl = 0, nr = 0;
+		const float *p = t->data + ((size_t)(blk ? blk - 1 : 0) * rows + r) * cols;
+		char **lab = axis_tokens(s, t, t->ndim - 1, cols, &nl), **rlab = axis_tokens(s, t, t->ndim - 2, rows, &nr);
+		char disp[128];
+		if (blk)
+			printf("%s %d, ", gb_axis_name(t->axes[0]), blk);
+		printf("%s %d", gb_axis_name(t->axes[t->ndim - 2]), r + 1);
+		if (rlab) {
+			gb_label_display(rlab[r], 24, disp, sizeof disp);
+			printf(" (%s)", disp);
+		}
+		printf(":\n");
+		for (int c = 0; c < cols; c++) {
+			printf("  %s %4d", gb_axis_name(t->axes[t->ndim - 1]), c + 1);
+			if (lab) {
+				gb_label_display(lab[c], 16, disp, sizeof disp);
+				printf("  ");
+				text_cols(stdout, disp, 16);
+			}
+			printf(" %10.5g\n", (double)p[c]);
+		}
+		if (lab)
+			free_labels(lab, nl);
+		if (rlab)
+			free_labels(rlab, nr);
+		return 0;
+	}
+	for (int b = blk ? blk - 1 : 0; b < (blk ? blk : blocks); b++) {
+		const float *p = t->data + (size_t)b * rows * cols;
 		if (t->ndim == 3)
-			printf("%s%s %d\n", b ? "\n" : "", gb_axis_name(t->axes[0]), b + 1);
+			printf("%s%s %d\n", b > (blk ? blk - 1 : 0) ? "\n" : "", gb_axis_name(t->axes[0]), b + 1);
 		for (int r = 0; r < rows; r++) {
 			for (int c = 0; c < cols; c++)
 				printf("%s%10.5g", c ? " " : "", (double)*p++);

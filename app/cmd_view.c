@@ -550,7 +550,7 @@ int cmd_masks(session *s, int argc, char **argv, const char *rest)
 	char title[128], cap[256];
 	snprintf(title, sizeof title, "Sparse attention patterns for %d tokens (white: the query may see the key)", T);
 	snprintf(cap, sizeof cap, "full causal attention computes %d pairs (n(n+1)/2); a window of %d computes about n*%d: "
-	                          "L stacked layers reach L(%d - 1) positions back", T * (T + 1) / 2, w, w, w);
+	                          "L stacked layers see L(%d - 1) + 1 positions (the query and L(%d - 1) back)", T * (T + 1) / 2, w, w, w, w);
 	gb_fig_set_title(g, title);
 	gb_fig_set_caption(g, cap);
 	gb_fig_set_axes(g, "query", "key");

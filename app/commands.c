@@ -340,7 +340,9 @@ const command commands[] = {
 	  "change the temperature of 'next'; a command without a figure leaves a card of its text.\n"
 	  "q closes it. The prompt keeps working while it is open.", cmd_window },
 	{ "trace", "", "list every tensor of the last run with its shape", "", cmd_trace },
-	{ "print", "NAME", "print a trace tensor's numbers", "", cmd_print },
+	{ "print", "NAME [I] [--row R]", "print a trace tensor's numbers",
+	  "I picks one slice of a 3-D tensor (a head); --row R one row of it (from 1, -1 the last),\n"
+	  "one number per line beside its token: print L1.attn.weights 2 --row -1.", cmd_print },
 	{ "dump", "NAME FILE.npy|FILE.csv", "write a trace tensor as NumPy .npy or .csv",
 	  "The format follows the file's extension; the file is written to a temporary name and\n"
 	  "renamed.", cmd_dump },
