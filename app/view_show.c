@@ -26,6 +26,39 @@ static const char *cols_word(int axis)
 	}
 }
 
+/* What a trace tensor is, as a formula for the figure's footer (its name without the stack's
+ * prefix); NULL when there is no short one. */
+static const char *formula_of(const char *name, const gb_config *c)
+{
+	static const struct { const char *suffix, *formula; } F[] = {
+		{ "embed.tok", "x_i = E[id_i], the row of the embedding table for token i" },
+		{ "embed.sum", "x_i = E[id_i] + P[i], the residual stream entering layer 1" },
+		{ ".attn.q", "q_i = x_i W_Q (this head's columns)" },
+		{ ".attn.k", "k_i = x_i W_K (this head's columns)" },
+		{ ".attn.v", "v_i = x_i W_V (this head's columns)" },
+		{ ".attn.head_out", "out_i = sum_j w_ij v_j, the head's weighted mix of values" },
+		{ ".attn.merged", "the heads' outputs side by side: [out_1 | out_2 | ...]" },
+		{ ".attn.out", "merged W_O: what attention adds to the residual stream" },
+		{ ".cross.head_out", "out_i = sum_j w_ij v_j, values from the encoder" },
+		{ ".resid.mid", "x + attention: the residual stream after the attention sub-layer" },
+		{ ".ffn.up", "x W_1 + b_1, before the activation" },
+		{ ".ffn.gate", "x W_gate, the gate before silu" },
+		{ ".ffn.hidden", "the hidden units after the activation" },
+		{ ".ffn.out", "hidden W_2 + b_2: what the feed-forward adds to the residual stream" },
+		{ ".resid.post", "the residual stream leaving the layer" },
+		{ "logits", "logits = h W_U, a score per vocabulary token" },
+		{ "probs", "p = softmax(logits)" },
+	};
+	size_t n = strlen(name);
+	(void)c;
+	for (size_t i = 0; i < sizeof F / sizeof *F; i++) {
+		size_t k = strlen(F[i].suffix);
+		if (n >= k && !strcmp(name + n - k, F[i].suffix) && (F[i].suffix[0] == '.' || n == k))
+			return F[i].formula;
+	}
+	return NULL;
+}
+
 /* An axis's name as an axis title: "hidden unit" rather than the trace's "ffn". */
 static const char *axis_word(int axis)
 {
@@ -92,6 +125,13 @@ gb_figure *view_tensor(session *s, const char *name, int index, const int *units
 		return NULL;
 	}
 	const char *stack = !strncmp(name, "enc.", 4) ? "enc." : !strncmp(name, "dec.", 4) ? "dec." : "";
+	/* a head of an attention table is the attention view: its titles, its formula, its mask */
+	int layer, used = 0;
+	char block[8], kind[12];
+	if (index > 0 && !units && sscanf(name + strlen(stack), "L%d.%7[a-z].%11[a-z]%n", &layer, block, kind, &used) == 3 &&
+	    !name[strlen(stack) + used] && (!strcmp(block, "attn") || !strcmp(block, "cross")) &&
+	    (!strcmp(kind, "weights") || !strcmp(kind, "masked") || !strcmp(kind, "scores")))
+		return view_attention_named(s, stack, block, kind, layer, index);
 	int tok_rows = t->ndim >= 2 && (t->axes[t->ndim - 2] == GB_AX_TOKEN || t->axes[t->ndim - 2] == GB_AX_QUERY);
 	/* Cross-attention's keys and values come from the encoder: their rows are source tokens. */
 	if (strstr(name, ".cross.k") || strstr(name, ".cross.v"))
@@ -180,12 +220,18 @@ gb_figure *view_tensor(session *s, const char *name, int index, const int *units
 	tensor_title(s, name, index, words, sizeof words);
 	char part[96];
 	view_titlef(f, "%s%s", words, view_shown(&w, part, sizeof part));
-	/* the name stays on the figure, small: it is what `dump` and `print` take */
-	for (int d = 0; d < t->ndim; d++)
-		snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%s: %d", d ? ", " : "", gb_axis_name(t->axes[d]),
-		         t->shape[d]);
-	/* "(head 4, query 11)" read as head number 4: the axes' sizes are written as sizes */
-	snprintf(cap, sizeof cap, "trace tensor %s, sizes (%s)", name, shape);
+	/* the name stays on the figure, small: it is what `dump` and `print` take; a slice's sizes
+	 * are the slice's ("head: 4" under one head's table read as the head shown) */
+	for (int d = index > 0 ? 1 : 0; d < t->ndim; d++)
+		snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%d %s", *shape ? " x " : "", t->shape[d],
+		         t->axes[d] == GB_AX_HEAD || t->axes[d] == GB_AX_KV_HEAD ? "heads" : t->axes[d] == GB_AX_QUERY ? "queries"
+		                                                                                                   : cols_word(t->axes[d]));
+	const char *fm = formula_of(name + strlen(stack), &s->model.cfg);
+	if (index > 0)
+		snprintf(cap, sizeof cap, "%s%s%s %d of %d: %s (%s)", fm ? fm : "", fm ? ";  " : "", gb_axis_name(t->axes[0]),
+		         index, t->shape[0], name, shape);
+	else
+		snprintf(cap, sizeof cap, "%s%s%s (%s)", fm ? fm : "", fm ? ";  " : "", name, shape);
 	gb_fig_set_caption(f, cap);
 	view_provenance(s, f, name, &w, 0);
 	return f;

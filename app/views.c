@@ -295,6 +295,10 @@ static gb_figure *attention_of(session *s, const char *stack, const char *block,
 	/* cross-attention has no mask: every decoder position reads every encoder position */
 	gb_fig_set_caption(f, !strcmp(block, "cross") && !strcmp(kind, "weights")
 	                          ? "weights(i, j) = softmax_j(q_i . k_j / sqrt(d_head));  queries: decoder, keys and values: encoder (no mask)"
+	                      : stack[0] == 'e' && !strcmp(kind, "weights")
+	                          ? "weights(i, j) = softmax_j(q_i . k_j / sqrt(d_head));  no mask: every token sees every token"
+	                      : stack[0] == 'e' && !strcmp(kind, "masked")
+	                          ? "q_i . k_j / sqrt(d_head);  no mask in the encoder"
 	                          : attn_caption(kind, &s->model.cfg));
 	view_provenance(s, f, t->name, NULL, 0);
 	char buf[16];
@@ -303,6 +307,13 @@ static gb_figure *attention_of(session *s, const char *stack, const char *block,
 	snprintf(buf, sizeof buf, "%d", head);
 	gb_fig_add_meta(f, "Head", buf);
 	return f;
+}
+
+gb_figure *view_attention_named(session *s, const char *stack, const char *block, const char *kind, int layer, int head)
+{
+	if (need_run(s) || check_head(s, head))
+		return NULL;
+	return attention_of(s, stack, block, kind, layer, head, stack, !strcmp(block, "cross") ? "enc." : stack);
 }
 
 gb_figure *view_attention(session *s, const char *kind, int layer, int head)

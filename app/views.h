@@ -40,6 +40,10 @@ const char *stage_name(int stage);
 /* The figure of the session's current stage, layer and head (s->stage, s->layer, s->head), in
  * the window of columns s->units when it was chosen for this stage. */
 gb_figure *view_stage(session *s);
+/* A head's scores, masked scores or weights ("scores", "masked", "weights") of any stack
+ * ("", "enc.", "dec.") and block ("attn", "cross"), as attn draws them: what `show` gives for
+ * such a tensor with a head index. */
+gb_figure *view_attention_named(session *s, const char *stack, const char *block, const char *kind, int layer, int head);
 /* f on the fixed colour scale the session keeps for the stage on show (--range), if any. */
 gb_figure *view_stage_range(session *s, gb_figure *f);
 

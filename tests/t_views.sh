@@ -12,7 +12,7 @@ G=./glassbox
 . tests/tap.sh
 RUN="run When Mary and John went to the park, John gave a ball to"
 
-echo "1..51"
+echo "1..54"
 
 # range_lo FILE / range_hi FILE: the two ends of a PNG's "Range" chunk ("lo .. hi").
 range_lo() { png_text "$1" Range | awk '{ print $1 }'; }
@@ -76,8 +76,13 @@ check "pe's too (got '$(png_text "$T/pe64.png" Title)')" \
 check "show L1.ln2.var: the norm named by where it sits (got '$(png_text "$T/var.png" Title)')" \
 	test "$(png_text "$T/var.png" Title)" = "Layer norm before the feed-forward, layer 1: variance of each token's input"
 check "show L3.attn.q 2: 'Queries, layer 3, head 2'" test "$(png_text "$T/q.png" Title)" = "Queries, layer 3, head 2"
-check "and the tensor's name stays in the caption, for dump and print" \
-	test "$(png_text "$T/q.png" Description)" = "trace tensor L3.attn.q, sizes (head: 4, token: 19, feature: 32)"
+check "the caption: the formula, the slice shown and the tensor's name for dump and print (got '$(png_text "$T/q.png" Description)')" \
+	test "$(png_text "$T/q.png" Description)" = "q_i = x_i W_Q (this head's columns);  head 2 of 4: L3.attn.q (19 tokens x 32 features)"
+# show of one head of an attention table is the attention view: its title, its formula, its mask
+$G -c "load tiny-mt; translate 3 March 2021; show dec.L1.attn.weights 1; show enc.L1.attn.weights 1" >"$T/showattn" 2>"$T/err"
+check "show dec.L1.attn.weights 1 is titled as attn is" grep -q "^Layer 1, head 1: attention weights$" "$T/showattn"
+check "and greys the 55 weights the mask hid (an 11-token decoder: 11 x 10 / 2)" grep -q "/ 55 masked (0)" "$T/showattn"
+check "show enc.L1.attn.weights 1 says the encoder has no mask" grep -q "no mask: every token sees every token" "$T/showattn"
 $G -c "$RUN; next 5 --temp 0.5; export $T/next.png" >/dev/null 2>"$T/err"
 check "next names its temperature in the title (got '$(png_text "$T/next.png" Title)')" \
 	test "$(png_text "$T/next.png" Title)" = "The next token: the 5 most probable at temperature 0.5"
