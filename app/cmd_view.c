@@ -376,17 +376,45 @@ ragged:
 }
 
 /* Shows a (rows, cols) result with its numbers, as a small heatmap a slide can use. */
-static int show_matrix(session *s, const double *v, int rows, int cols, const char *title, const char *caption, int prec)
+static int show_matrix(session *s, const double *v, const double *in, int rows, int cols, const char *title,
+                       const char *caption, int prec, int causal)
 {
 	float *f32 = malloc(sizeof(float) * (size_t)rows * cols);
 	for (int i = 0; i < rows * cols; i++)
-		f32[i] = (float)v[i];
+		f32[i] = causal && i % cols > i / cols ? -INFINITY : (float)v[i]; /* a weight the mask hid: grey */
 	gb_figure *f = gb_fig_new(GB_FIG_HEATMAP);
 	gb_fig_set_values(f, f32, rows, cols);
 	free(f32);
-	gb_fig_set_title(f, title);
-	gb_fig_set_caption(f, caption);
+	f->masked = f->mask_zero = causal;
 	f->row_index0 = f->col_index0 = 1; /* "row 4, column 4", as a lesson asks for it */
+	gb_fig_set_title(f, title);
+	if (in) { /* the numbers it was computed from, so the slide stands on its own */
+		char sub[256];
+		int k = snprintf(sub, sizeof sub, rows == 1 ? "of the row " : "of the rows ");
+		for (int r = 0; r < rows && k < (int)sizeof sub - 40; r++)
+			for (int c = 0; c < cols && k < (int)sizeof sub - 40; c++)
+				k += snprintf(sub + k, sizeof sub - k, "%s%s%g%s", c ? ", " : r ? "  (" : "(", "", in[r * cols + c],
+				              c == cols - 1 ? ")" : "");
+		if (k < (int)sizeof sub - 40)
+			gb_fig_set_subtitle(f, sub);
+	}
+	if (in && rows == 1) { /* one row: each column says what went in */
+		char **l = malloc(sizeof(char *) * (size_t)cols);
+		for (int c = 0; l && c < cols; c++) {
+			char b[48];
+			snprintf(b, sizeof b, "%g", in[c]);
+			l[c] = strdup(b);
+		}
+		if (l) {
+			gb_fig_set_col_labels(f, (const char *const *)l);
+			gb_fig_set_axes(f, NULL, "the input x_j of each column");
+			f->col_index0 = 0;
+		}
+		for (int c = 0; l && c < cols; c++)
+			free(l[c]);
+		free(l);
+	}
+	gb_fig_set_caption(f, caption);
 	f->numbers = 1;
 	f->precision = prec;
 	fit_range(f, GB_CMAP_VIRIDIS); /* a signed result (a layer norm, a difference) on a diverging map */
@@ -449,8 +477,8 @@ int cmd_calc(session *s, int argc, char **argv, const char *rest)
 				out[r * cols + c] /= z;
 		}
 		printf("softmax of each row%s:\n", causal ? ", with the causal mask (-inf added where j > i)" : "");
-		rc = show_matrix(s, out, rows, cols, causal ? "Masked softmax, computed exactly" : "Softmax, computed exactly",
-		                 causal ? "softmax_j(x_ij + m_ij), m_ij = 0 for j <= i and -inf for j > i" : "softmax_j(x_ij) = e^x_ij / sum_k e^x_ik", 2);
+		rc = show_matrix(s, out, v, rows, cols, causal ? "Masked softmax, computed exactly" : "Softmax, computed exactly",
+		                 causal ? "softmax_j(x_ij + m_ij), m_ij = 0 for j <= i and -inf for j > i" : "softmax_j(x_ij) = e^x_ij / sum_k e^x_ik", 2, causal);
 	} else if (!strcmp(argv[1], "layernorm")) {
 		printf("%-6s %10s %10s %10s\n", "row", "mean", "variance", "sigma");
 		for (int r = 0; r < rows; r++) {
@@ -484,9 +512,9 @@ int cmd_calc(session *s, int argc, char **argv, const char *rest)
 				out[k] -= book[k];
 			snprintf(cap, sizeof cap, "(h - mean) / sqrt(var + eps)  -  (h - mean) / (sigma + eps),  eps = %g", eps);
 			printf("library form minus the textbook's, %s:\n", cap);
-			rc = show_matrix(s, out, rows, cols, "Layer norm: the library form minus the textbook's", cap, 3);
+			rc = show_matrix(s, out, v, rows, cols, "Layer norm: the library form minus the textbook's", cap, 3, 0);
 		} else
-			rc = show_matrix(s, out, rows, cols, textbook ? "Layer norm, the textbook's form" : "Layer norm, the library form", cap, 3);
+			rc = show_matrix(s, out, v, rows, cols, textbook ? "Layer norm, the textbook's form" : "Layer norm, the library form", cap, 3, 0);
 	} else {
 		errorf("calc knows softmax and layernorm (got '%s')", argv[1]);
 		rc = -1;
