@@ -377,7 +377,7 @@ ragged:
 
 /* Shows a (rows, cols) result with its numbers, as a small heatmap a slide can use. */
 static int show_matrix(session *s, const double *v, const double *in, int rows, int cols, const char *title,
-                       const char *caption, int prec, int causal)
+                       const char *caption, int prec, int probs, int causal)
 {
 	float *f32 = malloc(sizeof(float) * (size_t)rows * cols);
 	for (int i = 0; i < rows * cols; i++)
@@ -418,6 +418,11 @@ static int show_matrix(session *s, const double *v, const double *in, int rows, 
 	f->numbers = 1;
 	f->precision = prec;
 	fit_range(f, GB_CMAP_VIRIDIS); /* a signed result (a layer norm, a difference) on a diverging map */
+	if (probs) { /* probabilities on their whole scale, 0 to 1 */
+		f->range = GB_RANGE_FIXED;
+		f->vmin = 0;
+		f->vmax = 1;
+	}
 	for (int i = 0; i < rows; i++) {
 		printf("  ");
 		for (int j = 0; j < cols; j++)
@@ -478,7 +483,7 @@ int cmd_calc(session *s, int argc, char **argv, const char *rest)
 		}
 		printf("softmax of each row%s:\n", causal ? ", with the causal mask (-inf added where j > i)" : "");
 		rc = show_matrix(s, out, v, rows, cols, causal ? "Masked softmax, computed exactly" : "Softmax, computed exactly",
-		                 causal ? "softmax_j(x_ij + m_ij), m_ij = 0 for j <= i and -inf for j > i" : "softmax_j(x_ij) = e^x_ij / sum_k e^x_ik", 2, causal);
+		                 causal ? "softmax_j(x_ij + m_ij), m_ij = 0 for j <= i and -inf for j > i" : "softmax_j(x_ij) = e^x_ij / sum_k e^x_ik", 2, 1, causal);
 	} else if (!strcmp(argv[1], "layernorm")) {
 		printf("%-6s %10s %10s %10s\n", "row", "mean", "variance", "sigma");
 		for (int r = 0; r < rows; r++) {
@@ -512,9 +517,9 @@ int cmd_calc(session *s, int argc, char **argv, const char *rest)
 				out[k] -= book[k];
 			snprintf(cap, sizeof cap, "(h - mean) / sqrt(var + eps)  -  (h - mean) / (sigma + eps),  eps = %g", eps);
 			printf("library form minus the textbook's, %s:\n", cap);
-			rc = show_matrix(s, out, v, rows, cols, "Layer norm: the library form minus the textbook's", cap, 3, 0);
+			rc = show_matrix(s, out, v, rows, cols, "Layer norm: the library form minus the textbook's", cap, 3, 0, 0);
 		} else
-			rc = show_matrix(s, out, v, rows, cols, textbook ? "Layer norm, the textbook's form" : "Layer norm, the library form", cap, 3, 0);
+			rc = show_matrix(s, out, v, rows, cols, textbook ? "Layer norm, the textbook's form" : "Layer norm, the library form", cap, 3, 0, 0);
 	} else {
 		errorf("calc knows softmax and layernorm (got '%s')", argv[1]);
 		rc = -1;
