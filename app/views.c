@@ -558,6 +558,9 @@ gb_figure *view_resid(session *s)
 	free_labels(cols, stages);
 	free(v);
 	fit_range(f, GB_CMAP_MAGMA);
+	/* a few large lengths set the colour scale and leave the rest alike: the numbers say it */
+	f->numbers = T <= 32;
+	f->precision = 1;
 	view_titlef(f, "The residual stream: its length |x| per token after each sub-layer");
 	gb_fig_set_caption(f, s->model.cfg.prenorm ? "after each sub-layer: x <- x + sublayer(norm(x));  the figure shows |x|"
 	                                           : "after each sub-layer: x <- norm(x + sublayer(x));  the figure shows |x|");

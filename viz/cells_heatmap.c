@@ -304,9 +304,12 @@ static int plan_heatmap(const area *a, const gb_cells_opts *o, int parts, int ha
 	int avail = a->w - p->xd;
 	if (avail < 1)
 		return -1;
-	if (f->numbers)
+	if (f->numbers) {
 		p->cw = (z->textw > z->numw ? z->textw : z->numw) + 1;
-	else if (o->cell_w > 0)
+		/* wider, when every column still fits, so short column labels lie flat */
+		if ((parts & P_LABELS) && z->clw + 1 > p->cw && z->clw + 1 <= 8 && (z->clw + 1) * f->cols <= avail)
+			p->cw = z->clw + 1;
+	} else if (o->cell_w > 0)
 		p->cw = o->cell_w;
 	else {
 		/* Two columns per cell make it square in a typical font (one with half blocks);
@@ -476,7 +479,7 @@ static void draw_cell(area *a, const hplan *p, int cx, int y, int r, int c)
 	if (text && *text) {
 		gb_label_display(text, p->cw - 1, s, sizeof s);
 		n = gb_utf8_width(s);
-	} else if (f->numbers)
+	} else if (f->numbers && !(f->mask_zero && is_masked(a, v))) /* a hidden weight: grey, no number */
 		n = gb_cells_fmt_num(v, f->precision, s, sizeof s);
 	if (n > 0) {
 		if (a->plain) {
