@@ -300,10 +300,11 @@ const command commands[] = {
 	  "plain explanation and the figure. 'step back' goes back; 'step N' jumps to stop N.", cmd_step },
 	{ "embed", "[--units A-B] [--range LO HI]", "the token embeddings of the current text (token x feature)",
 	  UNITS_HELP, cmd_embed },
-	{ "pe", "[DIM ...] [--units A-B] [--range LO HI]", "the positional encoding (position x dimension), or a line plot of chosen dimensions",
+	{ "pe", "[FEATURE ...] [--units A-B] [--range LO HI]", "the positional encoding (position x feature), or a line plot of chosen features",
 	  "Sinusoidal: PE(i, 2k) = sin(i / 10000^(2k/d)), PE(i, 2k+1) = cos(i / 10000^(2k/d)).\n"
 	  "For RoPE it shows the rotation angles, for ALiBi the bias of each head.\n"
-	  "Columns count from 1, features from 0: column 1 is feature 0.\n" UNITS_HELP, cmd_pe },
+	  "Positions and features are labelled from 0, as the formula counts them; --units counts\n"
+	  "columns from 1 (column 1 is feature 0). The line plot of a sinusoid is drawn smooth.\n" UNITS_HELP, cmd_pe },
 	{ "qkv", "L H [--units A-B] [--range LO HI]", "queries, keys and values of head H in layer L", UNITS_HELP, cmd_qkv },
 	{ "scores", "L H [raw|masked] [--range LO HI]", "attention scores of head H in layer L: raw q.k, or scaled and masked",
 	  "masked (the default) is q.k / sqrt(d_head) with -inf where the causal mask hides a key:\n"

@@ -126,7 +126,20 @@ static void position_labels(gb_figure *f)
 	}
 	gb_fig_set_row_labels(f, (const char *const *)l);
 	free_labels(l, f->rows);
-	f->row_index0 = 1;
+	f->row_index0 = 0; /* "i=3" alone: the position the formula counts, not a row number beside it */
+}
+
+/* Columns labelled by the feature each is, from 0 as the formula counts (first: the window's). */
+static void feature_labels(gb_figure *f, int first)
+{
+	char **l = malloc(sizeof(char *) * (size_t)(f->cols ? f->cols : 1));
+	for (int j = 0; j < f->cols; j++) {
+		l[j] = malloc(16);
+		snprintf(l[j], 16, "%d", first + j);
+	}
+	gb_fig_set_col_labels(f, (const char *const *)l);
+	free_labels(l, f->cols);
+	f->col_index0 = 0;
 }
 
 gb_figure *view_pe(session *s, const int *dims, int n_dims, const int *units)
@@ -189,34 +202,47 @@ gb_figure *view_pe(session *s, const int *dims, int n_dims, const int *units)
 	colwin w = { 0 };
 	if (n_dims > 0) {
 		f = gb_fig_new(GB_FIG_LINES);
-		float *y = malloc(sizeof(float) * T);
+		/* the sinusoids are functions of the position: drawn smooth (4 points per position)
+		 * over at least 40 positions, so a wave shows as a wave; learned vectors exist at the
+		 * text's positions only */
+		int steps = sinus ? 4 : 1, last = sinus && T - 1 < 40 ? 40 : T - 1, n = last * steps + 1;
+		float *y = malloc(sizeof(float) * n), *xs = malloc(sizeof(float) * n);
+		for (int k = 0; k < n; k++)
+			xs[k] = (float)k / steps;
+		gb_fig_set_xs(f, xs, n);
 		for (int d = 0; d < n_dims; d++) {
 			if (dims[d] < 0 || dims[d] >= D) {
-				errorf("dimension %d does not exist: dimensions are 0 to %d", dims[d], D - 1);
+				errorf("feature %d does not exist: features are 0 to %d", dims[d], D - 1);
 				free(y);
+				free(xs);
 				gb_fig_free(f);
 				return NULL;
 			}
-			for (int i = 0; i < T; i++)
-				y[i] = t->data[i * D + dims[d]];
+			for (int k = 0; k < n; k++) {
+				double a = xs[k] / pow(10000.0, 2.0 * (dims[d] / 2) / D);
+				y[k] = sinus ? (float)(dims[d] % 2 ? cos(a) : sin(a)) : t->data[k * D + dims[d]];
+			}
 			char label[32];
-			snprintf(label, sizeof label, "dim %d", dims[d]);
-			gb_fig_add_series(f, label, y, T);
+			snprintf(label, sizeof label, "feature %d", dims[d]);
+			gb_fig_add_series(f, label, y, n);
 		}
 		free(y);
+		free(xs);
 		f->x_title = strdup("position");
 		f->y_title = strdup("value");
 		view_titlef(f, "%s%s: chosen features along the positions", sinus ? "Positional encoding" : "Learned position vectors",
 		            enc);
 	} else {
-		/* Columns are numbered from 1 like every figure's, and the formula counts features
-		 * from 0: the subtitle says both ("columns 1-64 of 128 = features 0-63"). */
+		/* The formula counts positions and features from 0, and so do the labels (i=3, 0);
+		 * --units counts columns from 1, as everywhere: the subtitle says both ("columns 1-64
+		 * of 128 = features 0-63"). */
 		f = view_wide_heat(s, t->data, T, D, units, "columns", NULL, "position", "feature", &w);
 		if (!f)
 			return NULL;
 		if (w.sel[0])
 			snprintf(w.sel + strlen(w.sel), sizeof w.sel - strlen(w.sel), " = features %d-%d", w.a - 1, w.b - 1);
 		position_labels(f);
+		feature_labels(f, w.a > 0 ? w.a - 1 : 0);
 		if (sinus) { /* sin and cos: the scale of the functions themselves */
 			f->cmap = GB_CMAP_COOLWARM;
 			f->range = GB_RANGE_FIXED;
