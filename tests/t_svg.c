@@ -484,7 +484,7 @@ int main(void)
 		f->masked = 1;
 		doc = gb_svg_render(f, 0, 0, 0, "0.1.0", &err);
 		judge(doc, "masked");
-		tap_ok(doc && strstr(doc, ">3 masked (-inf) cells, shown in gray</text>"), "caption: 3 masked (-inf) cells");
+		tap_ok(doc && strstr(doc, ">3 masked cells (-inf), shown in gray</text>"), "caption: 3 masked (-inf) cells");
 		tap_ok(doc && strstr(doc, ">1 value is NaN (shown in magenta)</text>"), "caption: 1 value is NaN, apart");
 		tap_ok(doc && !strstr(doc, "not finite") && !strstr(doc, "-inf (shown in magenta)"),
 		       "the masked -inf are not called bad values");

@@ -48,6 +48,10 @@ static void size_cells(const lay *L, const block *B, double aw, double ah, doubl
 		double more = B->n > 1 ? 1.5 * sq : 0;
 		*cw = fmax(sq, fmin(cwm, fmax(cw_aim, more)));
 		*ch = fmax(sq, fmin(chm, fmax(ch_aim, more)));
+		/* small multiples whose height is used up take the width beside them too (the model
+		 * view's 4 x 4 heads): cells up to 2.5 times as wide as tall, the block to 85% */
+		if (B->n > 1 && *ch >= chm * 0.98)
+			*cw = fmax(*cw, fmin(cwm, fmin(2.5 * sq, (0.85 * L->W - between_x) / nc)));
 	}
 }
 
