@@ -383,6 +383,93 @@ int cmd_near(session *s, int argc, char **argv, const char *rest)
 }
 
 /* Runs the current input through ref and through the session's other engine, per tensor. */
+/* compare's figure: the digits two engines agree on, -log10 of the relative difference, for
+ * each layer (rows) and each of a layer's tensors (columns); "exact" where they are equal.
+ * Names are split at the layer ("L2.attn.q" -> row "L2", column "attn.q"; an encoder-decoder's
+ * rows are "enc.L1" ... "dec.L2"); tensors outside the layers (embeddings, final norm, logits)
+ * are in the printed table only. A ".in" is the tensor before it again, and is left out. */
+static gb_figure *agreement_figure(session *s, const gb_trace *a, const double *rel, const char *fast, const char *ref)
+{
+	enum { MAXR = 64, MAXC = 48 };
+	char rows[MAXR][16], cols[MAXC][32];
+	int nr = 0, nc = 0;
+	int *cell = malloc(sizeof(int) * (size_t)(a->n ? a->n : 1) * 2);
+	if (!cell)
+		return NULL;
+	for (int i = 0; i < a->n; i++) {
+		const char *nm = a->t[i].name, *l = strstr(nm, "L");
+		char row[16], col[32];
+		int layer, used = 0;
+		cell[2 * i] = -1;
+		if (!l || (l != nm && l[-1] != '.') || sscanf(l, "L%d.%n", &layer, &used) != 1 || !used)
+			continue;
+		snprintf(row, sizeof row, "%.*sL%d", (int)(l - nm), nm, layer);
+		snprintf(col, sizeof col, "%s", l + used);
+		size_t cl = strlen(col);
+		if (cl >= 3 && !strcmp(col + cl - 3, ".in"))
+			continue;
+		int r = 0, c = 0;
+		while (r < nr && strcmp(rows[r], row))
+			r++;
+		while (c < nc && strcmp(cols[c], col))
+			c++;
+		if ((r == nr && nr == MAXR) || (c == nc && nc == MAXC))
+			continue;
+		if (r == nr)
+			snprintf(rows[nr++], sizeof rows[0], "%s", row);
+		if (c == nc)
+			snprintf(cols[nc++], sizeof cols[0], "%s", col);
+		cell[2 * i] = r;
+		cell[2 * i + 1] = c;
+	}
+	if (!nr || !nc) {
+		free(cell);
+		return NULL;
+	}
+	float *v = malloc(sizeof(float) * (size_t)nr * nc);
+	char **txt = calloc((size_t)nr * nc, sizeof(char *));
+	for (int k = 0; v && k < nr * nc; k++)
+		v[k] = NAN;
+	for (int i = 0; v && txt && i < a->n; i++) {
+		if (cell[2 * i] < 0)
+			continue;
+		int k = cell[2 * i] * nc + cell[2 * i + 1];
+		/* equal: drawn at 9 digits (above float32's ~7), and said in words */
+		v[k] = rel[i] > 0 ? (float)-log10(rel[i]) : 9.0f;
+		if (!(rel[i] > 0))
+			txt[k] = strdup("exact");
+	}
+	free(cell);
+	gb_figure *f = NULL;
+	if (v && txt) {
+		const char *rl[MAXR], *cl[MAXC];
+		for (int r = 0; r < nr; r++)
+			rl[r] = rows[r];
+		for (int c = 0; c < nc; c++)
+			cl[c] = cols[c];
+		f = gb_fig_new(GB_FIG_HEATMAP);
+		gb_fig_set_values(f, v, nr, nc);
+		gb_fig_set_row_labels(f, rl);
+		gb_fig_set_col_labels(f, cl);
+		gb_fig_set_axes(f, "layer", "tensor");
+		gb_fig_set_cell_text(f, (const char *const *)txt);
+		f->numbers = 1;
+		f->precision = 1;
+		f->cmap = GB_CMAP_VIRIDIS;
+		f->range = GB_RANGE_FIXED;
+		f->vmin = 0;
+		f->vmax = 9;
+		view_titlef(f, "Digits the %s engine agrees on with %s, per layer and tensor", fast, ref);
+		gb_fig_set_caption(f, "digits = -log10(max|fast - ref| / max|ref|) over each tensor;  float32 carries about 7");
+		view_provenance(s, f, NULL, NULL, 0);
+	}
+	for (int k = 0; txt && k < nr * nc; k++)
+		free(txt[k]);
+	free(txt);
+	free(v);
+	return f;
+}
+
 int cmd_compare(session *s, int argc, char **argv, const char *rest)
 {
 	if (argc != 1)
@@ -437,9 +524,10 @@ int cmd_compare(session *s, int argc, char **argv, const char *rest)
 	       ref->name);
 	for (int i = 0; i < a.n; i++)
 		printf("%-26s %12.3g %12.3g\n", a.t[i].name, md[i], rel[i]);
+	gb_figure *f = agreement_figure(s, &a, rel, fast->name, ref->name);
 	free(md);
 	free(rel);
 	gb_trace_free(&a);
 	gb_trace_free(&b);
-	return 0;
+	return f ? show_figure(s, f) : 0;
 }

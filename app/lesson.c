@@ -71,6 +71,7 @@ static int list_lessons(void)
 		return 0;
 	}
 	printf("Lessons (in %s):\n", dir);
+	int total = 0, counted = 0;
 	for (int i = 0; i < n; i++) {
 		char path[2600], err[600];
 		lesson L;
@@ -92,11 +93,16 @@ static int list_lessons(void)
 			int w = gb_utf8_width(L.title);
 			printf("  %3s  %s%*s %2d steps  %2d min%s\n", nb, L.title, w < 50 ? 50 - w : 0, "", L.n_steps,
 			       lesson_minutes(&L), missing);
+			total += lesson_minutes(&L);
+			counted++;
 			lesson_free(&L);
 		}
 		free(names[i]);
 	}
 	free(names);
+	if (counted > 1)
+		printf("All %d take about %d minutes: for one 90-minute class, lessons 2, 5, 6, 7, 9 and 10 make a\n"
+		       "path from tokens to sampling (lessons/README.md, \"Planning a class\").\n", counted, total);
 	printf("Start one with 'lesson N'; 'lesson N --export DIR' writes its figures and a handout.\n");
 	if (session_asked)
 		printf("Your score this session: %d of %d questions right.\n", session_right, session_asked);

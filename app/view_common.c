@@ -250,8 +250,12 @@ void view_subtitle(session *s, gb_figure *f, const char *sel, int tail)
 		}
 		free(o);
 	}
-	snprintf(buf, sizeof buf, "%s%s%s%s%s", model_name(s), text[0] ? " \xC2\xB7 " : "", text,
-	         sel && *sel ? " \xC2\xB7 " : "", sel ? sel : "");
+	/* a figure made by another engine than the default says which (lesson 15 compares them) */
+	char eng[48] = "";
+	if (s->k && s->k != gb_kernels_fast())
+		snprintf(eng, sizeof eng, " \xC2\xB7 %s engine", s->k->name);
+	snprintf(buf, sizeof buf, "%s%s%s%s%s%s", model_name(s), text[0] ? " \xC2\xB7 " : "", text,
+	         sel && *sel ? " \xC2\xB7 " : "", sel ? sel : "", eng);
 	gb_fig_set_subtitle(f, buf);
 }
 

@@ -9,7 +9,7 @@ G=./glassbox
 # have FILE TEXT: FILE contains TEXT
 lines() { wc -l <"$1" | tr -d ' '; }
 
-echo "1..82"
+echo "1..83"
 
 $G -c "init $T/gpt2 --seed 3; init $T/llama --preset llama; init $T/encdec --preset encdec" >"$T/out" 2>"$T/err"
 ok $? "init writes three random model folders"
@@ -37,6 +37,12 @@ ok $? "compare runs on a llama-family model"
 rel=$(sed -n "1s/^largest relative difference \([^ ]*\) .*/\1/p" "$T/cmp")
 check "compare: fast against ref within 1e-4 (got $rel)" awk "BEGIN { exit !($rel <= 1e-4) }"
 check "compare lists every trace tensor" test "$(grep -c '^L' "$T/cmp")" -ge 40
+# its figure: digits of agreement per layer and tensor, -log10 of the table's relative differences
+# (".in" tensors repeat the one before them and are left out); the fewest digits in the figure
+# are those of the largest relative difference of a layer's tensors in the table
+want=$(awk '/^L[0-9]+\./ && $1 !~ /\.in$/ && $3 > m { m = $3 } END { printf "%.1f", -log(m) / log(10) }' "$T/cmp")
+got=$(awk '/^L[0-9]+ / { for (i = 2; i <= NF; i++) if ($i ~ /^[0-9.]+$/ && (m == "" || $i + 0 < m + 0)) m = $i } END { print m }' "$T/cmp")
+check "compare's figure: the fewest digits, $got, are -log10 of the largest relative difference in layers ($want)" test "$got" = "$want"
 
 $G -c "load $T/encdec; run --ids 5 6 7 --target-ids 256 9; dump logits $T/ed.npy; dump enc.L1.attn.weights $T/ew.csv" 2>"$T/err"
 ok $? "an encoder-decoder runs with --ids and --target-ids"
