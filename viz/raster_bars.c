@@ -41,7 +41,8 @@ int gb_lay_draw_bars(lay *L, gb_verr *err)
 	{
 		double axis_h = 1.6 * tpx + 8 * s + (axis_title ? 1.6 * AXIS_PX * s : 0);
 		/* a few bars still fill BAR_SHARE of the slide's height */
-		slot = fmin(((L->y1 - L->y0) - axis_h) / n, fmax(60 * s, BAR_AIM * L->H / n));
+		/* a few bars fill most of the slide's height, not its middle band */
+		slot = fmin(((L->y1 - L->y0) - axis_h) / n, fmax(60 * s, 0.62 * L->H / n));
 		if (slot <= 0) {
 			free(dl);
 			return gb_vfail(err, "figure too small for %d bars", n);

@@ -29,12 +29,12 @@
 #define LABEL_PX    20
 #define LABEL_BIG   24   /* labels beside cells of 60 px and more */
 #define LABEL_MIN   TEXT_MIN
-#define TICK_PX     18
+#define TICK_PX     22
 #define AXIS_PX     20
 #define PANEL_PX    20
 #define NUMBER_MIN  TEXT_MIN /* smallest number (or text) inside a cell */
 #define NUMBER_MAX  32
-#define LEGEND_PX   18
+#define LEGEND_PX   20
 #define CB_GAP      28   /* plot to colorbar */
 #define CB_W        24
 #define TICK_LEN    6
