@@ -489,6 +489,7 @@ gb_figure *view_ln(session *s, int layer, int which, const int *units)
 		gb_fig_add_side(f, "variance", b->data);
 	}
 	f->side_precision = 3;
+	f->side_decimals = 4;
 	fit_range(f, GB_CMAP_VIRIDIS);
 	char words[160];
 	tensor_title(s, out->name, 0, words, sizeof words);

@@ -202,8 +202,11 @@ typedef struct hsizes {
 
 static void side_num(const gb_figure *f, int k, int i, char *buf, size_t cap)
 {
-	gb_cells_fmt_sig(f->side_values[(size_t)k * (size_t)f->rows + (size_t)i],
-	                 f->side_precision > 0 ? f->side_precision : 3, buf, cap);
+	double v = f->side_values[(size_t)k * (size_t)f->rows + (size_t)i];
+	if (f->side_decimals > 0)
+		gb_cells_fmt_num(v, f->side_decimals, buf, cap);
+	else
+		gb_cells_fmt_sig(v, f->side_precision > 0 ? f->side_precision : 3, buf, cap);
 }
 
 static void measure(const area *a, int parts, hsizes *z)

@@ -115,6 +115,8 @@ typedef struct gb_figure {
 	char **side_titles;       /* (n_side) */
 	float *side_values;       /* (n_side, rows) */
 	int side_precision;
+	int side_decimals;        /* > 0: every side number with this many decimals instead (a column
+	                           * reads down its points: 0.0076 over -0.0000, not 2.1e-05) */
 
 	/* DIAGRAM */
 	gb_fig_block *blocks;     /* (n_blocks) */

@@ -181,7 +181,10 @@ void gb_cells_draw(lay *L, const gb_figure *m, int x, int y, int pw, int ph, int
 static void side_value(const gb_figure *f, int k, int r, char *out, int cap)
 {
 	float v = f->side_values[(size_t)k * f->rows + r];
-	gb_fig_fmt_sig(v, f->side_precision > 0 ? f->side_precision : 3, out, (size_t)cap);
+	if (f->side_decimals > 0)
+		gb_fig_fmt_num(v, f->side_decimals, out, (size_t)cap);
+	else
+		gb_fig_fmt_sig(v, f->side_precision > 0 ? f->side_precision : 3, out, (size_t)cap);
 }
 
 /* The room the side columns take right of the cells (0 without them), each column's width in
