@@ -254,6 +254,8 @@ void view_subtitle(session *s, gb_figure *f, const char *sel, int tail)
 	char eng[48] = "";
 	if (s->k && s->k != gb_kernels_fast())
 		snprintf(eng, sizeof eng, " \xC2\xB7 %s engine", s->k->name);
+	if (s->textbook) /* and a run with the textbook's layer norm, which the library form's looks like */
+		snprintf(eng + strlen(eng), sizeof eng - strlen(eng), " \xC2\xB7 textbook layer norm");
 	snprintf(buf, sizeof buf, "%s%s%s%s%s%s", model_name(s), text[0] ? " \xC2\xB7 " : "", text,
 	         sel && *sel ? " \xC2\xB7 " : "", sel ? sel : "", eng);
 	gb_fig_set_subtitle(f, buf);
