@@ -44,7 +44,8 @@ static double decode(const gb_model *m, const gb_kernels *k, int *seq, int n, in
 			return -1;
 		}
 		int V;
-		seq[n + i] = argmax(gb_last_logits(&tr, &V), V);
+		const float *row = gb_last_logits(&tr, &V);
+		seq[n + i] = argmax(row, V);
 	}
 	double t = bench_now() - t0;
 	gb_kvcache_free(kc);

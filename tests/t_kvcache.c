@@ -371,6 +371,19 @@ static void cache_behaviour(void)
 	tap_ok(!gb_kvcache_new(&m, 33, &err) && strstr(err.msg, "1 to 32"), "a cache longer than the context: error (%s)",
 	       err.msg);
 
+	/* no_mask (the lesson without the causal mask): a prefill is gb_forward's run with it */
+	o.no_mask = 1;
+	gb_kvcache_truncate(b, 0);
+	gb_forward_cached(&m, b, seq, 7, &st, &o, &err);
+	gb_forward(&m, seq, 7, NULL, 0, &full, &o, &err);
+	cmp nm = { 0 };
+	compare(&nm, &st, &full, 0);
+	const gb_ttensor *nw = gb_trace_get(&st, "L1.attn.weights");
+	tap_ok(nm.tensors == full.n && nm.worst == 0 && !nm.problems && nw && nw->data[1] > 0,
+	       "no_mask: a prefill is gb_forward's unmasked run (%d tensors, worst %.2g); token 1 sees token 2",
+	       nm.tensors, nm.worst);
+	o.no_mask = 0;
+
 	/* a cache of another model's shape */
 	gb_config c2 = base(GB_FAM_GPT2);
 	gb_model m2;
