@@ -223,7 +223,7 @@ static int pass_caches(beam_caches *bc, const gb_model *m, const cand_t *cand, i
 	memset(bc->used, 0, (size_t)bc->n_pool);
 	memset(claimed, 0, (size_t)n_old);
 	for (int i = 0; i < nb; i++) {
-		int p = cand[i].parent;
+		int p = cand[i].b.done ? -1 : cand[i].parent; /* a finished beam runs no more */
 		bc->next[i] = NULL;
 		if (p >= 0 && !claimed[p]) {
 			claimed[p] = 1;
@@ -232,7 +232,7 @@ static int pass_caches(beam_caches *bc, const gb_model *m, const cand_t *cand, i
 		}
 	}
 	for (int i = 0; i < nb; i++) {
-		int p = cand[i].parent;
+		int p = cand[i].b.done ? -1 : cand[i].parent;
 		if (p < 0 || bc->next[i] == bc->cache[p])
 			continue;
 		/* the sibling that took the parent's cache has not changed it yet */

@@ -199,8 +199,8 @@ static int attention(fctx *f, const gb_attn_w *a, const char *name, const attn_i
 		for (int h = 0; h < K; h++)
 			gb_rope(k + (size_t)h * Tk * E, Tk, E, in->pos0, c->rope_theta);
 	}
-	/* The keys attended to: kv head h's Tn rows at kall + h * kstr. With a cache, self-attention
-	 * appends its new rows in place and reads every row so far. */
+	/* The keys attended to: kv head h's Tk rows at kall + h * kstr. With a cache, self-attention
+	 * appends its new rows in place and reads every row so far (Tk grows to pos0 + Tk). */
 	const float *kall = k, *vall = v;
 	size_t kstr = (size_t)Tk * E;
 	if (in->ck && ks) {
