@@ -48,26 +48,28 @@ static int parse_sampling(int argc, char **argv, int from, gb_sampling *sm, int 
 	return 0;
 }
 
-/* The tokens the newest position attends to most, averaged over the last layer's heads:
- * printed after a generated token ("looks at ..."), whose line has col columns so far. */
-static void attended(session *s, int n, int col)
+/* The tokens the newest position attends to most, averaged over the last layer's heads of tr
+ * (a cached step's trace: its last query row spans every key so far): printed after a
+ * generated token ("looks at ..."), whose line has col columns so far. */
+static void attended(session *s, const gb_trace *tr, int col)
 {
 	const gb_config *c = &s->model.cfg;
 	char name[64];
 	snprintf(name, sizeof name, "%sL%d.attn.weights", c->encdec ? "dec." : "", c->n_layer);
-	const gb_ttensor *w = gb_trace_get(&s->trace, name);
-	const int *ids = c->encdec ? s->trace.tgt : s->trace.ids;
+	const gb_ttensor *w = gb_trace_get(tr, name);
+	const int *ids = c->encdec ? tr->tgt : tr->ids;
+	int n = c->encdec ? tr->n_tgt : tr->n_ids;
 	if (!w || n < 2) {
 		printf("\n");
 		return;
 	}
-	int H = w->shape[0], T = w->shape[1];
+	int H = w->shape[0], Tq = w->shape[1], T = w->shape[2];
 	double best[3] = { -1, -1, -1 };
 	int at[3] = { 0, 0, 0 };
 	for (int j = 0; j < T; j++) {
 		double m = 0;
 		for (int h = 0; h < H; h++)
-			m += w->data[((size_t)h * T + (T - 1)) * T + j] / H;
+			m += w->data[((size_t)h * Tq + (Tq - 1)) * T + j] / H;
 		for (int k = 0; k < 3; k++)
 			if (m > best[k]) {
 				for (int q = 2; q > k; q--)
@@ -133,8 +135,25 @@ int cmd_generate(session *s, int argc, char **argv, const char *rest)
 		src = malloc(sizeof(int) * (size_t)n_src);
 		memcpy(src, tr->ids, sizeof(int) * (size_t)n_src);
 	}
+	/* Each step runs only the new token through a key/value cache (the first also the
+	 * prompt, which the cache does not have yet); the session's trace gets the whole text in
+	 * one full run at the end, so every view sees it as before. */
+	gb_fwd_opts o = { 0 };
+	o.k = s->k;
+	o.textbook_ln = s->textbook;
+	gb_err err;
+	gb_trace step_tr = { 0 };
+	const gb_trace *cur = &s->trace; /* where the next token's logits are */
+	gb_kvcache *kc = gb_kvcache_new(&s->model, c->n_ctx, &err);
+	if (!kc || (c->encdec && gb_kvcache_set_source(kc, &s->model, src, n_src, NULL, &o, &err))) {
+		errorf("%s", err.msg);
+		gb_kvcache_free(kc);
+		free(seq);
+		free(src);
+		return -1;
+	}
 	interrupted = 0;
-	int rc = 0;
+	int rc = 0, n0 = n;
 	for (int step = 0; step < steps; step++) {
 		if (interrupted) {
 			printf("(stopped after %d tokens)\n", step);
@@ -144,7 +163,7 @@ int cmd_generate(session *s, int argc, char **argv, const char *rest)
 			printf("(the context is full: %d tokens)\n", c->n_ctx);
 			break;
 		}
-		const gb_ttensor *lg = gb_trace_get(&s->trace, "logits");
+		const gb_ttensor *lg = gb_trace_get(cur, "logits");
 		int V = lg->shape[1];
 		double p;
 		int id = gb_sample(lg->data + (size_t)(lg->shape[0] - 1) * V, V, &sm, &rng, &p);
@@ -179,16 +198,22 @@ int cmd_generate(session *s, int argc, char **argv, const char *rest)
 			fputs(how, stdout);
 			col += (int)strlen(how);
 		}
-		rc = c->encdec ? forward(s, src, n_src, seq, n) : forward(s, seq, n, NULL, 0);
-		if (rc) {
+		int have = gb_kvcache_len(kc);
+		if ((rc = gb_forward_cached(&s->model, kc, seq + have, n - have, &step_tr, &o, &err))) {
 			printf("\n");
+			errorf("%s", err.msg);
 			break;
 		}
-		attended(s, n, col);
+		cur = &step_tr;
+		attended(s, cur, col);
 		fflush(stdout);
 		if (id == c->eos_id && c->eos_id >= 0)
 			break;
 	}
+	gb_kvcache_free(kc);
+	gb_trace_free(&step_tr);
+	if (n > n0 && (c->encdec ? forward(s, src, n_src, seq, n) : forward(s, seq, n, NULL, 0)))
+		rc = -1;
 	/* The text now is the prompt and what was generated, as it ran (an encoder-decoder's
 	 * source does not change: its decoder's tokens grew). */
 	if (!c->encdec && s->have_run) {

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "app/bench_forward.h"
+#include "app/bench_kv.h"
 #include "model/tokenizer/tokenizer.h"
 #include "viz/colormap.h"
 
@@ -307,5 +308,7 @@ int cmd_set(session *s, int argc, char **argv, const char *rest)
 
 int cmd_bench(session *s, int argc, char **argv, const char *rest)
 {
+	if (argc == 2 && !strcmp(argv[1], "kv"))
+		return bench_kvcache(stdout);
 	return bench_all(stdout);
 }

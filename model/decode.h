@@ -32,8 +32,10 @@ int gb_sample(const float *logits, int V, const gb_sampling *s, gb_rng *rng, dou
 
 /* Greedy decoding of an encoder-decoder: tgt (at least n_ctx) starts with the decoder start
  * token and grows by the argmax until eos (not kept) or the context is full; *n_tgt counts
- * the start token. tr holds the last step's forward pass. stop (may be NULL) ends the loop
- * early when it becomes non-zero (Ctrl-C). */
+ * the start token. Runs through a key/value cache: the encoder once, then one token a step.
+ * tr holds the last step's cached run (one row; tr->pos0 is its position): run gb_forward on
+ * the result for the whole trace. stop (may be NULL) ends the loop early when it becomes
+ * non-zero (Ctrl-C). */
 int gb_greedy_decode(const gb_model *m, const gb_fwd_opts *o, const int *src, int n_src, gb_trace *tr, int *tgt,
                      int *n_tgt, const volatile sig_atomic_t *stop, gb_err *err);
 
@@ -52,7 +54,10 @@ typedef int (*gb_beam_step_fn)(void *arg, int step, const gb_beam *beams, int n_
 /* Beam search of width k for up to steps tokens after the prompt (ids, n) of a decoder-only
  * model, or after the decoder start for an encoder-decoder (ids is then the source). Beams
  * that produce eos_id (when >= 0) are finished and kept. out (k) receives the final beams,
- * best first (free with gb_beams_free). */
+ * best first (free with gb_beams_free). Each live beam has a key/value cache (at most k exist,
+ * reused step after step): the prompt runs once, then each step runs one token per beam; a
+ * kept beam inherits its parent's cache, a second child of one parent a copy of it. Equal
+ * scores keep the order the candidates were made in (beam by beam, most probable first). */
 int gb_beam_search(const gb_model *m, const gb_kernels *kt, const int *ids, int n, int k, int steps,
                    int eos_id, gb_beam_step_fn fn, void *arg, gb_beam *out, int *n_out, gb_err *err);
 void gb_beams_free(gb_beam *b, int n);

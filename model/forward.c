@@ -72,16 +72,19 @@ static void lin(fctx *f, float *out, const float *x, int T, const gb_linear *l)
 	f->k->matmul(out, x, l->w, l->b, T, l->in, l->out, l->trans);
 }
 
-void gb_sinusoid(float *pe, int T, int D)
+/* The sinusoidal encoding of positions pos0 .. pos0 + T - 1 into pe (T, D). */
+static void sinusoid_at(float *pe, int pos0, int T, int D)
 {
 	for (int i = 0; i < T; i++)
 		for (int k = 0; 2 * k < D; k++) {
-			double a = i / pow(10000.0, 2.0 * k / D);
+			double a = (pos0 + i) / pow(10000.0, 2.0 * k / D);
 			pe[(size_t)i * D + 2 * k] = (float)sin(a);
 			if (2 * k + 1 < D)
 				pe[(size_t)i * D + 2 * k + 1] = (float)cos(a);
 		}
 }
+
+void gb_sinusoid(float *pe, int T, int D) { sinusoid_at(pe, 0, T, D); }
 
 double gb_alibi_slope(int h, int n)
 {
@@ -136,23 +139,30 @@ static void split_heads(float *dst, const float *src, int T, int H, int E, int s
 
 typedef struct attn_in {
 	const float *xq;      /* (Tq, D) */
-	const float *xkv;     /* (Tk, D) */
-	int Tq, Tk;
+	const float *xkv;     /* (Tk, D); NULL: cross-attention whose keys and values are in ck, cv */
+	int Tq, Tk;           /* Tk: the keys computed here (or read from ck, cv when xkv is NULL) */
 	int causal, self;     /* self-attention gets RoPE, ALiBi and the local window */
-	const int *key_ids;   /* (Tk), for the padding mask */
+	const int *key_ids;   /* every key's id (position 0 on), for the padding mask */
 	const float *scale;   /* (H) per-head output scale, or NULL */
+	int pos0;             /* position of the first query (and of the first key computed here) */
+	/* A key/value cache of this layer: kv head h's rows at ck + h * cstride. Self-attention
+	 * writes its Tk new rows at pos0 and attends to rows 0 .. pos0 + Tk - 1; cross-attention
+	 * (xkv NULL) reads its Tk rows. NULL: no cache, the keys are the Tk computed here. */
+	float *ck, *cv;
+	size_t cstride;
 } attn_in;
 
 /* Multi-head attention; records name.{q,k,v,scores,masked,weights,head_out,merged,out}.
- * Returns out's index. */
+ * q and k/v hold the rows computed in this run; scores and weights span every key attended to
+ * (with a cache: the cached positions too). Returns out's index. */
 static int attention(fctx *f, const gb_attn_w *a, const char *name, const attn_in *in)
 {
 	const gb_config *c = f->c;
 	int H = c->n_head, K = c->n_kv_head, E = c->d_head, D = c->d_model;
 	int Tq = in->Tq, Tk = in->Tk, qw = H * E, kw = K * E, group = H / K;
-	const float *qs, *ks, *vs;
-	int qst, kst, qo = 0, ko = 0, vo = 0;
-	if (a->fused) {
+	const float *qs, *ks = NULL, *vs = NULL;
+	int qst, kst = kw, qo = 0, ko = 0, vo = 0;
+	if (a->fused) { /* self-attention only: q, k and v all come from xq */
 		float *buf = scratch(f, (size_t)Tq * (qw + 2 * kw));
 		lin(f, buf, in->xq, Tq, &a->qkv);
 		qs = ks = vs = buf;
@@ -160,25 +170,46 @@ static int attention(fctx *f, const gb_attn_w *a, const char *name, const attn_i
 		ko = qw;
 		vo = qw + kw;
 	} else {
-		float *qb = scratch(f, (size_t)Tq * qw), *kb = scratch(f, (size_t)Tk * kw), *vb = scratch(f, (size_t)Tk * kw);
+		float *qb = scratch(f, (size_t)Tq * qw);
 		lin(f, qb, in->xq, Tq, &a->q);
-		lin(f, kb, in->xkv, Tk, &a->k);
-		lin(f, vb, in->xkv, Tk, &a->v);
-		qs = qb, ks = kb, vs = vb;
+		qs = qb;
 		qst = qw;
-		kst = kw;
+		if (in->xkv) {
+			float *kb = scratch(f, (size_t)Tk * kw), *vb = scratch(f, (size_t)Tk * kw);
+			lin(f, kb, in->xkv, Tk, &a->k);
+			lin(f, vb, in->xkv, Tk, &a->v);
+			ks = kb, vs = vb;
+		}
 	}
 	float *q = tens(f, 3, SHAPE(H, Tq, E), AXES(GB_AX_HEAD, GB_AX_TOKEN, GB_AX_FEATURE), "%s.q", name);
 	float *k = tens(f, 3, SHAPE(K, Tk, E), AXES(GB_AX_KV_HEAD, GB_AX_TOKEN, GB_AX_FEATURE), "%s.k", name);
 	float *v = tens(f, 3, SHAPE(K, Tk, E), AXES(GB_AX_KV_HEAD, GB_AX_TOKEN, GB_AX_FEATURE), "%s.v", name);
 	split_heads(q, qs, Tq, H, E, qst, qo);
-	split_heads(k, ks, Tk, K, E, kst, ko);
-	split_heads(v, vs, Tk, K, E, kst, vo);
+	if (ks) {
+		split_heads(k, ks, Tk, K, E, kst, ko);
+		split_heads(v, vs, Tk, K, E, kst, vo);
+	} else /* cached cross-attention: the trace shows the keys and values it used */
+		for (int h = 0; h < K; h++) {
+			memcpy(k + (size_t)h * Tk * E, in->ck + h * in->cstride, (size_t)Tk * E * sizeof(float));
+			memcpy(v + (size_t)h * Tk * E, in->cv + h * in->cstride, (size_t)Tk * E * sizeof(float));
+		}
 	if (in->self && c->pos == GB_POS_ROPE) {
 		for (int h = 0; h < H; h++)
-			gb_rope(q + (size_t)h * Tq * E, Tq, E, 0, c->rope_theta);
+			gb_rope(q + (size_t)h * Tq * E, Tq, E, in->pos0, c->rope_theta);
 		for (int h = 0; h < K; h++)
-			gb_rope(k + (size_t)h * Tk * E, Tk, E, 0, c->rope_theta);
+			gb_rope(k + (size_t)h * Tk * E, Tk, E, in->pos0, c->rope_theta);
+	}
+	/* The keys attended to: kv head h's Tk rows at kall + h * kstr. With a cache, self-attention
+	 * appends its new rows in place and reads every row so far (Tk grows to pos0 + Tk). */
+	const float *kall = k, *vall = v;
+	size_t kstr = (size_t)Tk * E;
+	if (in->ck && ks) {
+		for (int h = 0; h < K; h++) {
+			memcpy(in->ck + h * in->cstride + (size_t)in->pos0 * E, k + (size_t)h * Tk * E, (size_t)Tk * E * sizeof(float));
+			memcpy(in->cv + h * in->cstride + (size_t)in->pos0 * E, v + (size_t)h * Tk * E, (size_t)Tk * E * sizeof(float));
+		}
+		kall = in->ck, vall = in->cv, kstr = in->cstride;
+		Tk = in->pos0 + Tk;
 	}
 	const unsigned char *hqk = AXES(GB_AX_HEAD, GB_AX_QUERY, GB_AX_KEY);
 	float *sc = tens(f, 3, SHAPE(H, Tq, Tk), hqk, "%s.scores", name);
@@ -188,21 +219,23 @@ static int attention(fctx *f, const gb_attn_w *a, const char *name, const attn_i
 	float inv = (float)(1.0 / sqrt((double)E));
 	int window = in->self ? c->window : 0, pad = c->pad_id;
 	for (int h = 0; h < H; h++) {
-		const float *kh = k + (size_t)(h / group) * Tk * E;
+		const float *kh = kall + (size_t)(h / group) * kstr;
 		float *s = sc + (size_t)h * Tq * Tk, *mm = mk + (size_t)h * Tq * Tk;
 		f->k->matmul(s, q + (size_t)h * Tq * E, kh, NULL, Tq, E, Tk, 1);
 		float slope = in->self && c->pos == GB_POS_ALIBI ? (float)gb_alibi_slope(h, H) : 0.0f;
 		for (int i = 0; i < Tq; i++) {
-			/* Causal and window masks leave one contiguous range of keys [lo, hi). */
-			int lo = window ? i - window + 1 : 0, hi = in->causal ? i + 1 : Tk;
-			if (window && i + window < hi)
-				hi = i + window;
+			/* Causal and window masks leave one contiguous range of keys [lo, hi); ia is the
+			 * query's position. */
+			int ia = in->pos0 + i;
+			int lo = window ? ia - window + 1 : 0, hi = in->causal ? ia + 1 : Tk;
+			if (window && ia + window < hi)
+				hi = ia + window;
 			lo = lo < 0 ? 0 : lo;
 			hi = hi > Tk ? Tk : hi;
 			const float *srow = s + (size_t)i * Tk;
 			float *mrow = mm + (size_t)i * Tk;
 			for (int j = 0; j < Tk; j++)
-				mrow[j] = j >= lo && j < hi ? srow[j] * inv + slope * (float)(j - i) : -INFINITY;
+				mrow[j] = j >= lo && j < hi ? srow[j] * inv + slope * (float)(j - ia) : -INFINITY;
 			if (in->key_ids && pad >= 0)
 				for (int j = lo; j < hi; j++)
 					if (in->key_ids[j] == pad)
@@ -213,7 +246,7 @@ static int attention(fctx *f, const gb_attn_w *a, const char *name, const attn_i
 	f->k->softmax(wt, H * Tq, Tk);
 	for (int h = 0; h < H; h++) {
 		float *o = ho + (size_t)h * Tq * E;
-		f->k->matmul(o, wt + (size_t)h * Tq * Tk, v + (size_t)(h / group) * Tk * E, NULL, Tq, Tk, E, 0);
+		f->k->matmul(o, wt + (size_t)h * Tq * Tk, vall + (size_t)(h / group) * kstr, NULL, Tq, Tk, E, 0);
 		if (in->scale && in->scale[h] != 1.0f)
 			for (size_t i = 0; i < (size_t)Tq * E; i++)
 				o[i] *= in->scale[h];
@@ -314,6 +347,8 @@ typedef struct stack_in {
 	int Ts;
 	const int *src_ids;   /* (Ts), for cross-attention's padding mask */
 	int ablate;           /* apply opts->head_scale to this stack's self-attention */
+	int pos0;             /* position of ids[0] (0 without a cache) */
+	gb_kvcache *cache;    /* the decoder's cache (ids already appended at pos0), or NULL */
 } stack_in;
 
 /* Embeds ids and runs the stack's layers and final norm; returns the output's index. */
@@ -335,11 +370,11 @@ static int stack(fctx *f, const gb_stack_w *s, const stack_in *in)
 	const float *pos = NULL;
 	if (c->pos == GB_POS_SINUSOIDAL) {
 		float *pe = tens(f, 2, SHAPE(T, D), AXES(GB_AX_POSITION, GB_AX_FEATURE), "%sembed.pos", p);
-		gb_sinusoid(pe, T, D);
+		sinusoid_at(pe, in->pos0, T, D);
 		pos = pe;
 	} else if (c->pos == GB_POS_LEARNED) {
 		float *pe = tens(f, 2, SHAPE(T, D), AXES(GB_AX_POSITION, GB_AX_FEATURE), "%sembed.pos", p);
-		memcpy(pe, s->pos, (size_t)T * D * sizeof(float));
+		memcpy(pe, s->pos + (size_t)in->pos0 * D, (size_t)T * D * sizeof(float));
 		pos = pe;
 	}
 	float *sum = tens(f, TF(T, D), "%sembed.sum", p);
@@ -349,6 +384,7 @@ static int stack(fctx *f, const gb_stack_w *s, const stack_in *in)
 	int x = last(f);
 
 	char nn[48], sn[48], rn[48];
+	gb_kvcache *kc = in->cache;
 	for (int l = 0; l < s->n_layer; l++) {
 		const gb_layer_w *L = &s->layers[l];
 		attn_in self = { 0 };
@@ -356,6 +392,13 @@ static int stack(fctx *f, const gb_stack_w *s, const stack_in *in)
 		self.causal = in->causal && !(f->o && f->o->no_mask);
 		self.self = 1;
 		self.key_ids = in->ids;
+		self.pos0 = in->pos0;
+		if (kc) {
+			self.key_ids = kc->ids;
+			self.ck = gb_kvcache_k(kc, l, 0);
+			self.cv = gb_kvcache_v(kc, l, 0);
+			self.cstride = (size_t)kc->cap * kc->d_head;
+		}
 		if (in->ablate && f->o && f->o->head_scale)
 			self.scale = f->o->head_scale + (size_t)l * c->n_head;
 		snprintf(nn, sizeof nn, "%sL%d.ln1", p, l + 1);
@@ -363,12 +406,20 @@ static int stack(fctx *f, const gb_stack_w *s, const stack_in *in)
 		snprintf(rn, sizeof rn, "%sL%d.resid.mid", p, l + 1);
 		x = residual(f, x, &L->ln1, nn, sub_attn, &L->attn, sn, &self, T, rn);
 		int fn = 2;
-		if (in->enc) {
+		if (in->enc || (kc && kc->encdec)) {
 			attn_in cross = { 0 };
 			cross.xkv = in->enc;
 			cross.Tq = T;
 			cross.Tk = in->Ts;
 			cross.key_ids = in->src_ids;
+			if (!in->enc) { /* keys and values computed once, by gb_kvcache_set_source */
+				size_t cs = (size_t)kc->src_cap * kc->d_head;
+				cross.Tk = kc->n_src;
+				cross.key_ids = kc->src;
+				cross.ck = kc->ck + (size_t)l * kc->n_kv_head * cs;
+				cross.cv = kc->cv + (size_t)l * kc->n_kv_head * cs;
+				cross.cstride = cs;
+			}
 			snprintf(nn, sizeof nn, "%sL%d.ln2", p, l + 1);
 			snprintf(sn, sizeof sn, "%sL%d.cross", p, l + 1);
 			snprintf(rn, sizeof rn, "%sL%d.resid.cross", p, l + 1);
@@ -413,6 +464,28 @@ static int keep_ids(int **dst, int *n_dst, const int *src, int n)
 	return 0;
 }
 
+static void fctx_init(fctx *f, const gb_model *m, gb_trace *tr, const gb_fwd_opts *opts)
+{
+	f->m = m;
+	f->c = &m->cfg;
+	f->k = opts && opts->k ? opts->k : gb_kernels_fast();
+	f->o = opts;
+	f->tr = tr;
+	f->textbook = m->cfg.textbook_ln || (opts && opts->textbook_ln);
+}
+
+/* logits and probs (T, vocab) from the stack's output x. */
+static void output(fctx *f, int x, int T)
+{
+	const gb_config *c = f->c;
+	const unsigned char *tv = AXES(GB_AX_TOKEN, GB_AX_VOCAB);
+	float *logits = tens(f, 2, SHAPE(T, c->vocab), tv, "logits");
+	f->k->matmul(logits, data(f, x), f->m->lm_head.w, NULL, T, c->d_model, c->vocab, f->m->lm_head.trans);
+	float *probs = tens(f, 2, SHAPE(T, c->vocab), tv, "probs");
+	memcpy(probs, logits, (size_t)T * c->vocab * sizeof(float));
+	f->k->softmax(probs, T, c->vocab);
+}
+
 int gb_forward(const gb_model *m, const int *ids, int n, const int *tgt, int n_tgt, gb_trace *tr,
                const gb_fwd_opts *opts, gb_err *err)
 {
@@ -427,34 +500,127 @@ int gb_forward(const gb_model *m, const int *ids, int n, const int *tgt, int n_t
 	if (keep_ids(&tr->ids, &tr->n_ids, ids, n) || keep_ids(&tr->tgt, &tr->n_tgt, tgt, c->encdec ? n_tgt : 0))
 		return gb_fail(err, "out of memory");
 	tr->encdec = c->encdec;
+	tr->pos0 = 0;
 	fctx f;
-	f.m = m;
-	f.c = c;
-	f.k = opts && opts->k ? opts->k : gb_kernels_fast();
-	f.o = opts;
-	f.tr = tr;
-	f.textbook = c->textbook_ln || (opts && opts->textbook_ln);
+	fctx_init(&f, m, tr, opts);
 	if (setjmp(f.oom)) {
 		gb_trace_reset(tr);
 		return gb_fail(err, "out of memory recording the trace");
 	}
 	int x, T;
 	if (c->encdec) {
-		stack_in se = { "enc.", ids, n, 0, NULL, 0, NULL, 0 };
+		stack_in se = { "enc.", ids, n, 0, NULL, 0, NULL, 0, 0, NULL };
 		int enc = stack(&f, &m->enc, &se);
-		stack_in sd = { "dec.", tgt, n_tgt, 1, data(&f, enc), n, ids, 1 };
+		stack_in sd = { "dec.", tgt, n_tgt, 1, data(&f, enc), n, ids, 1, 0, NULL };
 		x = stack(&f, &m->dec, &sd);
 		T = n_tgt;
 	} else {
-		stack_in sd = { "", ids, n, 1, NULL, 0, NULL, 1 };
+		stack_in sd = { "", ids, n, 1, NULL, 0, NULL, 1, 0, NULL };
 		x = stack(&f, &m->dec, &sd);
 		T = n;
 	}
-	const unsigned char *tv = AXES(GB_AX_TOKEN, GB_AX_VOCAB);
-	float *logits = tens(&f, 2, SHAPE(T, c->vocab), tv, "logits");
-	f.k->matmul(logits, data(&f, x), m->lm_head.w, NULL, T, c->d_model, c->vocab, m->lm_head.trans);
-	float *probs = tens(&f, 2, SHAPE(T, c->vocab), tv, "probs");
-	memcpy(probs, logits, (size_t)T * c->vocab * sizeof(float));
-	f.k->softmax(probs, T, c->vocab);
+	output(&f, x, T);
+	return 0;
+}
+
+/* The cache was made for this model's decoder. */
+static int cache_fits(const gb_model *m, const gb_kvcache *kc, gb_err *err)
+{
+	const gb_config *c = &m->cfg;
+	if (kc->n_layer != c->n_layer || kc->n_kv_head != c->n_kv_head || kc->d_head != c->d_head ||
+	    kc->encdec != c->encdec || kc->cap > c->n_ctx)
+		return gb_fail(err, "the key/value cache was made for another model");
+	return 0;
+}
+
+/* gb_kvcache_set_source's work, into the trace t. */
+static int run_source(gb_kvcache *kc, const gb_model *m, const int *src, int n_src, gb_trace *t,
+                      const gb_fwd_opts *opts, gb_err *err)
+{
+	const gb_config *c = &m->cfg;
+	static uint64_t stamps;
+	gb_trace_reset(t);
+	if (keep_ids(&t->ids, &t->n_ids, src, n_src) || keep_ids(&t->tgt, &t->n_tgt, NULL, 0))
+		return gb_fail(err, "out of memory");
+	t->encdec = 1;
+	t->pos0 = 0;
+	fctx f;
+	fctx_init(&f, m, t, opts);
+	if (setjmp(f.oom)) {
+		gb_trace_reset(f.tr);
+		return gb_fail(err, "out of memory recording the trace");
+	}
+	stack_in se = { "enc.", src, n_src, 0, NULL, 0, NULL, 0, 0, NULL };
+	const float *enc = data(&f, stack(&f, &m->enc, &se));
+	/* Each decoder layer's cross-attention keys and values, as attention() computes them. */
+	int K = c->n_kv_head, E = c->d_head, kw = K * E;
+	float *buf = scratch(&f, (size_t)n_src * kw);
+	size_t cs = (size_t)kc->src_cap * E;
+	for (int l = 0; l < c->n_layer; l++) {
+		const gb_attn_w *a = &m->dec.layers[l].cross;
+		for (int kv = 0; kv < 2; kv++) {
+			lin(&f, buf, enc, n_src, kv ? &a->v : &a->k);
+			float *dst = (kv ? kc->cv : kc->ck) + (size_t)l * K * cs;
+			for (int h = 0; h < K; h++)
+				for (int i = 0; i < n_src; i++)
+					memcpy(dst + h * cs + (size_t)i * E, buf + (size_t)i * kw + h * E, (size_t)E * sizeof(float));
+		}
+	}
+	memcpy(kc->src, src, (size_t)n_src * sizeof(int));
+	kc->n_src = n_src;
+	kc->src_stamp = ++stamps;
+	return 0;
+}
+
+int gb_kvcache_set_source(gb_kvcache *kc, const gb_model *m, const int *src, int n_src, gb_trace *tr,
+                          const gb_fwd_opts *opts, gb_err *err)
+{
+	const gb_config *c = &m->cfg;
+	if (!c->encdec)
+		return gb_fail(err, "a decoder-only model has no source: run the text with gb_forward_cached");
+	if (cache_fits(m, kc, err) || check_ids(c, src, n_src, "source", err))
+		return -1;
+	/* a new source starts a new decoding; a failed one leaves none */
+	kc->len = 0;
+	kc->n_src = 0;
+	gb_trace own = { 0 };
+	int rc = run_source(kc, m, src, n_src, tr ? tr : &own, opts, err);
+	gb_trace_free(&own);
+	return rc;
+}
+
+int gb_forward_cached(const gb_model *m, gb_kvcache *kc, const int *ids, int n, gb_trace *tr,
+                      const gb_fwd_opts *opts, gb_err *err)
+{
+	const gb_config *c = &m->cfg;
+	int len = kc->len;
+	if (cache_fits(m, kc, err))
+		return -1;
+	if (c->encdec && !kc->n_src)
+		return gb_fail(err, "the cache has no source yet: set it with gb_kvcache_set_source");
+	if (n <= 0)
+		return gb_fail(err, "no tokens to run");
+	if (len + n > kc->cap)
+		return gb_fail(err, "the context is full: %d positions are cached and %d more do not fit in %d", len, n,
+		               kc->cap);
+	if (check_ids(c, ids, n, c->encdec ? "decoder input" : "text", err))
+		return -1;
+	memcpy(kc->ids + len, ids, (size_t)n * sizeof(int));
+	gb_trace_reset(tr);
+	int bad = c->encdec ? keep_ids(&tr->ids, &tr->n_ids, kc->src, kc->n_src) || keep_ids(&tr->tgt, &tr->n_tgt, kc->ids, len + n)
+	                    : keep_ids(&tr->ids, &tr->n_ids, kc->ids, len + n) || keep_ids(&tr->tgt, &tr->n_tgt, NULL, 0);
+	if (bad)
+		return gb_fail(err, "out of memory");
+	tr->encdec = c->encdec;
+	tr->pos0 = len;
+	fctx f;
+	fctx_init(&f, m, tr, opts);
+	if (setjmp(f.oom)) {
+		gb_trace_reset(f.tr);
+		return gb_fail(err, "out of memory recording the trace");
+	}
+	stack_in sd = { c->encdec ? "dec." : "", ids, n, 1, NULL, 0, NULL, 1, len, kc };
+	output(&f, stack(&f, &m->dec, &sd), n);
+	kc->len = len + n;
 	return 0;
 }

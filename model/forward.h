@@ -5,6 +5,7 @@
 
 #include "model/err.h"
 #include "model/kernels/kernels.h"
+#include "model/kvcache.h"
 #include "model/model.h"
 #include "model/trace.h"
 
@@ -14,7 +15,9 @@ typedef struct gb_fwd_opts {
 	 * NULL for all ones. 0 ablates a head. */
 	const float *head_scale;
 	int textbook_ln;             /* force the textbook's LayerNorm (sigma + eps) */
-	int no_mask;                 /* decoder self-attention without the causal mask (a lesson) */
+	int no_mask;                 /* decoder self-attention without the causal mask (a lesson); with
+	                              * a cache, a run's tokens see each other and every cached one,
+	                              * but cached positions never saw the tokens after them */
 } gb_fwd_opts;
 
 /* Runs ids (n) through the model and fills tr (reset first). For an encoder-decoder, ids is
@@ -23,6 +26,30 @@ typedef struct gb_fwd_opts {
  * or more tokens than the context holds. */
 int gb_forward(const gb_model *m, const int *ids, int n, const int *tgt, int n_tgt, gb_trace *tr,
                const gb_fwd_opts *opts, gb_err *err);
+
+/* Runs n new tokens (ids) at positions len .. len + n - 1 of the cache (len =
+ * gb_kvcache_len(kc)) and appends their keys and values: decoder-only, the text's next tokens;
+ * encoder-decoder, the decoder input's, after gb_kvcache_set_source. Prefill is this call on an
+ * empty cache with the whole prompt; a decoding step is this call with the one new token.
+ *
+ * tr records these tokens only, under gb_forward's names: every (token, ...) tensor has n
+ * rows; L*.attn.scores/masked/weights are (head, query = n, key = len + n), so the new tokens'
+ * attention over every earlier position is there; L*.attn.k/v hold the n new rows; tr->pos0 is
+ * len (the position of row 0) and tr->ids (tr->tgt for an encoder-decoder) hold the whole
+ * sequence 0 .. len + n - 1. The numbers are gb_forward's rows len .. len + n - 1 on the whole
+ * sequence (exactly so with the reference table; within float rounding with the fast ones). An
+ * encoder-decoder's step has no enc.* tensors (gb_kvcache_set_source's trace has them).
+ *
+ * Fails, leaving the cache as it was, when the tokens do not fit (the context is full), an id
+ * is outside the vocabulary, or the cache belongs to another model. */
+int gb_forward_cached(const gb_model *m, gb_kvcache *kc, const int *ids, int n, gb_trace *tr,
+                      const gb_fwd_opts *opts, gb_err *err);
+
+/* Encoder-decoder: runs the encoder on src (n_src), computes every decoder layer's
+ * cross-attention keys and values once into the cache, and empties the decoder's positions.
+ * tr (may be NULL) receives the encoder's trace (enc.* as gb_forward records them). */
+int gb_kvcache_set_source(gb_kvcache *kc, const gb_model *m, const int *src, int n_src, gb_trace *tr,
+                          const gb_fwd_opts *opts, gb_err *err);
 
 /* The sinusoidal encoding, shared with the views: pe (T, D) for positions 0..T-1. */
 void gb_sinusoid(float *pe, int T, int D);

@@ -33,6 +33,7 @@ void gb_trace_reset(gb_trace *tr)
 	}
 	tr->used = 0;
 	tr->n = 0;
+	tr->pos0 = 0;
 	tr->truncated = 0;
 }
 

@@ -26,7 +26,13 @@
  *   Ll.resid.post               (token, feature)          the residual stream leaving layer l
  *   lnf.in/.out/.mean/.var|.rms                           the final norm
  *   logits, probs               (token, vocab)            (an encoder-decoder: the decoder's)
- * Tensors may alias each other's data (e.g. pre-norm's L1.ln1.in is embed.sum). */
+ * Tensors may alias each other's data (e.g. pre-norm's L1.ln1.in is embed.sum).
+ *
+ * A run through a key/value cache (gb_forward_cached) records only its new tokens: pos0 is the
+ * position of their first row, every (token, ...) and (position, ...) tensor has a row per new
+ * token, and attention's (head, query, key) tensors have a query row per new token and a key
+ * column for every position 0 .. pos0 + rows - 1. ids (tgt) still hold the whole sequence, so
+ * row r is the token ids[pos0 + r] and key column j the token ids[j]. A full run has pos0 0. */
 #ifndef GLASSBOX_TRACE_H
 #define GLASSBOX_TRACE_H
 
@@ -61,6 +67,7 @@ typedef struct gb_trace {
 	int *ids, n_ids;       /* decoder-only: the text; encoder-decoder: the source */
 	int *tgt, n_tgt;       /* encoder-decoder: the decoder's input ids */
 	int encdec;
+	int pos0;              /* position of the first token row (0 but for a cached run) */
 	int truncated;         /* tokens dropped from the front to fit the context (0 if none) */
 } gb_trace;
 
