@@ -78,7 +78,8 @@ static void attended(session *s, const gb_trace *tr, int col)
 				break;
 			}
 	}
-	/* on the token's line while it fits the terminal; a token and its weight never part */
+	/* on the token's line, as many as fit the terminal (the strongest at least): a second line
+	 * under a row reads as a row of its own */
 	int width, h;
 	text_size(&width, &h);
 	printf("  looks at");
@@ -88,10 +89,8 @@ static void attended(session *s, const gb_trace *tr, int col)
 		piece_str(s, ids[at[k]], piece, sizeof piece);
 		snprintf(item, sizeof item, " %s (%.2f)", piece, best[k]);
 		int w = gb_utf8_width(item);
-		if (col + w > width && col > 15) {
-			printf("\n          ");
-			col = 10;
-		}
+		if (k > 0 && col + w > width)
+			break;
 		fputs(item, stdout);
 		col += w;
 	}
@@ -154,6 +153,9 @@ int cmd_generate(session *s, int argc, char **argv, const char *rest)
 	}
 	interrupted = 0;
 	int rc = 0, n0 = n;
+	/* sampling that changes the distribution (a temperature, top-k, top-p) draws with other
+	 * probabilities than the model's own; greedy (T 0, top-k 1) draws with 1, which says nothing */
+	int drawn = (sm.temp != 1 || sm.top_k > 0 || sm.top_p < 1) && sm.temp > 0 && sm.top_k != 1;
 	for (int step = 0; step < steps; step++) {
 		if (interrupted) {
 			printf("(stopped after %d tokens)\n", step);
@@ -183,18 +185,10 @@ int cmd_generate(session *s, int argc, char **argv, const char *rest)
 		fmt_p(pt, sizeof pt, pm);
 		printf("  id %-5d p = %s", id, pt);
 		int col = 5 + pw + 2 + 8 + 11;
-		if ((sm.temp != 1 || sm.top_k > 0 || sm.top_p < 1) && sm.temp > 0 && sm.top_k != 1) {
-			char how[96];
-			char ps[24];
+		if (drawn) { /* the probability it was drawn with; the footer says how */
+			char how[48], ps[24];
 			fmt_p(ps, sizeof ps, p);
-			int k = snprintf(how, sizeof how, " (sampled with p %s", ps);
-			if (sm.temp != 1)
-				k += snprintf(how + k, sizeof how - (size_t)k, " at T %g", sm.temp);
-			if (sm.top_k > 0)
-				k += snprintf(how + k, sizeof how - (size_t)k, ", top-k %d", sm.top_k);
-			if (sm.top_p < 1)
-				k += snprintf(how + k, sizeof how - (size_t)k, ", top-p %g", sm.top_p);
-			snprintf(how + k, sizeof how - (size_t)k, ")");
+			snprintf(how, sizeof how, "  p_T = %s", ps);
 			fputs(how, stdout);
 			col += (int)strlen(how);
 		}
@@ -209,6 +203,19 @@ int cmd_generate(session *s, int argc, char **argv, const char *rest)
 		fflush(stdout);
 		if (id == c->eos_id && c->eos_id >= 0)
 			break;
+	}
+	if (drawn && n > n0) {
+		char how[96];
+		int k = snprintf(how, sizeof how, "p: the model's probability; p_T: the one it was drawn with");
+		if (sm.temp != 1)
+			k += snprintf(how + k, sizeof how - (size_t)k, ", T %g", sm.temp);
+		if (sm.top_k > 0)
+			k += snprintf(how + k, sizeof how - (size_t)k, ", top-k %d", sm.top_k);
+		if (sm.top_p < 1)
+			snprintf(how + k, sizeof how - (size_t)k, ", top-p %g", sm.top_p);
+		int tw, th;
+		text_size(&tw, &th);
+		text_wrap(stdout, how, tw, 0, 3);
 	}
 	gb_kvcache_free(kc);
 	gb_trace_free(&step_tr);

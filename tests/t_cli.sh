@@ -9,7 +9,7 @@ G=./glassbox
 # have FILE TEXT: FILE contains TEXT
 lines() { wc -l <"$1" | tr -d ' '; }
 
-echo "1..83"
+echo "1..85"
 
 $G -c "init $T/gpt2 --seed 3; init $T/llama --preset llama; init $T/encdec --preset encdec" >"$T/out" 2>"$T/err"
 ok $? "init writes three random model folders"
@@ -80,6 +80,11 @@ $G "$T/bad.gb" 2>"$T/err"; rc=$?
 check "a script file's error names the file and line" sh -c "test $rc = 1 && grep -q \"^glassbox: $T/bad.gb line 4: unknown command 'bogus'\" $T/err"
 $G -c "load $T/gpt2; run hello; generate 4 --seed 2 --top-k 5" >"$T/gen" 2>"$T/err"
 check "generate prints one line per new token" test "$(grep -c ' p = ' "$T/gen")" -eq 4
+check "top-k sampling: each line has the probability drawn with, p_T, and the footer says what it is" \
+	sh -c "test \$(grep -c ' p_T = ' $T/gen) -eq 4 && tail -n 1 $T/gen | grep -q '^p: the model.s probability; p_T: the one it was drawn with, top-k 5'"
+COLUMNS=80 $G -c "run When Anna came home,; generate 6 --temp 0.8 --seed 1" >"$T/gen80" 2>"$T/err"
+check "at 80 columns every line of generate is a token's row or the footer (nothing wraps under a row)" \
+	sh -c "test \$(grep -c '^ *[0-9][0-9]*  ' $T/gen80) -eq \$((\$(wc -l <$T/gen80) - 1))"
 
 # Views: figures drawn as plain text when output is not a terminal.
 $G -c "load $T/gpt2; run the cat sat; attn 1 2" >"$T/attn" 2>"$T/err"
