@@ -543,7 +543,7 @@ int cmd_masks(session *s, int argc, char **argv, const char *rest)
 	}
 	enum { CAUSAL, WINDOW, BLOCK, STRIDED, DILATED, GLOBAL, RANDOM, HYBRID, N_MASKS };
 	static const char *names[N_MASKS] = { "causal (full)", "local window", "blocks (chunked)", "strided",
-	                                      "dilated window", "global tokens", "random", "window + global + random" };
+	                                      "dilated window", "global tokens", "random", "all three (BigBird)" };
 	gb_figure *g = gb_fig_new(GB_FIG_GRID);
 	g->grid_cols = 4;
 	g->range = GB_RANGE_FIXED;
@@ -577,6 +577,7 @@ int cmd_masks(session *s, int argc, char **argv, const char *rest)
 		char title[96];
 		snprintf(title, sizeof title, "%s: %d pairs", names[k], pairs);
 		gb_fig_set_title(f, title);
+		gb_fig_set_axes(f, "query", "key"); /* each panel stands alone on a slide too */
 		gb_fig_add_panel(g, f);
 	}
 	free(m);
