@@ -101,8 +101,11 @@ static gb_figure *ranged(gb_figure *f, const range_opt *r)
 	f->vmin = (float)r->lo;
 	f->vmax = (float)r->hi;
 	for (int i = 0; i < f->n_panels; i++)
-		if (f->panels[i])
+		if (f->panels[i]) {
 			ranged(f->panels[i], r);
+			gb_fig_set_subtitle(f->panels[i], NULL);
+		}
+	view_say_range(f, r->lo, r->hi);
 	return f;
 }
 
