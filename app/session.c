@@ -328,6 +328,7 @@ int show_figure_page(session *s, gb_figure *f, const show_page *pg)
 		return -1;
 	int w, h, depth = term_depth(s);
 	text_size(&w, &h);
+	int screen = h;
 	h = figure_lines(f, h);
 	gb_grid g;
 	gb_verr err;
@@ -362,6 +363,13 @@ int show_figure_page(session *s, gb_figure *f, const show_page *pg)
 		errorf("%s", err.msg);
 	else {
 		fwrite(text, 1, len, stdout);
+		/* taller than the terminal: the title has scrolled away, so the last line names it */
+		int lines = 0;
+		for (size_t i = 0; i < len; i++)
+			lines += text[i] == '\n';
+		if (lines >= screen && f->title && isatty(1) && f->kind != GB_FIG_GRID) {
+			printf("%s(above: %s)%s\n", depth > 0 ? "\033[2m" : "", f->title, depth > 0 ? "\033[0m" : "");
+		}
 		if (f->kind == GB_FIG_GRID && pg) {
 			gb_cells_shown sh = g.shown;
 			int gc = f->grid_cols > 0 ? f->grid_cols : 1;

@@ -24,7 +24,7 @@ lastline() { screen | grep -v "^$" | tail -n 1; }
 # waitline REGEX: up to 5 s for the last screen line to match
 waitline() { i=0; while [ $i -lt 50 ]; do lastline | grep -q -- "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
 
-echo "1..29"
+echo "1..31"
 tmux kill-session -t "$S" 2>/dev/null
 tmux new-session -d -s "$S" -x 100 -y 30 "env XDG_STATE_HOME=$T/state TERM=xterm-256color ./glassbox; echo EXIT=\$?; sleep 5"
 waitfor "glassbox>"; ok $? "the prompt appears"
@@ -84,6 +84,10 @@ for size in 80x24 160x48; do
 		all | grep -qE "^ *([0-9]+ )?\"?$tok\"?( |\$)" && rows=$((rows + 1))
 	done
 	[ "$rows" -eq 6 ] && ! all | grep -q "…/\|/·" && unwrapped; ok $? "$size: attn 3 2 has a line per row with its whole token, none packed or wrapped ($rows of 6 found)"
+	# 19 rows and their labels are taller than 24 lines, not than 48: only then the title,
+	# scrolled away, is named again under the figure
+	if [ "$h" -lt 30 ]; then screen | grep -q "^(above: Layer 3, head 2: attention weights)"; else ! all | grep -q "^(above:"; fi
+	ok $? "$size: a figure taller than the terminal names its title again at the bottom (only then)"
 	run_cmd "model"
 	screen | grep -q "^layers\? [0-9-]* of 4: model --layers [0-9-]* for the" && unwrapped; ok $? "$size: model shows the layers that fit and names the command for the rest"
 	run_cmd "model --layers 3-4"
