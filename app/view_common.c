@@ -91,11 +91,11 @@ void tensor_title(session *s, const char *name, int index, char *out, size_t cap
 	else if (!strcmp(n, "resid.post"))
 		w = "After";
 	else if (!strcmp(n, "ffn.up"))
-		w = "Feed-forward before the activation";
+		w = "Feed-forward hidden units before the activation";
 	else if (!strcmp(n, "ffn.gate"))
 		w = "Feed-forward gate, before SiLU";
 	else if (!strcmp(n, "ffn.hidden"))
-		w = "Feed-forward hidden units, after the activation";
+		w = "Feed-forward hidden units after the activation";
 	else if (!strcmp(n, "ffn.out"))
 		w = "Feed-forward output";
 	else if ((sscanf(n, "ln%d.%n", &k, &used) == 1 && used > 0) || !strncmp(n, "lnf.", 4)) {

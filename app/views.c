@@ -521,7 +521,7 @@ gb_figure *view_ffn(session *s, int layer, const int *units)
 		return NULL;
 	fit_range(f, GB_CMAP_VIRIDIS);
 	char part[96];
-	view_titlef(f, "Layer %d: feed-forward hidden units after the activation%s", layer, view_shown(&w, part, sizeof part));
+	view_titlef(f, "Feed-forward hidden units after the activation, layer %d%s", layer, view_shown(&w, part, sizeof part));
 	const gb_config *c = &s->model.cfg;
 	gb_fig_set_caption(f, c->ffn == GB_FFN_GATED ? "h = silu(x Wg) * (x Wu);  out = h Wd"
 	                      : c->act == GB_ACT_RELU ? "h = relu(x W1 + b1);  out = h W2 + b2"

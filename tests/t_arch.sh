@@ -142,7 +142,7 @@ else
 	screen | grep -q "▶feed-forward .*◀" && screen | grep -q "layer × 4, layer 2 on show"
 	ok $? "explorer: the stage it left (ffn, layer 2) is the block marked"
 	tmux send-keys -t "$S" Tab
-	waitfor "Layer 2: feed-forward hidden units"; ok $? "explorer: Tab goes back to the stage"
+	waitfor "Feed-forward hidden units after the activation, layer 2"; ok $? "explorer: Tab goes back to the stage"
 	tmux send-keys -t "$S" q
 	waitfor "glassbox>"
 	tmux send-keys -t "$S" quit Enter

@@ -39,7 +39,7 @@ $G -c "$RUN; ffn --units 65-128 1; export $T/ffn65b.csv" >/dev/null 2>"$T/err"
 check "--units may come before the layer: the same table" cmp -s "$T/ffn65.csv" "$T/ffn65b.csv"
 check "the PNG says units 65-128 of 512" test "$(png_text "$T/ffn65.png" Columns)" = "units 65-128 of 512"
 check "the title is in words, and says which units it shows" \
-	test "$(png_text "$T/ffn65.png" Title)" = "Layer 1: feed-forward hidden units after the activation (units 65-128 of 512)"
+	test "$(png_text "$T/ffn65.png" Title)" = "Feed-forward hidden units after the activation, layer 1 (units 65-128 of 512)"
 
 $G -c "$RUN; ffn 1 --units 600-700" >/dev/null 2>"$T/err"; rc=$?
 check "an out-of-range --units is one line and status 1: $(cat "$T/err")" \
