@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "app/textout.h"
@@ -162,15 +163,49 @@ int encode(session *s, const char *text, int **ids, int *n)
 	return 0;
 }
 
+/* A run that takes longer than half a second says how far it is, on one line of stderr that
+ * it clears at the end (a terminal only: a script's output stays as it was). */
+typedef struct run_progress {
+	struct timespec t0;
+	int shown;
+} run_progress;
+
+static double since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
+}
+
+static void on_progress(void *arg, int done, int total)
+{
+	run_progress *p = arg;
+	if (done >= total || !isatty(2) || since(&p->t0) < 0.5)
+		return;
+	fprintf(stderr, "\r  running: layer %d of %d done (Ctrl-C stops)\033[K", done, total);
+	fflush(stderr);
+	p->shown = 1;
+}
+
 /* Runs the forward pass on ids (and tgt for an encoder-decoder) with the session's engine. */
 int forward(session *s, const int *ids, int n, const int *tgt, int n_tgt)
 {
 	gb_err err;
 	gb_fwd_opts o = { 0 };
+	run_progress pr = { .shown = 0 };
+	clock_gettime(CLOCK_MONOTONIC, &pr.t0);
 	o.k = s->k;
 	o.textbook_ln = s->textbook;
+	o.progress = on_progress;
+	o.progress_arg = &pr;
+	o.stop = &interrupted;
+	interrupted = 0; /* a Ctrl-C that ended what came before (a generation) is spent */
 	s->have_run = 0;
-	if (gb_forward(&s->model, ids, n, tgt, n_tgt, &s->trace, &o, &err)) {
+	int rc = gb_forward(&s->model, ids, n, tgt, n_tgt, &s->trace, &o, &err);
+	if (pr.shown)
+		fprintf(stderr, "\r\033[K");
+	if (rc) {
+		interrupted = 0;
 		errorf("%s", err.msg);
 		return -1;
 	}

@@ -18,8 +18,17 @@ typedef struct fctx {
 	const gb_fwd_opts *o;
 	gb_trace *tr;
 	int textbook;
-	jmp_buf oom;          /* taken when the trace cannot grow */
+	int done, total;      /* layers run and to run (progress) */
+	jmp_buf oom;          /* taken when the trace cannot grow (1), or when stopped (2) */
 } fctx;
+
+/* The setjmp's value as the run's error. */
+static int jump_fail(fctx *f, int why, gb_err *err)
+{
+	gb_trace_reset(f->tr);
+	return why == 2 ? gb_fail(err, "stopped (Ctrl-C) after %d of %d layers", f->done, f->total)
+	                : gb_fail(err, "out of memory recording the trace");
+}
 
 /* A new trace tensor; ndim 1..3 with shape d[] and axes a[]. */
 static float *tens(fctx *f, int ndim, const int *d, const unsigned char *a, const char *fmt, ...)
@@ -386,6 +395,8 @@ static int stack(fctx *f, const gb_stack_w *s, const stack_in *in)
 	char nn[48], sn[48], rn[48];
 	gb_kvcache *kc = in->cache;
 	for (int l = 0; l < s->n_layer; l++) {
+		if (f->o && f->o->stop && *f->o->stop)
+			longjmp(f->oom, 2);
 		const gb_layer_w *L = &s->layers[l];
 		attn_in self = { 0 };
 		self.Tq = self.Tk = T;
@@ -430,6 +441,9 @@ static int stack(fctx *f, const gb_stack_w *s, const stack_in *in)
 		snprintf(sn, sizeof sn, "%sL%d.ffn", p, l + 1);
 		snprintf(rn, sizeof rn, "%sL%d.resid.post", p, l + 1);
 		x = residual(f, x, fn == 3 ? &L->ln3 : &L->ln2, nn, sub_ffn, &L->ffn, sn, NULL, T, rn);
+		f->done++;
+		if (f->o && f->o->progress)
+			f->o->progress(f->o->progress_arg, f->done, f->total);
 	}
 	if (c->final_norm) {
 		snprintf(nn, sizeof nn, "%slnf", p);
@@ -472,6 +486,7 @@ static void fctx_init(fctx *f, const gb_model *m, gb_trace *tr, const gb_fwd_opt
 	f->o = opts;
 	f->tr = tr;
 	f->textbook = m->cfg.textbook_ln || (opts && opts->textbook_ln);
+	f->done = f->total = 0;
 }
 
 /* logits and probs (T, vocab) from the stack's output x. */
@@ -503,10 +518,10 @@ int gb_forward(const gb_model *m, const int *ids, int n, const int *tgt, int n_t
 	tr->pos0 = 0;
 	fctx f;
 	fctx_init(&f, m, tr, opts);
-	if (setjmp(f.oom)) {
-		gb_trace_reset(tr);
-		return gb_fail(err, "out of memory recording the trace");
-	}
+	int why = setjmp(f.oom);
+	if (why)
+		return jump_fail(&f, why, err);
+	f.total = m->dec.n_layer + (c->encdec ? m->enc.n_layer : 0);
 	int x, T;
 	if (c->encdec) {
 		stack_in se = { "enc.", ids, n, 0, NULL, 0, NULL, 0, 0, NULL };
@@ -546,10 +561,10 @@ static int run_source(gb_kvcache *kc, const gb_model *m, const int *src, int n_s
 	t->pos0 = 0;
 	fctx f;
 	fctx_init(&f, m, t, opts);
-	if (setjmp(f.oom)) {
-		gb_trace_reset(f.tr);
-		return gb_fail(err, "out of memory recording the trace");
-	}
+	int why = setjmp(f.oom);
+	if (why)
+		return jump_fail(&f, why, err);
+	f.total = m->enc.n_layer;
 	stack_in se = { "enc.", src, n_src, 0, NULL, 0, NULL, 0, 0, NULL };
 	const float *enc = data(&f, stack(&f, &m->enc, &se));
 	/* Each decoder layer's cross-attention keys and values, as attention() computes them. */
@@ -615,10 +630,10 @@ int gb_forward_cached(const gb_model *m, gb_kvcache *kc, const int *ids, int n, 
 	tr->pos0 = len;
 	fctx f;
 	fctx_init(&f, m, tr, opts);
-	if (setjmp(f.oom)) {
-		gb_trace_reset(f.tr);
-		return gb_fail(err, "out of memory recording the trace");
-	}
+	int why = setjmp(f.oom);
+	if (why)
+		return jump_fail(&f, why, err);
+	f.total = m->dec.n_layer;
 	stack_in sd = { c->encdec ? "dec." : "", ids, n, 1, NULL, 0, NULL, 1, len, kc };
 	output(&f, stack(&f, &m->dec, &sd), n);
 	kc->len = len + n;

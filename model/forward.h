@@ -3,6 +3,8 @@
 #ifndef GLASSBOX_FORWARD_H
 #define GLASSBOX_FORWARD_H
 
+#include <signal.h>
+
 #include "model/err.h"
 #include "model/kernels/kernels.h"
 #include "model/kvcache.h"
@@ -18,6 +20,13 @@ typedef struct gb_fwd_opts {
 	int no_mask;                 /* decoder self-attention without the causal mask (a lesson); with
 	                              * a cache, a run's tokens see each other and every cached one,
 	                              * but cached positions never saw the tokens after them */
+	/* A long run (a real model, a long text) can be watched and stopped between layers:
+	 * progress (may be NULL) is called after each layer with the layers done and the run's
+	 * total; when *stop becomes non-zero the run ends before the next layer and fails with
+	 * "stopped" (the trace is emptied; a cache keeps the positions it had). */
+	void (*progress)(void *arg, int done, int total);
+	void *progress_arg;
+	const volatile sig_atomic_t *stop;
 } gb_fwd_opts;
 
 /* Runs ids (n) through the model and fills tr (reset first). For an encoder-decoder, ids is

@@ -640,10 +640,78 @@ static void decoding(void)
 	}
 }
 
+/* Progress after each layer, and a stop between layers (issue 12, part 5). */
+typedef struct seen {
+	int calls, last_done, last_total, stop_after;
+	volatile sig_atomic_t *stop;
+} seen;
+
+static void count_layers(void *arg, int done, int total)
+{
+	seen *s = arg;
+	s->calls++;
+	s->last_done = done;
+	s->last_total = total;
+	if (s->stop_after && done == s->stop_after)
+		*s->stop = 1;
+}
+
+static void progress_and_stop(void)
+{
+	int fams[2] = { GB_FAM_GPT2, GB_FAM_ENCDEC };
+	for (int fi = 0; fi < 2; fi++) {
+		gb_config c = base(fams[fi]);
+		c.n_layer = 3;
+		c.n_enc_layer = c.encdec ? 2 : 0;
+		gb_model m;
+		if (make(&m, &c, 7)) {
+			tap_ok(0, "model");
+			continue;
+		}
+		const char *fam = c.encdec ? "encoder-decoder" : "decoder-only";
+		int ids[5] = { 3, 5, 7, 9, 11 }, tgt[3] = { 1, 4, 6 }, total = c.n_layer + c.n_enc_layer;
+		volatile sig_atomic_t stop = 0;
+		seen sn = { 0, 0, 0, 0, &stop };
+		gb_fwd_opts o = { 0 };
+		o.progress = count_layers;
+		o.progress_arg = &sn;
+		o.stop = &stop;
+		gb_trace tr = { 0 };
+		gb_err err;
+		int rc = gb_forward(&m, ids, 5, c.encdec ? tgt : NULL, c.encdec ? 3 : 0, &tr, &o, &err);
+		tap_ok(rc == 0 && sn.calls == total && sn.last_done == total && sn.last_total == total,
+		       "%s: progress after each of the %d layers (%d calls, last %d of %d)", fam, total, sn.calls, sn.last_done,
+		       sn.last_total);
+		/* stopped after the second layer: the run fails, says where, and leaves no tensors */
+		sn = (seen){ 0, 0, 0, 2, &stop };
+		rc = gb_forward(&m, ids, 5, c.encdec ? tgt : NULL, c.encdec ? 3 : 0, &tr, &o, &err);
+		tap_ok(rc != 0 && sn.calls == 2 && strstr(err.msg, "stopped") && strstr(err.msg, "2 of") && tr.n == 0,
+		       "%s: a stop set during layer 2 ends the run before layer 3 ('%s')", fam, rc ? err.msg : "ran to the end");
+		/* a cached step stopped keeps the cache as it was, and runs once the flag is down */
+		if (!c.encdec) {
+			gb_kvcache *kc = gb_kvcache_new(&m, c.n_ctx, &err);
+			stop = 0;
+			sn = (seen){ 0, 0, 0, 0, &stop };
+			rc = kc ? gb_forward_cached(&m, kc, ids, 3, &tr, &o, &err) : -1;
+			stop = 1;
+			int rc2 = gb_forward_cached(&m, kc, ids + 3, 2, &tr, &o, &err);
+			int len_after = gb_kvcache_len(kc);
+			stop = 0;
+			int rc3 = gb_forward_cached(&m, kc, ids + 3, 2, &tr, &o, &err);
+			tap_ok(rc == 0 && rc2 != 0 && len_after == 3 && rc3 == 0 && gb_kvcache_len(kc) == 5,
+			       "%s: a stopped cached step keeps the cache's 3 positions, and the step runs after", fam);
+			gb_kvcache_free(kc);
+		}
+		gb_trace_free(&tr);
+		gb_model_free(&m);
+	}
+}
+
 int main(void)
 {
 	every_family();
 	cache_behaviour();
 	decoding();
+	progress_and_stop();
 	return tap_done();
 }
