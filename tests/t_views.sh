@@ -12,7 +12,7 @@ G=./glassbox
 . tests/tap.sh
 RUN="run When Mary and John went to the park, John gave a ball to"
 
-echo "1..54"
+echo "1..55"
 
 # range_lo FILE / range_hi FILE: the two ends of a PNG's "Range" chunk ("lo .. hi").
 range_lo() { png_text "$1" Range | awk '{ print $1 }'; }
@@ -78,6 +78,10 @@ check "show L1.ln2.var: the norm named by where it sits (got '$(png_text "$T/var
 check "show L3.attn.q 2: 'Queries, layer 3, head 2'" test "$(png_text "$T/q.png" Title)" = "Queries, layer 3, head 2"
 check "the caption: the formula, the slice shown and the tensor's name for dump and print (got '$(png_text "$T/q.png" Description)')" \
 	test "$(png_text "$T/q.png" Description)" = "q_i = x_i W_Q (this head's columns);  head 2 of 4: L3.attn.q (19 tokens x 32 features)"
+# the heads side by side are named over their columns in the terminal too (the PNG draws rules)
+COLUMNS=160 $G -c "$RUN; show L1.attn.merged --units all" >"$T/merged" 2>"$T/err"
+check "show L1.attn.merged: '|head 1' to '|head 4' over the columns, 32 apart" \
+	sh -c "grep '|head 1' $T/merged | perl -ne 'exit !(index(\$_, \"|head 2\") - index(\$_, \"|head 1\") == 32 && /\\|head 4/)'"
 # show of one head of an attention table is the attention view: its title, its formula, its mask
 $G -c "load tiny-mt; translate 3 March 2021; show dec.L1.attn.weights 1; show enc.L1.attn.weights 1" >"$T/showattn" 2>"$T/err"
 check "show dec.L1.attn.weights 1 is titled as attn is" grep -q "^Layer 1, head 1: attention weights$" "$T/showattn"

@@ -30,6 +30,7 @@ typedef struct hplan {
 	int vert;                  /* column labels one character per line (all of them: a mix of
 	                            * flat and vertical labels reads as noise) */
 	int title, sub, notice_own, axis, cbar, cap; /* lines given to each (0 or 1) */
+	int groups;                /* a line naming the groups of columns ("head 1", col_group) */
 	int dlines;                /* lines of data */
 	int row0, rows, col0, cols;
 	int nside, sw[SIDE_MAX];   /* side columns and their widths */
@@ -338,11 +339,12 @@ static int plan_heatmap(const area *a, const gb_cells_opts *o, int parts, int ha
 	p->axis = (parts & P_LABELS) && (parts & P_AXIS) && (f->row_title || f->col_title);
 	p->cbar = (parts & P_COLORBAR) && f->colorbar;
 	p->cap = (parts & P_CAPTION) && (f->caption || a->n_bad || a->n_masked);
+	p->groups = (parts & P_LABELS) && f->col_group > 0;
 	int need = (parts & P_LABELS) ? clines_needed(f, p) : 0;
 	if (!need && p->nside && (parts & (P_LABELS | P_RLABELS)))
 		need = 1; /* the side columns' titles */
 	for (;;) {
-		int fixed = p->title + p->sub + p->notice_own + p->axis + p->cbar + p->cap;
+		int fixed = p->title + p->sub + p->notice_own + p->axis + p->cbar + p->cap + p->groups;
 		/* labels of more than one line take at most a third of what is left, and 8 lines */
 		p->clines = need <= 1 ? need : clampi(need, 1, clampi((a->h - fixed) / 3, 1, CLINES_MAX));
 		p->dlines = a->h - fixed - p->clines;
@@ -350,6 +352,7 @@ static int plan_heatmap(const area *a, const gb_cells_opts *o, int parts, int ha
 			break;
 		/* Give things up in order of least use to a reader of the data. */
 		if (p->axis) p->axis = 0;
+		else if (p->groups) p->groups = 0;
 		else if (need > 1) need = 1;
 		else if (need) need = 0;
 		else if (p->cbar) p->cbar = 0;
@@ -504,6 +507,26 @@ static void draw_cell(area *a, const hplan *p, int cx, int y, int r, int c)
 	}
 }
 
+/* The groups of columns (a per-head tensor's heads): "|head 2" where each group starts, as
+ * much of it as fits before the next, so the heads side by side can be told apart. */
+static void draw_groups(area *a, const hplan *p, int y)
+{
+	const gb_figure *f = a->f;
+	int G = f->col_group, c0 = f->col_index0 > 0 ? f->col_index0 - 1 : 0; /* tensor column of cell 0 */
+	for (int j = 0; j < p->cols;) {
+		int c = p->col0 + j, g = (c0 + c) / G, end = (g + 1) * G - c0 - p->col0; /* first cell after it */
+		if (end > p->cols)
+			end = p->cols;
+		char buf[32];
+		int room = (end - j) * p->cw;
+		snprintf(buf, sizeof buf, room >= 8 ? "|head %d" : "|%d", g + 1);
+		int w = (int)strlen(buf) < room ? (int)strlen(buf) : room;
+		if (w > 0)
+			gb_grid_text(a->g, a->x + p->xd + j * p->cw, y, w, buf, NULL, NULL, GB_ATTR_DIM);
+		j = end;
+	}
+}
+
 static void draw_heatmap(area *a, const hplan *p, int parts)
 {
 	const gb_figure *f = a->f;
@@ -523,6 +546,8 @@ static void draw_heatmap(area *a, const hplan *p, int parts)
 	int xd = a->x + p->xd;
 	if (p->axis)
 		draw_axis(a, p, y++);
+	if (p->groups)
+		draw_groups(a, p, y++);
 	if (p->clines) {
 		draw_col_labels(a, p, y);
 		y += p->clines;
