@@ -18,7 +18,7 @@ typedef int cmd_fn(session *s, int argc, char **argv, const char *rest);
 cmd_fn cmd_help, cmd_quit;                                   /* commands.c: the table's own */
 cmd_fn cmd_run, cmd_tokenize, cmd_step;                      /* cmd_text.c: the current text */
 cmd_fn cmd_embed, cmd_pe, cmd_head_stage, cmd_scores, cmd_model, cmd_ln, cmd_ffn, cmd_resid,
-       cmd_next, cmd_show, cmd_calc, cmd_masks, cmd_window, cmd_tui; /* cmd_view.c: figures */
+       cmd_next, cmd_show, cmd_calc, cmd_masks, cmd_window, cmd_tui, cmd_pair; /* cmd_view.c: figures */
 cmd_fn cmd_qkv;                                              /* cmd_view.c: --units (issue 18) */
 cmd_fn cmd_arch;                                             /* cmd_view.c: the architecture */
 cmd_fn cmd_trace, cmd_print, cmd_dump, cmd_export;           /* cmd_data.c: the numbers */

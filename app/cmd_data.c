@@ -102,14 +102,19 @@ int cmd_print(session *s, int argc, char **argv, const char *rest)
 		char disp[128];
 		if (blk)
 			printf("%s %d, ", gb_axis_name(t->axes[0]), blk);
-		printf("%s %d", gb_axis_name(t->axes[t->ndim - 2]), r + 1);
+		if (t->axes[t->ndim - 2] == GB_AX_POSITION) /* positions count from 0, as the formula and pe do */
+			printf("position i=%d (row %d)", r, r + 1);
+		else
+			printf("%s %d", gb_axis_name(t->axes[t->ndim - 2]), r + 1);
 		if (rlab) {
 			gb_label_display(rlab[r], 24, disp, sizeof disp);
 			printf(" (%s)", disp);
 		}
 		printf(":\n");
+		/* a position table's features count from 0 too, as PE(i, 2k) and the pe view count them */
+		int c1 = t->axes[t->ndim - 2] == GB_AX_POSITION ? 0 : 1;
 		for (int c = 0; c < cols; c++) {
-			printf("  %s %4d", gb_axis_name(t->axes[t->ndim - 1]), c + 1);
+			printf("  %s %4d", gb_axis_name(t->axes[t->ndim - 1]), c + c1);
 			if (lab) {
 				gb_label_display(lab[c], 16, disp, sizeof disp);
 				printf("  ");

@@ -53,6 +53,8 @@ int cmd_load(session *s, int argc, char **argv, const char *rest)
 	s->loaded = 1;
 	s->have_run = 0;
 	gb_fig_free(s->fig); /* the old model's figure must not be exported as this one's */
+	gb_fig_free(s->prev_fig);
+	s->prev_fig = NULL;
 	s->fig = NULL;
 	if (s->interactive)
 		printf("loaded %s: %s, %zu parameters\n", argv[1], gb_family_name(m.cfg.family), m.n_weights);

@@ -460,7 +460,10 @@ static gb_figure *agreement_figure(session *s, const gb_trace *a, const double *
 		f->vmin = 0;
 		f->vmax = 9;
 		view_titlef(f, "Digits the %s engine agrees on with %s, per layer and tensor", fast, ref);
-		gb_fig_set_caption(f, "digits = -log10(max|fast - ref| / max|ref|) over each tensor;  float32 carries about 7");
+		char cap[192];
+		snprintf(cap, sizeof cap, "digits = -log10(max|%s - %s| / max|%s|) over each tensor;  float32 carries about 7", fast,
+		         ref, ref);
+		gb_fig_set_caption(f, cap);
 		view_provenance(s, f, NULL, NULL, 0);
 	}
 	for (int k = 0; txt && k < nr * nc; k++)

@@ -14,6 +14,7 @@
 #include "app/view_arch.h"
 #include "app/views.h"
 #include "model/rng.h"
+#include "viz/colormap.h"
 #include "viz/window.h"
 
 /* --units A-B (also "A-" to the end, and "all") taken out of argv: the window of columns a wide
@@ -632,4 +633,65 @@ int cmd_tui(session *s, int argc, char **argv, const char *rest)
 int cmd_arch(session *s, int argc, char **argv, const char *rest)
 {
 	return argc != 1 ? usage(argv[0]) : show_figure(s, view_arch(s));
+}
+
+/* pair [TITLE]: the figure before the current one and the current one as one slide, side by
+ * side on one colour scale (the union of their ranges), so two maps can be compared at a
+ * glance: an encoder's and a decoder's attention, raw and scaled scores. */
+int cmd_pair(session *s, int argc, char **argv, const char *rest)
+{
+	gb_figure *a = s->prev_fig, *b = s->fig;
+	if (!a || !b) {
+		errorf("pair sets the last two figures side by side: show two heatmaps first (e.g. attn 1 1, then attn 2 1)");
+		return -1;
+	}
+	if (a->kind != GB_FIG_HEATMAP || b->kind != GB_FIG_HEATMAP) {
+		errorf("pair sets two heatmaps side by side: the last two figures are a %s and a %s", gb_fig_kind_name(a->kind),
+		       gb_fig_kind_name(b->kind));
+		return -1;
+	}
+	if (a->cmap != b->cmap) {
+		errorf("pair needs two figures on one kind of colour map (these use %s and %s)", gb_cmap_name(a->cmap),
+		       gb_cmap_name(b->cmap));
+		return -1;
+	}
+	float lo[2], hi[2];
+	int bad;
+	gb_fig_range(a, &lo[0], &hi[0], &bad);
+	gb_fig_range(b, &lo[1], &hi[1], &bad);
+	gb_figure *g = gb_fig_new(GB_FIG_GRID);
+	if (!g) {
+		errorf("out of memory");
+		return -1;
+	}
+	g->grid_cols = 2;
+	g->cmap = a->cmap;
+	g->range = GB_RANGE_FIXED;
+	g->vmin = lo[0] < lo[1] ? lo[0] : lo[1];
+	g->vmax = hi[0] > hi[1] ? hi[0] : hi[1];
+	g->masked = a->masked || b->masked;
+	g->mask_zero = a->mask_zero || b->mask_zero;
+	g->panel_labels = 1;
+	gb_fig_set_title(g, rest && *rest ? rest : "Side by side, on one colour scale");
+	gb_fig_set_subtitle(g, b->subtitle);
+	if (a->caption && b->caption && strcmp(a->caption, b->caption)) {
+		char cap[1024];
+		snprintf(cap, sizeof cap, "left: %s;  right: %s", a->caption, b->caption);
+		gb_fig_set_caption(g, cap);
+	} else
+		gb_fig_set_caption(g, b->caption);
+	if (a->row_title || a->col_title)
+		gb_fig_set_axes(g, a->row_title, a->col_title);
+	for (int i = 0; i < b->n_meta; i++)
+		gb_fig_add_meta(g, b->meta_keys[i], b->meta_vals[i]);
+	s->prev_fig = s->fig = NULL; /* both move into the grid */
+	gb_figure *p[2] = { a, b };
+	for (int i = 0; i < 2; i++) {
+		p[i]->range = GB_RANGE_FIXED;
+		p[i]->vmin = g->vmin;
+		p[i]->vmax = g->vmax;
+		gb_fig_set_subtitle(p[i], NULL);
+		gb_fig_add_panel(g, p[i]);
+	}
+	return show_figure(s, g);
 }

@@ -138,7 +138,7 @@ static const struct {
 	const char *name, *commands;
 } families[] = {
 	{ "the text", "run tokenize step" },
-	{ "views of the current run (figures)", "embed pe qkv scores attn model ln ffn resid next cross show heads lens arch" },
+	{ "views of the current run (figures)", "embed pe qkv scores attn model ln ffn resid next cross show heads lens arch pair" },
 	{ "generation", "generate beam translate" },
 	{ "probes", "ablate near compare" },
 	{ "numbers and files", "trace print dump export calc masks" },
@@ -329,6 +329,9 @@ const command commands[] = {
 	  "highlighted. Export it for the slide on d_model, d_head and d_ffn.", cmd_arch },
 	{ "show", "NAME [I] [--units A-B] [--range LO HI]", "any trace tensor as a figure; I picks one slice of a 3-D tensor",
 	  UNITS_HELP, cmd_show },
+	{ "pair", "[TITLE]", "the last two heatmaps side by side, on one colour scale, as one slide",
+	  "Show one figure, then another, then pair: e.g. show enc.L2.attn.weights 1, show\n"
+	  "dec.L2.attn.weights 1, pair Encoder and decoder. Both take the union of their ranges.", cmd_pair },
 	{ "export", "FILE.png|FILE.svg|FILE.csv|FILE.npy [--scale S] [--size WxH] [--force]",
 	  "write the current figure for slides (PNG, SVG) or as numbers (CSV, NPY)",
 	  "PNG and SVG default to 1600x900 (16:9); --scale 2 doubles everything for high-DPI.\n"

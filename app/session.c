@@ -60,6 +60,7 @@ void session_free(session *s)
 	if (s->win)
 		gb_window_close(s->win);
 	gb_fig_free(s->fig);
+	gb_fig_free(s->prev_fig);
 	free(s->text);
 	free(s->target);
 	memset(s, 0, sizeof *s);
@@ -337,7 +338,8 @@ int session_adopt(session *s, gb_figure *f, gb_verr *werr)
 		return -1;
 	session_style(s, f);
 	if (s->fig != f) {
-		gb_fig_free(s->fig);
+		gb_fig_free(s->prev_fig);
+		s->prev_fig = s->fig;
 		s->fig = f;
 	}
 	gb_verr err;

@@ -27,6 +27,7 @@ typedef struct session {
 	const gb_kernels *k;      /* the engine in use */
 	int interactive;          /* a person at a terminal: prompts, banners, history */
 	gb_figure *fig;           /* the current figure: what export writes and the window shows */
+	gb_figure *prev_fig;      /* the one before it, which `pair` sets beside it */
 	int depth;                /* terminal colour depth (enum gb_depth), -1 to detect: a
 	                           * display setting (display_settings below) */
 	int stage, layer, head;   /* the view on show (enum stage in views.h; layer, head from 1) */

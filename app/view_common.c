@@ -140,6 +140,14 @@ void tensor_title(session *s, const char *name, int index, char *out, size_t cap
 }
 
 static void cut_text(const char *clean, int max, int tail, char *out, size_t cap);
+static void quote_text(const char *text, int max, int tail, char *out, size_t cap);
+
+void view_text_end(session *s, int max, char *out, size_t cap)
+{
+	out[0] = 0;
+	if (s->text)
+		quote_text(s->text, max, 1, out, cap);
+}
 
 /* The text a figure came from, quoted and cut to max columns: its start and its end with "…"
  * between, or its end (tail). */

@@ -53,6 +53,8 @@ float *window_cols(const float *v, int rows, const colwin *w);
 
 /* The figure's title, formatted like printf. */
 void view_titlef(gb_figure *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The end of the current text, quoted and cut to max columns ("“…pet is a”"); "" when none. */
+void view_text_end(session *s, int max, char *out, size_t cap);
 
 /* A heatmap of a (rows, cols) block: token labels of stack stack_rows on the rows and of
  * stack_cols on the columns (attention's keys) where given (NULL: none), numbered from 1 so a

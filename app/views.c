@@ -317,7 +317,7 @@ static gb_figure *attention_of(session *s, const char *stack, const char *block,
 	f->numbers = Tq <= 8 && Tk <= 8;
 	view_titlef(f, "%s %d, head %d: %s%s", !strcmp(block, "cross") ? "Cross-attention, layer" : "Layer", layer, head,
 	            !strcmp(kind, "weights") ? "attention weights" : !strcmp(kind, "scores") ? "raw scores" : "scaled and masked scores",
-	            stack[0] == 'e' ? " (encoder)" : "");
+	            stack[0] == 'e' ? " (encoder)" : stack[0] == 'd' && !strcmp(block, "attn") ? " (decoder)" : "");
 	/* cross-attention has no mask: every decoder position reads every encoder position */
 	gb_fig_set_caption(f, !strcmp(block, "cross") && !strcmp(kind, "weights")
 	                          ? "weights(i, j) = softmax_j(q_i . k_j / sqrt(d_head));  queries: decoder, keys and values: encoder (no mask)"
@@ -645,7 +645,13 @@ gb_figure *view_next(session *s, int k, double temp)
 	f->vmax = 1;
 	f->precision = 3;
 	f->x_title = strdup("probability"); /* what the bars' length is */
-	view_titlef(f, "The next token: the %d most probable at temperature %g", k, temp);
+	/* the words the next token follows, in the title: two charts on two texts differ there */
+	char end[160];
+	view_text_end(s, 24, end, sizeof end);
+	if (end[0])
+		view_titlef(f, "After %s: the %d most probable next tokens at temperature %g", end, k, temp);
+	else
+		view_titlef(f, "The next token: the %d most probable at temperature %g", k, temp);
 	char cap[128];
 	snprintf(cap, sizeof cap, "p(v) = softmax(logits / T)_v with T = %g, at the last position", temp);
 	gb_fig_set_caption(f, cap);

@@ -12,7 +12,7 @@ G=./glassbox
 . tests/tap.sh
 RUN="run When Mary and John went to the park, John gave a ball to"
 
-echo "1..55"
+echo "1..58"
 
 # range_lo FILE / range_hi FILE: the two ends of a PNG's "Range" chunk ("lo .. hi").
 range_lo() { png_text "$1" Range | awk '{ print $1 }'; }
@@ -82,14 +82,22 @@ check "the caption: the formula, the slice shown and the tensor's name for dump 
 COLUMNS=160 $G -c "$RUN; show L1.attn.merged --units all" >"$T/merged" 2>"$T/err"
 check "show L1.attn.merged: '|head 1' to '|head 4' over the columns, 32 apart" \
 	sh -c "grep '|head 1' $T/merged | perl -ne 'exit !(index(\$_, \"|head 2\") - index(\$_, \"|head 1\") == 32 && /\\|head 4/)'"
+# pair: the last two heatmaps as one slide, on one scale, each panel with its own tokens
+$G -c "load tiny-mt; translate 3 March 2021; show enc.L2.attn.weights 1; show dec.L2.attn.weights 1; pair Encoder and decoder; export $T/pair.png" >"$T/pair" 2>"$T/err"
+check "pair: a grid titled as asked, from the two figures (got '$(png_text "$T/pair.png" Kind)', '$(png_text "$T/pair.png" Title)')" \
+	sh -c "test '$(png_text "$T/pair.png" Kind)' = grid && test '$(png_text "$T/pair.png" Title)' = 'Encoder and decoder'"
+check "pair: each panel keeps its own row tokens in the terminal (the decoder's <s>, the encoder's M)" \
+	sh -c "grep -q ' 1 <s> ' $T/pair && grep -q ' 3 M ' $T/pair"
+$G -c "load tiny-mt; translate 3 March 2021; pair" >/dev/null 2>"$T/err"
+check "pair with fewer than two figures says what it needs" grep -q "pair sets the last two figures side by side" "$T/err"
 # show of one head of an attention table is the attention view: its title, its formula, its mask
 $G -c "load tiny-mt; translate 3 March 2021; show dec.L1.attn.weights 1; show enc.L1.attn.weights 1" >"$T/showattn" 2>"$T/err"
-check "show dec.L1.attn.weights 1 is titled as attn is" grep -q "^Layer 1, head 1: attention weights$" "$T/showattn"
+check "show dec.L1.attn.weights 1 is titled as attn is" grep -q "^Layer 1, head 1: attention weights (decoder)$" "$T/showattn"
 check "and greys the 55 weights the mask hid (an 11-token decoder: 11 x 10 / 2)" grep -q "/ 55 masked (0)" "$T/showattn"
 check "show enc.L1.attn.weights 1 says the encoder has no mask" grep -q "no mask: every token sees every token" "$T/showattn"
 $G -c "$RUN; next 5 --temp 0.5; export $T/next.png" >/dev/null 2>"$T/err"
 check "next names its temperature in the title (got '$(png_text "$T/next.png" Title)')" \
-	test "$(png_text "$T/next.png" Title)" = "The next token: the 5 most probable at temperature 0.5"
+	test "$(png_text "$T/next.png" Title)" = "After “…John gave a ball to”: the 5 most probable next tokens at temperature 0.5"
 
 # --- colour ranges that fit the data -------------------------------------------------------------
 lo=$(range_lo "$T/ffn.png"); hi=$(range_hi "$T/ffn.png")

@@ -26,20 +26,28 @@ xvfb_start() {
 	rm -f "$_xf"
 	[ -n "$D" ]
 }
-# png_text FILE KEY: the value of a PNG's tEXt chunk KEY (nothing when absent)
+# png_text FILE KEY: the value of a PNG's tEXt chunk KEY, or of its iTXt chunk (UTF-8, not
+# compressed: what the exporter writes for a text outside Latin-1); nothing when absent
 png_text() {
 	od -An -v -tu1 "$1" | LC_ALL=C awk -v key="$2" '
 		{ for (i = 1; i <= NF; i++) b[n++] = $i }
 		END {
 			for (p = 8; p + 8 <= n; p += 12 + len) {
 				len = ((b[p] * 256 + b[p + 1]) * 256 + b[p + 2]) * 256 + b[p + 3]
-				if (sprintf("%c%c%c%c", b[p + 4], b[p + 5], b[p + 6], b[p + 7]) != "tEXt")
+				type = sprintf("%c%c%c%c", b[p + 4], b[p + 5], b[p + 6], b[p + 7])
+				if (type != "tEXt" && type != "iTXt")
 					continue
 				k = ""
 				for (j = p + 8; b[j] != 0; j++)
 					k = k sprintf("%c", b[j])
 				if (k != key)
 					continue
+				if (type == "iTXt") { # flag, method, language NUL, translated keyword NUL
+					j += 2
+					for (z = 0; z < 2; z++)
+						for (j++; b[j] != 0; j++)
+							;
+				}
 				v = ""
 				for (j++; j < p + 8 + len; j++)
 					v = v sprintf("%c", b[j])

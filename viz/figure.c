@@ -296,6 +296,12 @@ int gb_fig_set_xs(gb_figure *f, const float *xs, int n)
 	return 0;
 }
 
+const char *gb_fig_kind_name(int kind)
+{
+	static const char *kinds[] = { "heatmap", "bars", "lines", "strip", "grid", "attnlines", "diagram" };
+	return kind >= 0 && kind < (int)(sizeof kinds / sizeof *kinds) ? kinds[kind] : "unknown";
+}
+
 int gb_fig_add_panel(gb_figure *f, gb_figure *panel)
 {
 	gb_figure **p = realloc(f->panels, (size_t)(f->n_panels + 1) * sizeof *p);

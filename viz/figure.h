@@ -174,6 +174,8 @@ int gb_fig_set_axes(gb_figure *f, const char *row_title, const char *col_title);
 int gb_fig_add_series(gb_figure *f, const char *label, const float *y, int n);
 int gb_fig_set_xs(gb_figure *f, const float *xs, int n);
 int gb_fig_add_panel(gb_figure *f, gb_figure *panel); /* takes ownership (freed on failure too) */
+/* A kind's name: "heatmap", "bars", "lines", "strip", "grid", "attnlines", "diagram". */
+const char *gb_fig_kind_name(int kind);
 int gb_fig_add_meta(gb_figure *f, const char *key, const char *value);
 int gb_fig_set_subtitle(gb_figure *f, const char *subtitle);
 /* After gb_fig_set_values: (rows, cols) strings (copied; a NULL entry becomes "", which

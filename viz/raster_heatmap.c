@@ -87,6 +87,39 @@ static void draw_col_groups(lay *L, const gb_figure *f, int x, int y, int w, int
 	group(L, "col-groups", 0);
 }
 
+/* Whether labels (n of them) differ from the first panel's (m of them). */
+static int labels_differ(char *const *a, int n, char *const *b, int m)
+{
+	if (n != m || !a != !b)
+		return 1;
+	for (int i = 0; a && i < n; i++)
+		if (strcmp(a[i] ? a[i] : "", b[i] ? b[i] : ""))
+			return 1;
+	return 0;
+}
+
+/* A panel's own labels on the plan of the first panel's axis (size, stride, slant): `pair`
+ * sets an encoder's map beside a decoder's, whose tokens differ. */
+static void draw_own_axis(lay *L, const gb_axis *base, char *const *labels, int n, int index0, int rows, double x,
+                          double y, double pitch)
+{
+	gb_axis a;
+	if (gb_axis_make(L, &a, labels, n, index0))
+		return;
+	a.max_w = base->max_w;
+	a.px = base->px;
+	a.stride = base->stride;
+	a.orient = base->orient;
+	a.rows = base->rows;
+	a.first = base->first;
+	gb_axis_finish(L, &a);
+	if (rows)
+		gb_axis_draw_rows(L, &a, x, y, pitch, n);
+	else
+		gb_axis_draw_cols(L, &a, x, y, pitch, n);
+	gb_axis_free(&a);
+}
+
 /* Lays the block out and draws it; with labels 0, without row and column labels. Returns
  * TOO_SMALL, having drawn nothing, when the cells find no room. */
 static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
@@ -99,6 +132,13 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 	double pt_h = B->titles ? 1.5 * PANEL_PX * s : 0, gapx = grid ? 20 * s : 0, gapy = grid ? 14 * s : 0;
 	if (!grid && f->col_group > 0) /* a line of "head k" over the groups of columns */
 		pt_h = 1.5 * PANEL_PX * s;
+	/* panels with tokens of their own (an encoder's map beside a decoder's) label each panel:
+	 * the gap between panels makes room for the row labels */
+	int own_rows = 0, own_cols = 0;
+	for (int i = 1; grid && labels && i < B->n; i++) {
+		own_rows |= labels_differ(B->panels[i]->row_labels, B->panels[i]->rows, p0->row_labels, p0->rows);
+		own_cols |= labels_differ(B->panels[i]->col_labels, B->panels[i]->cols, p0->col_labels, p0->cols);
+	}
 	double CW = L->x1 - L->x0, CH = L->y1 - L->y0;
 	double cw = 1, ch = 1, left = 0, bottom = 0, side_w = 0, side_h = 0, colw[SIDE_MAX] = { 0 };
 	int npx = 0, tpx = 0, cwi, chi, pw, ph, rc = -1;
@@ -122,6 +162,8 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 		left = rt_w + gb_axis_rows_width(L, &ra);
 		bottom = gb_axis_cols_height(L, &ca) + ct_h;
 		left = fmax(left, gb_axis_cols_overhang(L, &ca, cw));
+		if (own_rows)
+			gapx = fmax(20 * s, left + 8 * s);
 		aw = CW - left - side_w - cb_w - (B->gc - 1) * gapx;
 		ah = CH - B->gr * pt_h - (B->gr - 1) * gapy - bottom - side_h;
 		if (aw <= 0 || ah <= 0) {
@@ -144,6 +186,8 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 		side_h = side_w > 0 ? 1.5 * ra.px : 0;
 		left = fmax(rt_w + gb_axis_rows_width(L, &ra), gb_axis_cols_overhang(L, &ca, cw));
 		bottom = gb_axis_cols_height(L, &ca) + ct_h;
+		if (own_rows)
+			gapx = fmax(20 * s, left + 8 * s);
 		aw = CW - left - side_w - cb_w - (B->gc - 1) * gapx;
 		ah = CH - B->gr * pt_h - (B->gr - 1) * gapy - bottom - side_h;
 		if (aw <= 0 || ah <= 0) {
@@ -205,9 +249,15 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 		gb_lay_outline(L, x, y, mpw, mph);
 		if (!grid && f->col_group > 0)
 			draw_col_groups(L, f, x, y, mpw, mph, pt_h);
-		if (gx == 0)
+		if (gx == 0 && i == 0)
 			gb_axis_draw_rows(L, &ra, x, y, (double)mph / m->rows, m->rows);
-		if (last_in_column)
+		else if (labels && own_rows)
+			draw_own_axis(L, &ra, m->row_labels, m->rows, m->row_index0, 1, x, y, (double)mph / m->rows);
+		else if (gx == 0)
+			gb_axis_draw_rows(L, &ra, x, y, (double)mph / m->rows, m->rows);
+		if (last_in_column && i > 0 && labels && own_cols)
+			draw_own_axis(L, &ca, m->col_labels, m->cols, m->col_index0, 0, x, y + mph, (double)mpw / m->cols);
+		else if (last_in_column)
 			gb_axis_draw_cols(L, &ca, x, y + mph, (double)mpw / m->cols, m->cols);
 		if (L->info) {
 			/* the box: every panel's cells, as drawn */

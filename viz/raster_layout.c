@@ -392,10 +392,8 @@ void gb_lay_outline(lay *L, int x, int y, int w, int h)
 
 void gb_layout_report_make(const gb_figure *f, const gb_raster_info *in, gb_layout_report *r)
 {
-	static const char *kinds[] = { "heatmap", "bars", "lines", "strip", "grid", "attnlines", "diagram" };
-	int k = f ? f->kind : -1;
 	r->keys[0] = "Kind";
-	r->vals[0] = k >= 0 && k < (int)(sizeof kinds / sizeof *kinds) ? kinds[k] : "unknown";
+	r->vals[0] = gb_fig_kind_name(f ? f->kind : -1);
 	r->keys[1] = "PlotBox";
 	snprintf(r->buf[0], sizeof r->buf[0], "%d %d %d %d", in->box.x, in->box.y, in->box.w, in->box.h);
 	r->keys[2] = "MinTextPx";
