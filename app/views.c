@@ -483,10 +483,10 @@ gb_figure *view_ln(session *s, int layer, int which, const int *units)
 		return NULL;
 	/* the statistics of each token's input, beside its row: what the norm divided out */
 	if (rms)
-		gb_fig_add_side(f, "rms", a->data);
-	else {
-		gb_fig_add_side(f, "mean", a->data);
-		gb_fig_add_side(f, "variance", b->data);
+		gb_fig_add_side(f, "input rms", a->data);
+	else { /* the input's: what the norm divides out */
+		gb_fig_add_side(f, "input mean", a->data);
+		gb_fig_add_side(f, "input var", b->data);
 	}
 	f->side_precision = 3;
 	f->side_decimals = 4;
