@@ -276,8 +276,12 @@ static int show_compare(const char *d1, const char *d2, const char *text, int fl
 			}
 		}
 		printf("%3d", i + 1);
-		text_cols(stdout, cell[0], w);
-		printf("  %s\n", cell[1]);
+		if (cell[1][0]) {
+			text_cols(stdout, cell[0], w);
+			printf("  %s\n", cell[1]);
+		} else {
+			printf("%s\n", cell[0]);
+		}
 	}
 	rc = 0;
 out:

@@ -153,6 +153,10 @@ static void test_refused(void)
 		{ "added.normalized", "true", "added_tokens[0]: normalized true with a normalizer is not supported" },
 		{ "added.colour", "true", "added_tokens[0]: option \"colour\" is not supported" },
 		{ "extra_steps", "[]", "\"extra_steps\" is not supported" },
+		{ "pre_tokenizer", "{\"type\": \"Sequence\", \"pretokenizers\": 5}",
+		  "pre_tokenizer Sequence: \"pretokenizers\" is not a list" },
+		{ "decoder", "{\"type\": \"Sequence\", \"decoders\": [{\"type\": \"Fuse\"}, {\"type\": \"Strip\", \"content\": \" \", \"start\": \"1\", \"stop\": 0}]}",
+		  "decoder Strip is supported only as" },
 	};
 	gb_tokenizer *t;
 	gb_err err;

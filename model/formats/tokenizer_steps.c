@@ -47,7 +47,22 @@ static int check_keys(rd *r, json_t *obj, const char *what, const char *type,
 	return 0;
 }
 
-static const char *str_of(json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
+/* A string option, NULL when absent, not a string, or holding a NUL (it would be cut). */
+static const char *str_of(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+	const char *s = json_string_value(v);
+	return s && strlen(s) == json_string_length(v) ? s : NULL;
+}
+
+/* The list of a Sequence step: an array, or -1 with a message. */
+static int list_of(rd *r, json_t *n, const char *k, const char *what, json_t **list)
+{
+	*list = json_object_get(n, k);
+	if (!json_is_array(*list))
+		return gb_fail(r->err, "%s: %s Sequence: \"%s\" is not a list", r->path, what, k);
+	return 0;
+}
 
 /* A boolean option: absent gives def; anything but a boolean is an error (-1). */
 static int bool_of(rd *r, json_t *o, const char *k, int def, const char *what)
@@ -96,9 +111,10 @@ static int normalizer(rd *r, json_t *n)
 	if (!type)
 		return gb_fail(r->err, "%s: normalizer has no \"type\"", r->path);
 	if (!strcmp(type, "Sequence")) {
-		json_t *list = json_object_get(n, "normalizers"), *x;
+		json_t *list, *x;
 		size_t i;
-		if (check_keys(r, n, "normalizer", type, (const char *[]){ "normalizers", NULL }))
+		if (check_keys(r, n, "normalizer", type, (const char *[]){ "normalizers", NULL }) ||
+		    list_of(r, n, "normalizers", "normalizer", &list))
 			return -1;
 		json_array_foreach(list, i, x)
 			if (normalizer(r, x))
@@ -155,9 +171,10 @@ static int pre_tokenizer(rd *r, json_t *n, int top)
 		return gb_fail(r->err, "%s: pre_tokenizer has no \"type\"", r->path);
 	const char *sep = r->st->n_pre ? ", " : "";
 	if (!strcmp(type, "Sequence")) {
-		json_t *list = json_object_get(n, "pretokenizers"), *x;
+		json_t *list, *x;
 		size_t i;
-		if (check_keys(r, n, "pre_tokenizer", type, (const char *[]){ "pretokenizers", NULL }))
+		if (check_keys(r, n, "pre_tokenizer", type, (const char *[]){ "pretokenizers", NULL }) ||
+		    list_of(r, n, "pretokenizers", "pre_tokenizer", &list))
 			return -1;
 		json_array_foreach(list, i, x)
 			if (pre_tokenizer(r, x, top && i == 0))
@@ -256,9 +273,10 @@ static int decoder(rd *r, json_t *n)
 		return gb_fail(r->err, "%s: decoder has no \"type\"", r->path);
 	const char *sep = r->n_bytelevel_dec + st->n_dec_rep + st->dec_bytes + r->saw_fuse ? ", " : "";
 	if (!strcmp(type, "Sequence")) {
-		json_t *list = json_object_get(n, "decoders"), *x;
+		json_t *list, *x;
 		size_t i;
-		if (check_keys(r, n, "decoder", type, (const char *[]){ "decoders", NULL }))
+		if (check_keys(r, n, "decoder", type, (const char *[]){ "decoders", NULL }) ||
+		    list_of(r, n, "decoders", "decoder", &list))
 			return -1;
 		json_array_foreach(list, i, x)
 			if (decoder(r, x))
@@ -305,11 +323,12 @@ static int decoder(rd *r, json_t *n)
 	}
 	if (!strcmp(type, "Strip")) {
 		const char *c = str_of(n, "content");
-		json_int_t a = json_integer_value(json_object_get(n, "start")),
-		           b = json_integer_value(json_object_get(n, "stop"));
+		json_t *ja = json_object_get(n, "start"), *jb = json_object_get(n, "stop");
+		json_int_t a = json_integer_value(ja), b = json_integer_value(jb);
 		if (check_keys(r, n, "decoder", type, (const char *[]){ "content", "start", "stop", NULL }))
 			return -1;
-		if (!c || strcmp(c, " ") || b != 0 || a < 0 || a > 64 || !r->saw_fuse)
+		if (!c || strcmp(c, " ") || !json_is_integer(ja) || !json_is_integer(jb) || b != 0 ||
+		    a < 0 || a > 64 || !r->saw_fuse)
 			return gb_fail(r->err, "%s: decoder Strip is supported only as Strip(\" \", start N, "
 			               "stop 0) after Fuse", r->path);
 		st->dec_strip = (int)a;
@@ -366,9 +385,10 @@ static int post_processor(rd *r, json_t *n)
 	if (!type)
 		return gb_fail(r->err, "%s: post_processor has no \"type\"", r->path);
 	if (!strcmp(type, "Sequence")) {
-		json_t *list = json_object_get(n, "processors"), *x;
+		json_t *list, *x;
 		size_t i;
-		if (check_keys(r, n, "post_processor", type, (const char *[]){ "processors", NULL }))
+		if (check_keys(r, n, "post_processor", type, (const char *[]){ "processors", NULL }) ||
+		    list_of(r, n, "processors", "post_processor", &list))
 			return -1;
 		json_array_foreach(list, i, x)
 			if (post_processor(r, x))
