@@ -1,10 +1,12 @@
-/* tokenizer.h — byte-level BPE, the scheme of GPT-2 and of Hugging Face's "ByteLevel" BPE:
- * text bytes to token ids and back, training a vocabulary, and the two file formats
- * (tokenizer.json; vocab.json + merges.txt).
+/* tokenizer.h — BPE tokenizers: byte-level BPE, the scheme of GPT-2 (and of Llama 3 and
+ * Qwen2, with their own pre-tokenizers), and SentencePiece-style BPE on characters with byte
+ * fallback (Llama 2, TinyLlama, Mistral): text bytes to token ids and back, training a
+ * byte-level vocabulary, and the two file formats (tokenizer.json; vocab.json + merges.txt).
  *
- * What a gb_tokenizer is: n_vocab tokens, each a non-empty byte string; every one of the 256
- * bytes is a token by itself, so any byte sequence can be encoded (invalid UTF-8, NUL bytes
- * and all) and decode(encode(x)) == x always. A ranked list of merges (left, right) -> result
+ * What a gb_tokenizer is: n_vocab tokens, each a non-empty byte string (what it decodes to);
+ * in byte-level BPE every one of the 256 bytes is a token by itself, so any byte sequence can
+ * be encoded (invalid UTF-8, NUL bytes and all) and decode(encode(x)) == x always; with byte
+ * fallback the <0xNN> tokens play that part. A ranked list of merges (left, right) -> result
  * says how pieces grow: rank 0 is applied first. Added ("special") tokens such as
  * "<|endoftext|>" are whole strings outside the merges; encode only produces them when asked
  * to (GB_TOK_SPECIAL), otherwise their text is encoded as ordinary bytes.
@@ -86,14 +88,17 @@ int gb_tok_load(const char *dir, gb_tokenizer **out, gb_err *err);
 
 /* Hugging Face tokenizer.json: model.type "BPE" (or absent), model.vocab {token: id},
  * model.merges as "a b" strings or ["a", "b"] pairs, added_tokens [{id, content, special,
- * lstrip, rstrip}]. Ids must run 0..n-1 with no gap; an added token either has an id of its
+ * lstrip, rstrip; single_word must be false, normalized false when there is a normalizer}].
+ * Ids must run 0..n-1 with no gap; an added token either has an id of its
  * own or repeats its model.vocab entry (as GPT-2's "<|endoftext|>" does).
  * Steps read (alone or in a Sequence): normalizer Prepend, Replace (a String pattern);
  * pre_tokenizer ByteLevel (add_prefix_space false), Split (Regex or String; every behavior;
  * invert), Digits, Metaspace (split false); model BPE with byte_fallback, unk_token, fuse_unk,
  * ignore_merges; decoder ByteLevel, Replace, ByteFallback, Fuse, Strip (of leading spaces),
  * Metaspace; post_processor ByteLevel, TemplateProcessing (special tokens around $A).
- * Anything else, a step or an option, is refused with a one-line error that names it. */
+ * Anything else, a step or an option, is refused with a one-line error that names it
+ * (NFC, for one: Qwen2's files are refused for it). A file whose steps glassbox cannot write
+ * back (all but GPT-2's) is kept and gb_tok_save_json writes it unchanged. */
 int gb_tok_load_json(const char *path, gb_tokenizer **out, gb_err *err);
 
 /* GPT-2's vocab.json {token: id} + merges.txt (an optional first line "#version...", then
