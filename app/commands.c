@@ -286,10 +286,16 @@ const command commands[] = {
 	{ "init", "DIR [--preset gpt2|llama|encdec] [--seed N] [--force]",
 	  "write a small randomly initialized model folder",
 	  "A random model shows how the engine works, not what a trained model learned.", cmd_init },
-	{ "tokenize", "[--steps] TEXT", "show the tokens (pieces and ids) of TEXT; --steps replays every BPE merge",
+	{ "tokenize", "[--steps] [--tokenizer DIR] TEXT | --compare DIR1 DIR2 TEXT",
+	  "show the tokens (pieces and ids) of TEXT; --steps replays every step and BPE merge",
 	  "Byte-level BPE starts from the bytes of each word and merges neighbouring pieces, the\n"
 	  "merge learned earliest (lowest rank) first, until no learned merge applies. A word the\n"
-	  "training text never had stays in several pieces.", cmd_tokenize },
+	  "training text never had stays in several pieces. --steps also shows the tokenizer's\n"
+	  "normalizer and pre-tokenizer (Llama 2's \"\u2581\" for spaces, Llama 3's regex) and the\n"
+	  "characters that fell back to bytes. --special matches added tokens such as <s>;\n"
+	  "--template adds the ones the tokenizer puts around a text. --tokenizer DIR uses another\n"
+	  "folder's tokenizer; --compare shows two side by side; --file prints the ids of each\n"
+	  "line (or NUL-separated record) of FILE, one line each.", cmd_tokenize },
 	{ "run", "TEXT | --ids N... [--target-ids N...]", "run TEXT through the model; it becomes the current text",
 	  "Everything the trace holds comes from the last run. A text longer than the context keeps\n"
 	  "its last tokens (and says so). An encoder-decoder runs TEXT through the encoder and the\n"

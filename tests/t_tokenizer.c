@@ -268,8 +268,10 @@ static void test_pretok(void)
 	same_ids(words_str(t, "I'm 42 ok?!"), "0:1 1:2 3:3 6:3 9:2", "I | 'm | \" 42\" | \" ok\" | ?!");
 	same_ids(words_str(t, "x\n\ny"), "0:1 1:1 2:1 3:1", "x | \\n | \\n | y (a lone \\n before y)");
 	same_ids(words_str(t, "''s don't"), "0:2 2:1 3:4 7:2", "'' | s | \" don\" | 't");
-	same_ids(words_str(t, "caf\xc3\xa9 \xe2\x80\x94x"), "0:5 5:5",
-	         "bytes >= 0x80 count as letters: \"café\" | \" —x\"");
+	same_ids(words_str(t, "caf\xc3\xa9 \xe2\x80\x94x"), "0:5 5:4 9:1",
+	         "Unicode classes: \"café\" | \" —\" | x (é is a letter, the dash is not)");
+	same_ids(words_str(t, "a\xff\xfe b"), "0:1 1:2 3:2",
+	         "invalid UTF-8 is a piece of its own: a | \\xff\\xfe | \" b\"");
 	same_ids(words_str(t, "a1b2 3\t\tc"), "0:1 1:1 2:1 3:1 4:2 6:1 7:1 8:1",
 	         "letters and digits apart; \\t \\t before c (expected spans from the real regex)");
 	gb_tok_free(t);
@@ -600,8 +602,7 @@ static void ed_nobyte(json_t *j)
 }
 static void ed_sentencepiece(json_t *j)
 {
-	json_object_set_new(j, "pre_tokenizer", json_null());
-	json_object_set_new(j, "decoder", json_null());
+	json_object_set_new(j, "pre_tokenizer", json_pack("{ss}", "type", "Whitespace"));
 }
 static void ed_merge_shape(json_t *j)
 {
@@ -686,8 +687,9 @@ static void test_files(void)
 	       strstr(err.msg, "U+2581"), "a token that is not byte-level: %s", err.msg);
 	tap_ok(load_edited(ed_nobyte, &err) == -1 && strstr(err.msg, "byte 0x01"),
 	       "a missing byte token: %s", err.msg);
-	tap_ok(load_edited(ed_sentencepiece, &err) == -1 && strstr(err.msg, "not a byte-level BPE"),
-	       "no ByteLevel anywhere: %s", err.msg);
+	tap_ok(load_edited(ed_sentencepiece, &err) == -1 &&
+	       strstr(err.msg, "pre_tokenizer Whitespace is not supported"),
+	       "a pre-tokenizer glassbox does not implement: %s", err.msg);
 	tap_ok(load_edited(ed_merge_shape, &err) == -1 && strstr(err.msg, where),
 	       "a merge with two spaces: %s", err.msg);
 

@@ -34,6 +34,8 @@ typedef struct spelled {
 	size_t *m_len;       /* (n_merges, 2) */
 	const int *m_line;   /* (n_merges) merges.txt line numbers, or NULL: model.merges[i] */
 	int infer_added;     /* vocab.json: find the special tokens (see tokenizer.h) */
+	const gb_steps *st;  /* tokenizer.json's steps, or NULL */
+	unsigned char *add_flags; /* (n) ADD_* of added tokens, or NULL */
 } spelled;
 
 static const char *merge_where(const spelled *sp, int i, char *buf, size_t cap)
@@ -115,12 +117,30 @@ static int build_spelled(spelled *sp, gb_tokenizer **out, gb_err *err)
 				sp->kind[i] = KIND_SPECIAL;
 		}
 	}
+	d.charlevel = sp->st && sp->st->charlevel;
 	for (int i = 0; i < sp->n; i++) {
 		const char *s = sp->str[i];
 		size_t l = sp->len[i];
 		uint32_t bad;
 		if (sp->kind[i] != KIND_NORMAL) {
 			if (gb_bpe_draft_token(&d, s, l, sp->kind[i]) < 0)
+				goto oom;
+			continue;
+		}
+		if (d.charlevel) {
+			size_t nb;
+			unsigned char *b = gb_bpe_charlevel_bytes(sp->st, s, l, &nb);
+			if (!b)
+				goto oom;
+			if (!nb) {
+				free(b);
+				gb_fail(err, "%s: token %s (id %d) decodes to nothing", sp->file,
+				        gb_bpe_quote(q1, sizeof q1, s, l), i);
+				goto fail;
+			}
+			int id = gb_bpe_draft_token(&d, b, nb, KIND_NORMAL);
+			free(b);
+			if (id < 0)
 				goto oom;
 			continue;
 		}
@@ -145,8 +165,14 @@ static int build_spelled(spelled *sp, gb_tokenizer **out, gb_err *err)
 	free(m);
 	free(buf);
 	free(reach);
+	int rc = gb_bpe_draft_finish(&d, sp->file, out, err);
+	if (!rc && sp->st && gb_bpe_steps_attach(*out, sp->file, sp->str, sp->len, &sp->add_flags, (gb_steps *)sp->st, &ids, err)) {
+		gb_tok_free(*out);
+		*out = NULL;
+		rc = -1;
+	}
 	gb_bpe_smap_free(&ids);
-	return gb_bpe_draft_finish(&d, sp->file, out, err);
+	return rc;
 oom:
 	gb_fail(err, "%s: out of memory", sp->file);
 fail:
@@ -161,6 +187,7 @@ fail:
 
 static void spelled_free(spelled *sp)
 {
+	free(sp->add_flags);
 	free(sp->str);
 	free(sp->len);
 	free(sp->kind);
@@ -169,7 +196,8 @@ static void spelled_free(spelled *sp)
 	free((void *)sp->m_line);
 }
 
-static json_t *load_json_file(const char *path, gb_err *err)
+/* Parses path; *keep (when given) receives the file's text, *n_keep its length. */
+static json_t *load_json_file(const char *path, char **keep, size_t *n_keep, gb_err *err)
 {
 	size_t n;
 	json_error_t je;
@@ -177,7 +205,12 @@ static json_t *load_json_file(const char *path, gb_err *err)
 	if (!text)
 		return NULL;
 	json_t *root = json_loadb(text, n, JSON_REJECT_DUPLICATES, &je);
-	free(text);
+	if (keep && root) {
+		*keep = text;
+		*n_keep = n;
+	} else {
+		free(text);
+	}
 	if (!root)
 		gb_fail(err, "%s: invalid JSON (line %d, column %d): %s", path, je.line, je.column,
 		        je.text);
@@ -245,33 +278,16 @@ static int check_gaps(const spelled *sp, gb_err *err)
 	return 0;
 }
 
-/* A ByteLevel pre-tokenizer or decoder, alone or inside a Sequence. */
-static int has_bytelevel(json_t *node)
-{
-	const char *type = json_string_value(json_object_get(node, "type"));
-	if (!type)
-		return 0;
-	if (!strcmp(type, "ByteLevel"))
-		return 1;
-	if (!strcmp(type, "Sequence")) {
-		json_t *list = json_object_get(node, "pretokenizers"), *x;
-		size_t i;
-		if (!list)
-			list = json_object_get(node, "decoders");
-		json_array_foreach(list, i, x)
-			if (has_bytelevel(x))
-				return 1;
-	}
-	return 0;
-}
-
 int gb_tok_load_json(const char *path, gb_tokenizer **out, gb_err *err)
 {
 	char q1[80], q2[80];
 	spelled sp = { 0 };
+	gb_steps st = { 0 };
+	char *src = NULL;
+	size_t n_src = 0;
 	*out = NULL;
 	sp.file = sp.mfile = path;
-	json_t *root = load_json_file(path, err), *model, *vocab, *merges, *added, *x;
+	json_t *root = load_json_file(path, &src, &n_src, err), *model, *vocab, *merges, *added, *x;
 	if (!root)
 		return -1;
 	int rc = -1;
@@ -286,21 +302,9 @@ int gb_tok_load_json(const char *path, gb_tokenizer **out, gb_err *err)
 		                                         strlen(json_string_value(x))) : "not a string");
 		goto done;
 	}
-	if (!has_bytelevel(json_object_get(root, "pre_tokenizer")) &&
-	    !has_bytelevel(json_object_get(root, "decoder"))) {
-		gb_fail(err, "%s: not a byte-level BPE (neither pre_tokenizer nor decoder is "
-		        "ByteLevel); glassbox reads only GPT-2-style byte-level BPE", path);
+	if (gb_bpe_steps_read(root, path, &st, err))
 		goto done;
-	}
-	const char *affix[] = { "continuing_subword_prefix", "end_of_word_suffix" };
-	for (int k = 0; k < 2; k++) {
-		const char *v = json_string_value(json_object_get(model, affix[k]));
-		if (v && v[0]) {
-			gb_fail(err, "%s: model.%s is %s; byte-level BPE has none", path, affix[k],
-			        gb_bpe_quote(q1, sizeof q1, v, strlen(v)));
-			goto done;
-		}
-	}
+	sp.st = &st;
 	if (!json_is_object(vocab = json_object_get(model, "vocab"))) {
 		gb_fail(err, "%s: model.vocab is missing or not an object", path);
 		goto done;
@@ -339,8 +343,36 @@ int gb_tok_load_json(const char *path, gb_tokenizer **out, gb_err *err)
 	}
 	if (spelled_alloc(&sp, n, err) || vocab_fill(&sp, vocab, "model.vocab", err))
 		goto done;
+	if (!(sp.add_flags = calloc((size_t)n + 1, 1))) {
+		gb_fail(err, "%s: out of memory", path);
+		goto done;
+	}
 	json_array_foreach(added, i, x) {
 		int id = (int)json_integer_value(json_object_get(x, "id"));
+		const char *key;
+		json_t *v;
+		json_object_foreach(x, key, v) {
+			static const char *const known[] = { "id", "content", "single_word", "lstrip",
+				                                 "rstrip", "normalized", "special", NULL };
+			int ok = 0;
+			for (int k = 0; known[k]; k++)
+				ok |= !strcmp(key, known[k]);
+			if (!ok || (strcmp(key, "id") && strcmp(key, "content") && !json_is_boolean(v))) {
+				gb_fail(err, "%s: added_tokens[%zu]: option \"%s\" is not supported", path, i, key);
+				goto done;
+			}
+		}
+		if (json_is_true(json_object_get(x, "single_word"))) {
+			gb_fail(err, "%s: added_tokens[%zu]: single_word true is not supported", path, i);
+			goto done;
+		}
+		if (json_is_true(json_object_get(x, "normalized")) && st.n_norm) {
+			gb_fail(err, "%s: added_tokens[%zu]: normalized true with a normalizer is not "
+			        "supported (glassbox matches added tokens in the text as typed)", path, i);
+			goto done;
+		}
+		sp.add_flags[id] = (json_is_true(json_object_get(x, "lstrip")) ? ADD_LSTRIP : 0) |
+		                   (json_is_true(json_object_get(x, "rstrip")) ? ADD_RSTRIP : 0);
 		json_t *content = json_object_get(x, "content");
 		const char *c = json_string_value(content);
 		size_t l = json_string_length(content);
@@ -392,9 +424,16 @@ int gb_tok_load_json(const char *path, gb_tokenizer **out, gb_err *err)
 		sp.m_str[2 * i + 1] = b, sp.m_len[2 * i + 1] = lb;
 	}
 	rc = build_spelled(&sp, out, err);
+	if (!rc && (*out)->custom) { /* saved as it came: glassbox could not write its steps */
+		(*out)->src = src;
+		(*out)->n_src = n_src;
+		src = NULL;
+	}
 done:
+	gb_bpe_steps_free(&st);
 	spelled_free(&sp);
 	json_decref(root);
+	free(src);
 	return rc;
 }
 
@@ -408,7 +447,7 @@ int gb_tok_load_vocab_merges(const char *vocab_path, const char *merges_path,
 	*out = NULL;
 	sp.file = vocab_path;
 	sp.mfile = merges_path;
-	json_t *vocab = load_json_file(vocab_path, err);
+	json_t *vocab = load_json_file(vocab_path, NULL, NULL, err);
 	if (!vocab)
 		return -1;
 	if (!json_is_object(vocab)) {
@@ -601,6 +640,18 @@ static json_t *bytelevel(int add_prefix_space)
 
 int gb_tok_save_json(const gb_tokenizer *t, const char *path, gb_err *err)
 {
+	if (t->custom) { /* steps glassbox reads but does not write: the file it came from */
+		gb_file w;
+		if (!t->src)
+			return gb_fail(err, "%s: this tokenizer's steps cannot be written", path);
+		if (gb_file_begin(&w, path, err))
+			return -1;
+		if (fwrite(t->src, 1, t->n_src, w.f) != t->n_src) {
+			gb_file_abort(&w);
+			return gb_fail(err, "%s: write failed (%s)", path, strerror(errno));
+		}
+		return gb_file_commit(&w, err);
+	}
 	char **sp = spell_all(t, path, err);
 	if (!sp)
 		return -1;
@@ -694,6 +745,9 @@ done:
 int gb_tok_save_vocab_merges(const gb_tokenizer *t, const char *vocab_path,
                              const char *merges_path, gb_err *err)
 {
+	if (t->custom)
+		return gb_fail(err, "%s: vocab.json + merges.txt cannot hold this tokenizer's steps (%s); "
+		               "write tokenizer.json instead", vocab_path, t->desc);
 	char **sp = spell_all(t, vocab_path, err);
 	if (!sp)
 		return -1;

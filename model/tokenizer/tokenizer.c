@@ -84,6 +84,20 @@ void gb_tok_free(gb_tokenizer *t)
 		gb_bpe_pmap_free(t->ranks);
 	free(t->ranks);
 	free(t->added);
+	free(t->add_flags);
+	for (int i = 0; i < t->n_norm; i++)
+		free(t->norm[i].a), free(t->norm[i].b);
+	free(t->norm);
+	for (int i = 0; i < t->n_pre; i++)
+		gb_bpe_pre_free(&t->pre[i]);
+	free(t->pre);
+	free(t->spell);
+	free(t->spell_off);
+	if (t->by_spell)
+		gb_bpe_smap_free(t->by_spell);
+	free(t->by_spell);
+	free(t->tmpl);
+	free(t->src);
 	free(t);
 }
 
@@ -103,6 +117,8 @@ int gb_bpe_draft_finish(draft *d, const char *what, gb_tokenizer **out, gb_err *
 	t->kind = d->kind;
 	t->n_merges = d->n_merges;
 	t->merges = d->merges;
+	t->charlevel = d->charlevel;
+	t->unk_id = -1;
 	memset(d, 0, sizeof *d);
 	if (t->n_vocab == 0) {
 		gb_fail(err, "%s: the vocabulary is empty", what);
@@ -121,7 +137,7 @@ int gb_bpe_draft_finish(draft *d, const char *what, gb_tokenizer **out, gb_err *
 		if (t->kind[i] != KIND_NORMAL)
 			t->n_added++;
 	}
-	for (int b = 0; b < 256; b++)
+	for (int b = 0; b < 256 && !t->charlevel; b++)
 		if (t->byte_id[b] < 0) {
 			gb_fail(err, "%s: no token for byte 0x%02X (a byte-level vocabulary has all 256)",
 			        what, b);
@@ -189,7 +205,8 @@ int gb_bpe_draft_finish(draft *d, const char *what, gb_tokenizer **out, gb_err *
 				free(keys);
 				goto oom;
 			}
-			long nb = gb_bpe_hf_to_bytes(p, len, dec, &bad);
+			long nb = t->charlevel ? (memcpy(dec, p, len), (long)len)
+			                       : gb_bpe_hf_to_bytes(p, len, dec, &bad);
 			int other = nb > 0 ? gb_bpe_smap_get(&normal, dec, (size_t)nb) : -1;
 			free(dec);
 			if (other >= 0) {
@@ -343,6 +360,17 @@ int gb_tok_piece_hf(const gb_tokenizer *t, int id, char *buf, size_t cap)
 	const unsigned char *p = gb_tok_piece_bytes(t, id, &len);
 	if (!p)
 		return -1;
+	if (t->charlevel && t->spell) { /* the vocabulary's own spelling ("▁the", "<0x0A>") */
+		size_t l = t->spell_off[id + 1] - t->spell_off[id];
+		if (cap) {
+			size_t k = l < cap - 1 ? l : cap - 1;
+			while (k < l && k > 0 && (t->spell[t->spell_off[id] + k] & 0xC0) == 0x80)
+				k--; /* whole characters only */
+			memcpy(buf, t->spell + t->spell_off[id], k);
+			buf[k] = 0;
+		}
+		return l > INT_MAX ? INT_MAX : (int)l;
+	}
 	size_t need = 0, put = 0; /* put: bytes written, whole characters only */
 	int full = 0;
 	for (size_t i = 0; i < len; i++) {
@@ -376,6 +404,22 @@ int gb_tok_piece_hf(const gb_tokenizer *t, int id, char *buf, size_t cap)
 
 int gb_tok_byte_id(const gb_tokenizer *t, int b) { return b >= 0 && b < 256 ? t->byte_id[b] : -1; }
 
+int gb_tok_charlevel(const gb_tokenizer *t) { return t->charlevel; }
+
+void gb_tok_template(const gb_tokenizer *t, const int **before, int *n_before, const int **after,
+                     int *n_after)
+{
+	*before = t->tmpl;
+	*n_before = t->n_tmpl_pre;
+	*after = t->tmpl ? t->tmpl + t->n_tmpl_pre : NULL;
+	*n_after = t->n_tmpl_post;
+}
+
+const char *gb_tok_describe(const gb_tokenizer *t)
+{
+	return t->desc[0] ? t->desc : "byte-level BPE: GPT-2's pre-tokenizer pattern, merges by rank";
+}
+
 int gb_tok_is_special(const gb_tokenizer *t, int id)
 {
 	return id >= 0 && id < t->n_vocab && t->kind[id] != KIND_NORMAL;
@@ -405,278 +449,4 @@ int gb_tok_merge(const gb_tokenizer *t, int rank, int *left, int *right)
 	if (right)
 		*right = m[1];
 	return m[2];
-}
-
-/* ---- encode ----------------------------------------------------------------------------- */
-
-typedef struct hent {
-	int rank, pos; /* a candidate merge of the pair starting at node pos */
-} hent;
-
-typedef struct enc {
-	const gb_tokenizer *t;
-	const unsigned char *text;
-	int *ids;
-	int n_ids;
-	gb_tok_trace *tr;
-	size_t cap_words, cap_steps;
-	/* one word: a linked list of pieces (id -1: merged away) and its candidate pairs */
-	int *id, *prev, *next;
-	hent *heap, *pend;
-	int n_heap, n_pend;
-	size_t cap_nodes;
-} enc;
-
-static int hless(hent a, hent b) { return a.rank < b.rank || (a.rank == b.rank && a.pos < b.pos); }
-
-static void heap_push(enc *e, hent x)
-{
-	int i = e->n_heap++;
-	while (i > 0) {
-		int p = (i - 1) / 2;
-		if (!hless(x, e->heap[p]))
-			break;
-		e->heap[i] = e->heap[p];
-		i = p;
-	}
-	e->heap[i] = x;
-}
-
-static hent heap_pop(enc *e)
-{
-	hent top = e->heap[0], x = e->heap[--e->n_heap];
-	int i = 0, n = e->n_heap;
-	for (;;) {
-		int c = 2 * i + 1;
-		if (c >= n)
-			break;
-		if (c + 1 < n && hless(e->heap[c + 1], e->heap[c]))
-			c++;
-		if (!hless(e->heap[c], x))
-			break;
-		e->heap[i] = e->heap[c];
-		i = c;
-	}
-	if (n)
-		e->heap[i] = x;
-	return top;
-}
-
-static int rank_of(const gb_tokenizer *t, int a, int b) { return gb_bpe_pmap_get(t->ranks, a, b); }
-
-static int cand_valid(const enc *e, hent h)
-{
-	int p = h.pos;
-	return e->id[p] >= 0 && e->next[p] >= 0 && rank_of(e->t, e->id[p], e->id[e->next[p]]) == h.rank;
-}
-
-static int merge_at(enc *e, int p, int rank, int word)
-{
-	const gb_tokenizer *t = e->t;
-	int q = e->next[p], c = t->merges[(size_t)rank * 3 + 2];
-	if (e->tr) {
-		if (GROW(e->tr->steps, e->cap_steps, (size_t)e->tr->n_steps + 1))
-			return -1;
-		int pos = 0;
-		for (int k = 0; k != p; k = e->next[k])
-			pos++;
-		e->tr->steps[e->tr->n_steps++] =
-			(gb_tok_step){ word, pos, e->id[p], e->id[q], c, rank };
-	}
-	int nq = e->next[q];
-	e->id[p] = c;
-	e->id[q] = -1;
-	e->next[p] = nq;
-	if (nq >= 0)
-		e->prev[nq] = p;
-	/* New neighbours wait until this rank is done everywhere in the word: GPT-2 merges every
-	 * occurrence of the chosen pair before it looks for the next pair. */
-	int r;
-	if (e->prev[p] >= 0 && (r = rank_of(t, e->id[e->prev[p]], c)) >= 0)
-		e->pend[e->n_pend++] = (hent){ r, e->prev[p] };
-	if (nq >= 0 && (r = rank_of(t, c, e->id[nq])) >= 0)
-		e->pend[e->n_pend++] = (hent){ r, p };
-	return 0;
-}
-
-static int encode_word(enc *e, size_t start, size_t n, int word)
-{
-	const gb_tokenizer *t = e->t;
-	const unsigned char *s = e->text + start;
-	if (n == 1) {
-		e->ids[e->n_ids++] = t->byte_id[s[0]];
-		return 0;
-	}
-	if (n > e->cap_nodes) {
-		size_t c = e->cap_nodes ? e->cap_nodes : 64;
-		while (c < n)
-			c *= 2;
-		free(e->id), free(e->prev), free(e->next), free(e->heap), free(e->pend);
-		e->id = malloc(c * sizeof *e->id);
-		e->prev = malloc(c * sizeof *e->prev);
-		e->next = malloc(c * sizeof *e->next);
-		e->heap = malloc(3 * c * sizeof *e->heap); /* n-1 pairs + 2 per merge */
-		e->pend = malloc(2 * c * sizeof *e->pend);
-		e->cap_nodes = c;
-		if (!e->id || !e->prev || !e->next || !e->heap || !e->pend) {
-			e->cap_nodes = 0;
-			return -1;
-		}
-	}
-	int m = (int)n, r;
-	for (int k = 0; k < m; k++) {
-		e->id[k] = t->byte_id[s[k]];
-		e->prev[k] = k - 1;
-		e->next[k] = k + 1;
-	}
-	e->next[m - 1] = -1;
-	e->n_heap = 0;
-	if (t->n_merges)
-		for (int k = 0; k + 1 < m; k++)
-			if ((r = rank_of(t, e->id[k], e->id[k + 1])) >= 0)
-				heap_push(e, (hent){ r, k });
-	while (e->n_heap) {
-		hent h = heap_pop(e);
-		if (!cand_valid(e, h))
-			continue;
-		e->n_pend = 0;
-		if (merge_at(e, h.pos, h.rank, word))
-			return -1;
-		/* the rest of this rank, left to right (node indexes grow left to right) */
-		while (e->n_heap && e->heap[0].rank == h.rank) {
-			hent g = heap_pop(e);
-			if (cand_valid(e, g) && merge_at(e, g.pos, g.rank, word))
-				return -1;
-		}
-		for (int i = 0; i < e->n_pend; i++)
-			heap_push(e, e->pend[i]);
-	}
-	for (int k = 0; k >= 0; k = e->next[k])
-		e->ids[e->n_ids++] = e->id[k];
-	return 0;
-}
-
-static int add_word(enc *e, size_t start, size_t len, int special)
-{
-	if (!e->tr)
-		return 0;
-	if (GROW(e->tr->words, e->cap_words, (size_t)e->tr->n_words + 1))
-		return -1;
-	e->tr->words[e->tr->n_words++] = (gb_tok_word){ start, len, e->n_ids, 0, special };
-	return 0;
-}
-
-static int encode_plain(enc *e, size_t from, size_t to)
-{
-	for (size_t i = from, j; i < to; i = j) {
-		j = from + gb_bpe_pretok_end(e->text + from, to - from, i - from);
-		int w = e->tr ? e->tr->n_words : 0;
-		if (add_word(e, i, j - i, 0) || encode_word(e, i, j - i, w))
-			return -1;
-		if (e->tr)
-			e->tr->words[w].n = e->n_ids - e->tr->words[w].first;
-	}
-	return 0;
-}
-
-/* The longest added token at s (n bytes left): its id and length, or -1. */
-static int match_added(const gb_tokenizer *t, const unsigned char *s, size_t n, size_t *len)
-{
-	for (int i = t->added_at[s[0]]; i < t->added_at[s[0] + 1]; i++) {
-		int id = t->added[i];
-		size_t l = t->off[id + 1] - t->off[id];
-		if (l <= n && !memcmp(t->bytes + t->off[id], s, l)) {
-			*len = l;
-			return id;
-		}
-	}
-	return -1;
-}
-
-void gb_tok_trace_free(gb_tok_trace *tr)
-{
-	if (!tr)
-		return;
-	free(tr->words);
-	free(tr->steps);
-	memset(tr, 0, sizeof *tr);
-}
-
-int gb_tok_encode(const gb_tokenizer *t, const void *text, size_t len, int flags, int **ids,
-                  int *n_ids, gb_tok_trace *trace, gb_err *err)
-{
-	enc e = { 0 };
-	*ids = NULL;
-	*n_ids = 0;
-	if (trace)
-		memset(trace, 0, sizeof *trace);
-	if (len > INT_MAX / 4)
-		return gb_fail(err, "text too long to encode (%zu bytes)", len);
-	if (len && !text)
-		return gb_fail(err, "no text to encode");
-	e.t = t;
-	e.text = text;
-	e.tr = trace;
-	if (!(e.ids = malloc((len + 1) * sizeof *e.ids)))
-		return gb_fail(err, "out of memory encoding %zu bytes", len);
-	size_t seg = 0;
-	if ((flags & GB_TOK_SPECIAL) && t->n_added) {
-		for (size_t i = 0; i < len;) {
-			size_t l;
-			int id = match_added(t, e.text + i, len - i, &l);
-			if (id < 0) {
-				i++;
-				continue;
-			}
-			if (encode_plain(&e, seg, i) || add_word(&e, i, l, 1))
-				goto oom;
-			if (trace)
-				trace->words[trace->n_words - 1].n = 1;
-			e.ids[e.n_ids++] = id;
-			i += l;
-			seg = i;
-		}
-	}
-	if (encode_plain(&e, seg, len))
-		goto oom;
-	free(e.id), free(e.prev), free(e.next), free(e.heap), free(e.pend);
-	*ids = e.ids;
-	*n_ids = e.n_ids;
-	return 0;
-oom:
-	free(e.id), free(e.prev), free(e.next), free(e.heap), free(e.pend);
-	free(e.ids);
-	gb_tok_trace_free(trace);
-	return gb_fail(err, "out of memory encoding %zu bytes", len);
-}
-
-int gb_tok_decode(const gb_tokenizer *t, const int *ids, int n, char **out, size_t *len,
-                  gb_err *err)
-{
-	size_t total = 0;
-	*out = NULL;
-	if (len)
-		*len = 0;
-	if (n < 0 || (n > 0 && !ids))
-		return gb_fail(err, "invalid list of ids to decode");
-	for (int i = 0; i < n; i++) {
-		if (ids[i] < 0 || ids[i] >= t->n_vocab)
-			return gb_fail(err, "token id %d at position %d is outside the vocabulary (0..%d)",
-			               ids[i], i, t->n_vocab - 1);
-		total += t->off[ids[i] + 1] - t->off[ids[i]];
-	}
-	char *s = malloc(total + 1);
-	if (!s)
-		return gb_fail(err, "out of memory decoding %d tokens", n);
-	size_t k = 0;
-	for (int i = 0; i < n; i++) {
-		size_t l = t->off[ids[i] + 1] - t->off[ids[i]];
-		memcpy(s + k, t->bytes + t->off[ids[i]], l);
-		k += l;
-	}
-	s[k] = 0;
-	*out = s;
-	if (len)
-		*len = k;
-	return 0;
 }

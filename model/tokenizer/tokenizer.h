@@ -1,21 +1,30 @@
-/* tokenizer.h — byte-level BPE, the scheme of GPT-2 and of Hugging Face's "ByteLevel" BPE:
- * text bytes to token ids and back, training a vocabulary, and the two file formats
- * (tokenizer.json; vocab.json + merges.txt).
+/* tokenizer.h — BPE tokenizers: byte-level BPE, the scheme of GPT-2 (and of Llama 3 and
+ * Qwen2, with their own pre-tokenizers), and SentencePiece-style BPE on characters with byte
+ * fallback (Llama 2, TinyLlama, Mistral): text bytes to token ids and back, training a
+ * byte-level vocabulary, and the two file formats (tokenizer.json; vocab.json + merges.txt).
  *
- * What a gb_tokenizer is: n_vocab tokens, each a non-empty byte string; every one of the 256
- * bytes is a token by itself, so any byte sequence can be encoded (invalid UTF-8, NUL bytes
- * and all) and decode(encode(x)) == x always. A ranked list of merges (left, right) -> result
+ * What a gb_tokenizer is: n_vocab tokens, each a non-empty byte string (what it decodes to);
+ * in byte-level BPE every one of the 256 bytes is a token by itself, so any byte sequence can
+ * be encoded (invalid UTF-8, NUL bytes and all) and decode(encode(x)) == x always; with byte
+ * fallback the <0xNN> tokens play that part. A ranked list of merges (left, right) -> result
  * says how pieces grow: rank 0 is applied first. Added ("special") tokens such as
  * "<|endoftext|>" are whole strings outside the merges; encode only produces them when asked
  * to (GB_TOK_SPECIAL), otherwise their text is encoded as ordinary bytes.
  *
  * Encoding, as GPT-2 does it: the text is cut into pre-tokens ("words") by GPT-2's pattern
- *     's|'t|'re|'ve|'m|'ll|'d| ?L+| ?N+| ?[^\sLN]+|\s+(?!\S)|\s+
- * where L is an ASCII letter or any byte >= 0x80, N an ASCII digit and \s one of
- * space \t \n \v \f \r (the real pattern asks Unicode; treating every non-ASCII byte as a
- * letter keeps it byte-exact and differs only on non-ASCII punctuation, spaces and digits).
+ *     's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+ * (PCRE2, Unicode classes; a byte that is not valid UTF-8 is a piece of its own).
  * Inside each word, starting from single bytes, the adjacent pair with the lowest rank is
  * merged (all of its non-overlapping occurrences, left to right), until no pair has a rank.
+ *
+ * Other families, from tokenizer.json (gb_tok_load_json says which steps and options): added
+ * tokens are cut out first; then each stretch of text between them is normalized (Llama 2's
+ * Prepend "▁" + Replace " " -> "▁"), cut by the pre-tokenizers (a regex Split as Llama 3's and
+ * Qwen2's, Digits, ByteLevel), and BPE runs in each piece, in Hugging Face's order (the lowest
+ * (rank, position) first). A SentencePiece-style vocabulary ("charlevel": tokens spelled as
+ * text) starts from characters; a character the vocabulary lacks becomes its UTF-8 bytes as
+ * <0xNN> tokens (byte_fallback). Token bytes are what the decoder makes of them ("▁the" is
+ * " the", <0x0A> is "\n"), so decode(encode(x)) == x for any x without a "▁" of its own.
  *
  * Files: gb_tok_load reads a model folder (tokenizer.json, else vocab.json + merges.txt).
  * GPT-2's tokenizer.json layout loads (tests/fixtures/gpt2-mini copies it, with ids checked
@@ -44,6 +53,9 @@ enum {
 	/* train: when the text runs out of pairs before vocab_size, return the smaller
 	 * vocabulary instead of failing (gb_tok_vocab_size says how many tokens there are) */
 	GB_TOK_ALLOW_SMALLER = 2,
+	/* encode: add the tokens tokenizer.json's post_processor puts around a text (Llama's <s>,
+	 * Llama 3's <|begin_of_text|>); see gb_tok_template */
+	GB_TOK_TEMPLATE = 4,
 };
 
 /* ---- construction -------------------------------------------------------------------- */
@@ -75,11 +87,18 @@ int gb_tok_train(const void *text, size_t len, int vocab_size, const char *const
 int gb_tok_load(const char *dir, gb_tokenizer **out, gb_err *err);
 
 /* Hugging Face tokenizer.json: model.type "BPE" (or absent), model.vocab {token: id},
- * model.merges as "a b" strings or ["a", "b"] pairs, added_tokens [{id, content, special}],
- * a ByteLevel pre_tokenizer or decoder (alone or inside a Sequence). Ids must run 0..n-1
- * with no gap; an added token either has an id of its own or repeats its model.vocab entry
- * (as GPT-2's "<|endoftext|>" does). Not supported: ignore_merges, add_prefix_space
- * (ignored), non-ByteLevel vocabularies (refused). */
+ * model.merges as "a b" strings or ["a", "b"] pairs, added_tokens [{id, content, special,
+ * lstrip, rstrip; single_word must be false, normalized false when there is a normalizer}].
+ * Ids must run 0..n-1 with no gap; an added token either has an id of its
+ * own or repeats its model.vocab entry (as GPT-2's "<|endoftext|>" does).
+ * Steps read (alone or in a Sequence): normalizer Prepend, Replace (a String pattern);
+ * pre_tokenizer ByteLevel (add_prefix_space false), Split (Regex or String; every behavior;
+ * invert), Digits, Metaspace (split false); model BPE with byte_fallback, unk_token, fuse_unk,
+ * ignore_merges; decoder ByteLevel, Replace, ByteFallback, Fuse, Strip (of leading spaces),
+ * Metaspace; post_processor ByteLevel, TemplateProcessing (special tokens around $A).
+ * Anything else, a step or an option, is refused with a one-line error that names it
+ * (NFC, for one: Qwen2's files are refused for it). A file whose steps glassbox cannot write
+ * back (all but GPT-2's) is kept and gb_tok_save_json writes it unchanged. */
 int gb_tok_load_json(const char *path, gb_tokenizer **out, gb_err *err);
 
 /* GPT-2's vocab.json {token: id} + merges.txt (an optional first line "#version...", then
@@ -103,9 +122,13 @@ void gb_tok_free(gb_tokenizer *tok);
 
 /* One pre-token of the input as encode saw it. */
 typedef struct gb_tok_word {
-	size_t start, len; /* its bytes: text[start .. start+len) */
+	size_t start, len; /* its bytes: trace.text[start .. start+len) */
 	int first, n;      /* its ids: ids[first .. first+n) */
 	int special;       /* 1 when it is an added token matched whole (it has no merges) */
+	int sym_first;     /* its pieces before any merge: trace.syms[sym_first .. +n_sym) */
+	int n_sym;
+	int whole;         /* 1 when the vocabulary has it whole (ignore_merges: no merges run) */
+	int fallback;      /* how many of its first pieces are byte-fallback or unknown tokens */
 } gb_tok_word;
 
 /* One merge as encode applied it. Replaying: split every word into its byte tokens, then
@@ -120,14 +143,19 @@ typedef struct gb_tok_step {
 
 /* What encode did, for the lesson that replays tokenization. Free with gb_tok_trace_free. */
 typedef struct gb_tok_trace {
+	char *text;         /* the text the words index: the input after the normalizer, NUL-ended */
+	size_t text_len;
+	int *syms;          /* (n_syms) every word's pieces before merges (see gb_tok_word) */
+	int n_syms;
 	gb_tok_word *words; /* (n_words) in input order */
 	int n_words;
 	gb_tok_step *steps; /* (n_steps) in the order applied: word by word, lowest rank first */
 	int n_steps;
 } gb_tok_trace;
 
-/* text (len bytes, any values) to *ids (malloc'd, *n_ids entries, at most len; never NULL on
- * success). flags: GB_TOK_SPECIAL or 0. trace may be NULL; when given it receives the words
+/* text (len bytes, any values) to *ids (malloc'd, *n_ids entries; never NULL on success; at
+ * most len for byte-level BPE without a template). flags: GB_TOK_SPECIAL, GB_TOK_TEMPLATE or
+ * 0. trace may be NULL; when given it receives the words
  * and merge steps. Without a trace a word of n bytes costs O(n log n); with one, each step
  * also walks its word to find pos, so traces are meant for sentences, not whole books. */
 int gb_tok_encode(const gb_tokenizer *tok, const void *text, size_t len, int flags,
@@ -136,8 +164,9 @@ int gb_tok_encode(const gb_tokenizer *tok, const void *text, size_t len, int fla
 void gb_tok_trace_free(gb_tok_trace *trace);
 
 /* ids to bytes: *out is malloc'd, *len bytes plus a terminating NUL that is not counted (the
- * bytes themselves may contain NUL). Special tokens decode to their text. Fails on an id
- * outside 0..n_vocab-1. */
+ * bytes themselves may contain NUL). Special tokens decode to their text; a decoder's Strip
+ * drops its leading spaces (Llama's "▁" before the first word). Fails on an id outside
+ * 0..n_vocab-1. */
 int gb_tok_decode(const gb_tokenizer *tok, const int *ids, int n_ids, char **out, size_t *len,
                   gb_err *err);
 
@@ -168,5 +197,17 @@ int gb_tok_n_merges(const gb_tokenizer *tok);
 /* Merge of the given rank: *left, *right get its pieces; returns the result's id, or -1 for
  * a rank out of range. */
 int gb_tok_merge(const gb_tokenizer *tok, int rank, int *left, int *right);
+
+/* 1 when the vocabulary is spelled as text (SentencePiece style), 0 for byte-level BPE. */
+int gb_tok_charlevel(const gb_tokenizer *tok);
+
+/* The post-processor's tokens around a single text: *before / *after point at n_before /
+ * n_after ids (none for a tokenizer without a template). */
+void gb_tok_template(const gb_tokenizer *tok, const int **before, int *n_before,
+                     const int **after, int *n_after);
+
+/* The tokenizer's steps in one line for people, e.g. "normalizer: Prepend(\"▁\"), Replace(...);
+ * ...". */
+const char *gb_tok_describe(const gb_tokenizer *tok);
 
 #endif
