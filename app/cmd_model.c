@@ -162,6 +162,8 @@ int cmd_info(session *s, int argc, char **argv, const char *rest)
 	printf("output      %s\n", c->tied ? "tied to the embedding (scores are dot products with E's rows)"
 	                                     : "its own V x d matrix");
 	printf("parameters  %zu\n", s->model.n_weights);
+	if (s->model.load_note[0])
+		printf("loading     %s\n", s->model.load_note);
 	printf("engine      %s\n\n", s->k->name);
 
 	info_table(s);

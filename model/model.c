@@ -250,6 +250,9 @@ void gb_model_free(gb_model *m)
 	free(m->params);
 	free(m->owned);
 	gb_unmap(&m->map);
+	for (int i = 0; i < m->n_shards; i++)
+		gb_unmap(&m->shards[i]);
+	free(m->shards);
 	if (m->tok)
 		gb_tok_free(m->tok);
 	memset(m, 0, sizeof *m);
@@ -283,8 +286,14 @@ int gb_model_load(gb_model *m, const char *dir, gb_err *err)
 	if (build_params(m, err))
 		goto fail;
 	snprintf(path, sizeof path, "%s/model.safetensors", dir);
-	if (gb_safetensors_load(m, path, err))
+	char index[1200];
+	snprintf(index, sizeof index, "%s/model.safetensors.index.json", dir);
+	if (!exists(path) && exists(index)) {
+		if (gb_safetensors_load_index(m, dir, index, err))
+			goto fail;
+	} else if (gb_safetensors_load(m, path, err)) {
 		goto fail;
+	}
 	bind_slots(m);
 	snprintf(path, sizeof path, "%s/tokenizer.json", dir);
 	char alt[1200];
@@ -352,6 +361,11 @@ int gb_model_make_writable(gb_model *m, gb_err *err)
 	free(m->owned);
 	m->owned = block;
 	gb_unmap(&m->map);
+	for (int i = 0; i < m->n_shards; i++)
+		gb_unmap(&m->shards[i]);
+	free(m->shards);
+	m->shards = NULL;
+	m->n_shards = 0;
 	m->writable = 1;
 	bind_slots(m);
 	return 0;

@@ -80,12 +80,17 @@ typedef struct gb_model {
 	int n_params;
 	size_t n_weights;           /* total parameter count */
 	float *owned;               /* one block for every non-mapped parameter */
-	gb_map map;                 /* model.safetensors */
+	gb_map map;                 /* model.safetensors, or a llama2.c checkpoint */
+	gb_map *shards;             /* a sharded checkpoint's files (n_shards) */
+	int n_shards;
+	char load_note[512];        /* what loading skipped or converted, for `info` ("" if nothing) */
 	int writable;               /* every parameter lives in owned memory */
 	struct gb_tokenizer *tok;   /* NULL when the folder has none */
 } gb_model;
 
-/* Loads a folder. On failure *m is left empty and err names the file and the problem. */
+/* Loads a folder: config.json, then model.safetensors or, without it, the shards that
+ * model.safetensors.index.json names, then the tokenizer when there is one. On failure *m is
+ * left empty and err names the file and the problem. */
 int gb_model_load(gb_model *m, const char *dir, gb_err *err);
 
 /* A model with random weights (N(0, std^2); norm gains 1, biases 0), parameters owned. */

@@ -132,7 +132,8 @@ static void e_shape(json_t *h)
 static void e_missing(json_t *h) { json_object_del(h, "ln_f.bias"); }
 static void e_extra(json_t *h)
 {
-	json_object_set_new(h, "h.9.attn.bias", json_pack("{s:s, s:[i], s:[i, i]}", "dtype", "F32", "shape", 0, "data_offsets", 0, 0));
+	/* A layer the config does not have (h.9.attn.bias would be GPT-2's mask buffer: skipped). */
+	json_object_set_new(h, "h.9.ln_1.weight", json_pack("{s:s, s:[i], s:[i, i]}", "dtype", "F32", "shape", 0, "data_offsets", 0, 0));
 }
 
 static void round_trips(void)
@@ -252,7 +253,7 @@ static void broken(void)
 	write_st(&good, DIR "/model.safetensors", AS_F32, e_missing);
 	expect_fail("missing tensor", "\"ln_f.bias\" is missing");
 	write_st(&good, DIR "/model.safetensors", AS_F32, e_extra);
-	expect_fail("tensor the architecture lacks", "not part of this architecture");
+	expect_fail("tensor the architecture lacks", "\"h.9.ln_1.weight\" is not part of this 2-layer gpt2 model (expected wte");
 
 	/* Cut the data short: the last tensor's offsets now run past the end. */
 	write_st(&good, DIR "/model.safetensors", AS_F32, NULL);
