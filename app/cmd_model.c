@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "app/bench_forward.h"
+#include "model/formats/llama2c.h"
 #include "model/tokenizer/tokenizer.h"
 #include "viz/colormap.h"
 
@@ -34,18 +35,40 @@ int cmd_models(session *s, int argc, char **argv, const char *rest)
 	return 0;
 }
 
-int cmd_load(session *s, int argc, char **argv, const char *rest)
+/* A model argument resolved and loaded: a folder, a shipped name or a llama2.c file (with
+ * its tokenizer when given); -1 after an error line. */
+static int load_model(const char *arg, const char *tokenizer, gb_model *m)
 {
-	if (argc != 2)
-		return usage(argv[0]);
-	gb_model m;
 	gb_err err;
 	char path[1024];
-	resolve_model(argv[1], path, sizeof path);
-	if (gb_model_load(&m, path, &err)) {
-		errorf("%s", err.msg);
-		return -1; /* the model loaded before stays */
+	resolve_model(arg, path, sizeof path);
+	struct stat st;
+	if (tokenizer && (stat(path, &st) || !S_ISREG(st.st_mode))) {
+		errorf("--tokenizer is for a llama2.c checkpoint (a .bin file); %s is not one", arg);
+		return -1;
 	}
+	int rc = tokenizer ? gb_model_load_llama2c(m, path, tokenizer, &err) : gb_model_load(m, path, &err);
+	if (rc)
+		errorf("%s", err.msg);
+	return rc;
+}
+
+int cmd_load(session *s, int argc, char **argv, const char *rest)
+{
+	const char *what = NULL, *tokenizer = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--tokenizer") && i + 1 < argc)
+			tokenizer = argv[++i];
+		else if (argv[i][0] != '-' && !what)
+			what = argv[i];
+		else
+			return usage(argv[0]);
+	}
+	if (!what)
+		return usage(argv[0]);
+	gb_model m;
+	if (load_model(what, tokenizer, &m))
+		return -1; /* the model loaded before stays */
 	if (s->loaded)
 		gb_model_free(&s->model);
 	s->model = m;
@@ -54,8 +77,38 @@ int cmd_load(session *s, int argc, char **argv, const char *rest)
 	gb_fig_free(s->fig); /* the old model's figure must not be exported as this one's */
 	s->fig = NULL;
 	if (s->interactive)
-		printf("loaded %s: %s, %zu parameters\n", argv[1], gb_family_name(m.cfg.family), m.n_weights);
+		printf("loaded %s: %s, %zu parameters\n", what, gb_family_name(m.cfg.family), m.n_weights);
 	return 0;
+}
+
+int cmd_export_model(session *s, int argc, char **argv, const char *rest)
+{
+	const char *what = NULL, *out = NULL;
+	int version = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--llama2c") && i + 1 < argc)
+			out = argv[++i];
+		else if (!strcmp(argv[i], "--version") && i + 1 < argc) {
+			if (parse_int(argv[++i], 0, 1, &version, "the llama2.c version"))
+				return -1;
+		} else if (argv[i][0] != '-' && !what)
+			what = argv[i];
+		else
+			return usage(argv[0]);
+	}
+	if (!what || !out)
+		return usage(argv[0]);
+	gb_model m;
+	gb_err err;
+	if (load_model(what, NULL, &m))
+		return -1;
+	int rc = gb_llama2c_write(&m, out, version, &err);
+	if (rc)
+		errorf("%s", err.msg);
+	else if (s->interactive)
+		printf("wrote %s: llama2.c %s, %zu parameters\n", out, version ? "version 1" : "legacy", m.n_weights);
+	gb_model_free(&m);
+	return rc;
 }
 
 static void info_row(const char *what, long per, long count, const char *cost)
@@ -155,7 +208,12 @@ int cmd_info(session *s, int argc, char **argv, const char *rest)
 	printf("vocabulary  %d, context %d\n", c->vocab, c->n_ctx);
 	printf("norm        %s, %s-norm%s, eps %g%s\n", gb_norm_name(c->norm), c->prenorm ? "pre" : "post",
 	       c->final_norm ? ", final norm" : "", (double)c->norm_eps, c->textbook_ln ? ", textbook (sigma + eps)" : "");
-	printf("positions   %s%s\n", gb_pos_name(c->pos), c->window ? "" : "");
+	if (c->pos == GB_POS_ROPE)
+		printf("positions   rope, theta %g, %s\n", (double)c->rope_theta, c->rope_pairs == GB_ROPE_ADJACENT
+		       ? "adjacent pairs (2f, 2f+1) rotate together (Meta's and llama2.c's layout)"
+		       : "pairs (f, f + d_head/2) rotate together (rotate-half, Hugging Face's layout)");
+	else
+		printf("positions   %s\n", gb_pos_name(c->pos));
 	if (c->window)
 		printf("attention   local window %d\n", c->window);
 	printf("ffn         %s, biases %s\n", gb_act_name(c->act, c->ffn), c->bias ? "yes" : "no");

@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 
 #include "model/formats/hf_config.h"
+#include "model/formats/llama2c.h"
+#include "model/formats/llama2c_tok.h"
 #include "model/formats/safetensors.h"
 #include "model/rng.h"
 #include "model/tokenizer/tokenizer.h"
@@ -255,6 +257,7 @@ void gb_model_free(gb_model *m)
 	free(m->shards);
 	if (m->tok)
 		gb_tok_free(m->tok);
+	gb_l2c_tok_free(m->l2c_tok);
 	memset(m, 0, sizeof *m);
 }
 
@@ -274,9 +277,10 @@ int gb_model_load(gb_model *m, const char *dir, gb_err *err)
 {
 	memset(m, 0, sizeof *m);
 	char path[1200];
+	if (exists(dir) && !is_dir(dir))
+		return gb_model_load_llama2c(m, dir, NULL, err);
 	if (!is_dir(dir))
-		return gb_fail(err, "%s: %s", dir, exists(dir) ? "not a folder (a model is a folder with config.json "
-		               "and model.safetensors)" : "no such model folder");
+		return gb_fail(err, "%s: no such model folder or llama2.c checkpoint", dir);
 	if (strlen(dir) >= sizeof m->dir)
 		return gb_fail(err, "%s: path too long", dir);
 	snprintf(path, sizeof path, "%s/config.json", dir);
@@ -311,6 +315,59 @@ int gb_model_load(gb_model *m, const char *dir, gb_err *err)
 fail:
 	gb_model_free(m);
 	return -1;
+}
+
+int gb_model_load_llama2c(gb_model *m, const char *path, const char *tokenizer_path, gb_err *err)
+{
+	memset(m, 0, sizeof *m);
+	if (strlen(path) >= sizeof m->dir)
+		return gb_fail(err, "%s: path too long", path);
+	gb_l2c_header h;
+	if (gb_map_file(&m->map, path, err))
+		return -1;
+	if (gb_llama2c_header(&m->map, path, &m->cfg, &h, err))
+		goto fail;
+	snprintf(m->dir, sizeof m->dir, "%s", path);
+	if (build_params(m, err) || gb_llama2c_bind(m, &h, path, err))
+		goto fail;
+	bind_slots(m);
+	char beside[1200];
+	if (!tokenizer_path) {
+		const char *slash = strrchr(path, '/');
+		snprintf(beside, sizeof beside, "%.*stokenizer.bin", slash ? (int)(slash - path + 1) : 0, path);
+		if (exists(beside))
+			tokenizer_path = beside;
+	}
+	if (tokenizer_path) {
+		if (gb_l2c_tok_load(tokenizer_path, m->cfg.vocab, &m->l2c_tok, err))
+			goto fail;
+	} else {
+		size_t l = strlen(m->load_note);
+		snprintf(m->load_note + l, sizeof m->load_note - l, "; no tokenizer.bin beside it (load FILE --tokenizer "
+		         "TOKENIZER.bin, or run --ids)");
+	}
+	return 0;
+fail:
+	gb_model_free(m);
+	return -1;
+}
+
+int gb_model_encode(const gb_model *m, const char *text, size_t len, int **ids, int *n, gb_err *err)
+{
+	if (m->l2c_tok)
+		return gb_l2c_tok_encode(m->l2c_tok, text, len, 1, 0, ids, n, err);
+	if (m->tok)
+		return gb_tok_encode(m->tok, text, len, 0, ids, n, NULL, err);
+	return gb_fail(err, "%s has no tokenizer: give token ids", m->dir[0] ? m->dir : "the model");
+}
+
+const unsigned char *gb_model_piece(const gb_model *m, int id, size_t *len)
+{
+	if (m->l2c_tok)
+		return gb_l2c_tok_piece(m->l2c_tok, id, len);
+	if (m->tok)
+		return gb_tok_piece_bytes(m->tok, id, len);
+	return NULL;
 }
 
 int gb_model_init(gb_model *m, const gb_config *c, uint64_t seed, float std, gb_err *err)
@@ -361,6 +418,7 @@ int gb_model_make_writable(gb_model *m, gb_err *err)
 	free(m->owned);
 	m->owned = block;
 	gb_unmap(&m->map);
+	m->l2c_freqs = NULL; /* it pointed into the map */
 	for (int i = 0; i < m->n_shards; i++)
 		gb_unmap(&m->shards[i]);
 	free(m->shards);
