@@ -289,6 +289,8 @@ int gb_l2c_tok_decode(const gb_l2c_tok *t, const int *ids, int n, char **out, si
 	size_t at = 0;
 	for (int i = 0; i < n; i++) {
 		size_t l = 0;
+		if (ids[i] == 1 || ids[i] == 2)
+			continue; /* BOS and EOS are not text (SentencePiece's decode drops them too) */
 		const unsigned char *p = gb_l2c_tok_piece(t, ids[i], &l);
 		if (i > 0 && ids[i - 1] == 1 && l && p[0] == ' ' && t->byteval[ids[i]] < 0) {
 			p++; /* SentencePiece drops the space that follows BOS */

@@ -13,7 +13,7 @@
  * until no pair is a piece. Where two ids spell the same piece, the lower id is the piece.
  *
  * Decoding, as run.c's decode(): a piece "<0xNN>" is the byte NN; a piece right after BOS
- * loses its leading space. Errors: 0 / -1 with a one-line message. */
+ * loses its leading space; BOS and EOS themselves are not text and decode to nothing. Errors: 0 / -1 with a one-line message. */
 #ifndef GLASSBOX_LLAMA2C_TOK_H
 #define GLASSBOX_LLAMA2C_TOK_H
 
@@ -41,7 +41,8 @@ const unsigned char *gb_l2c_tok_piece(const gb_l2c_tok *t, int id, size_t *len);
 /* The piece exactly as the file spells it, and its score. */
 const unsigned char *gb_l2c_tok_raw(const gb_l2c_tok *t, int id, size_t *len, float *score);
 
-/* ids to text (malloc'd, NUL-terminated, *len bytes), run.c's rule for the space after BOS. */
+/* ids to text (malloc'd, NUL-terminated, *len bytes), run.c's rule for the space after BOS;
+ * ids 1 and 2 (BOS, EOS) give no bytes. */
 int gb_l2c_tok_decode(const gb_l2c_tok *t, const int *ids, int n, char **out, size_t *len, gb_err *err);
 
 #endif
