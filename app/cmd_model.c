@@ -3,7 +3,9 @@
  * (engine, threads, palette, colours, the textbook's layer norm) and `bench`. */
 #include "app/cmd.h"
 
+#include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -12,6 +14,92 @@
 #include "model/tokenizer/tokenizer.h"
 #include "viz/colormap.h"
 
+/* The user's model gallery: $XDG_DATA_HOME/glassbox/models, or ~/.local/share/glassbox/models. */
+static int user_models_dir(char *out, size_t cap)
+{
+	const char *x = getenv("XDG_DATA_HOME"), *h = getenv("HOME");
+	if (x && x[0] == '/') /* the XDG spec ignores a relative path */
+		snprintf(out, cap, "%s/glassbox/models", x);
+	else if (h && *h)
+		snprintf(out, cap, "%s/.local/share/glassbox/models", h);
+	else
+		return -1;
+	return 0;
+}
+
+static void count_text(char *buf, size_t cap, double n)
+{
+	if (n >= 1e9)
+		snprintf(buf, cap, "%.2fB", n / 1e9);
+	else if (n >= 1e6)
+		snprintf(buf, cap, "%.1fM", n / 1e6);
+	else if (n >= 1e3)
+		snprintf(buf, cap, "%.1fK", n / 1e3);
+	else
+		snprintf(buf, cap, "%.0f", n);
+}
+
+/* A gallery entry: a folder, or a llama2.c .bin that is not a tokenizer. */
+static int gallery_entry(const struct dirent *e)
+{
+	size_t l = strlen(e->d_name);
+	if (e->d_name[0] == '.')
+		return 0;
+	if (l > 4 && !strcmp(e->d_name + l - 4, ".bin"))
+		return strcmp(e->d_name, "tokenizer.bin") != 0;
+	return 1; /* folders; plain files are weeded out by the caller */
+}
+
+static void gallery(const char *dir)
+{
+	struct dirent **list;
+	int n = scandir(dir, &list, gallery_entry, alphasort);
+	if (n < 0) {
+		printf("your models: none yet. Put a model folder (config.json, model.safetensors, tokenizer.json) or a\n"
+		       "llama2.c checkpoint with its tokenizer.bin in %s\n", dir);
+		return;
+	}
+	printf("your models (in %s):\n", dir);
+	int shown = 0, ok = 0;
+	for (int i = 0; i < n; i++) {
+		char p[1400];
+		struct stat st;
+		snprintf(p, sizeof p, "%s/%s", dir, list[i]->d_name);
+		if (stat(p, &st) || (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) ||
+		    (S_ISREG(st.st_mode) && !strstr(list[i]->d_name, ".bin"))) {
+			free(list[i]);
+			continue;
+		}
+		gb_model_summary sm;
+		gb_err err;
+		shown++;
+		if (gb_model_check(p, &sm, &err)) {
+			/* The path is in the line already: drop it from the message. */
+			const char *msg = !strncmp(err.msg, p, strlen(p)) ? err.msg + strlen(p) : err.msg;
+			if (*msg == '/')
+				msg++;
+			else if (*msg == ':')
+				msg += 2;
+			printf("  %-20s does not load: %s\n", list[i]->d_name, msg);
+		} else {
+			const gb_config *c = &sm.cfg;
+			char params[32], size[32];
+			count_text(params, sizeof params, (double)sm.n_weights);
+			count_text(size, sizeof size, (double)sm.bytes);
+			printf("  %-20s %s, %d layers, d_model %d, %s parameters (%s, %sB)\n", list[i]->d_name,
+			       gb_family_name(c->family), c->n_layer, c->d_model, params, sm.format, size);
+			printf("  %-20s tokenizer: %s; ok\n", "", sm.tokenizer);
+			ok++;
+		}
+		free(list[i]);
+	}
+	free(list);
+	if (!shown)
+		printf("  (none yet: put a model folder or a llama2.c checkpoint with its tokenizer.bin here)\n");
+	if (ok)
+		printf("  (ok: the files pass every check load makes but the scan of the weights for NaN and infinity)\n");
+}
+
 int cmd_models(session *s, int argc, char **argv, const char *rest)
 {
 	if (argc != 1)
@@ -19,18 +107,20 @@ int cmd_models(session *s, int argc, char **argv, const char *rest)
 	char dir[600];
 	if (models_dir(dir, sizeof dir)) {
 		printf("no shipped models found (looked beside the program and in %s/models)\n", GLASSBOX_DATADIR);
-		return 0;
+	} else {
+		const char *names[] = { "tiny-lm", "tiny-mt" };
+		const char *what[] = { "decoder-only, 4 layers x 4 heads, trained on a small English world",
+		                       "encoder-decoder (the textbook's layout), 2 + 2 layers, translates dates" };
+		printf("shipped models (in %s):\n", dir);
+		for (int i = 0; i < 2; i++) {
+			char p[1200];
+			struct stat st;
+			snprintf(p, sizeof p, "%s/%s/model.safetensors", dir, names[i]);
+			printf("  %-8s %s%s\n", names[i], what[i], stat(p, &st) ? "  (missing)" : "");
+		}
 	}
-	const char *names[] = { "tiny-lm", "tiny-mt" };
-	const char *what[] = { "decoder-only, 4 layers x 4 heads, trained on a small English world",
-	                       "encoder-decoder (the textbook's layout), 2 + 2 layers, translates dates" };
-	printf("shipped models (in %s):\n", dir);
-	for (int i = 0; i < 2; i++) {
-		char p[1200];
-		struct stat st;
-		snprintf(p, sizeof p, "%s/%s/model.safetensors", dir, names[i]);
-		printf("  %-8s %s%s\n", names[i], what[i], stat(p, &st) ? "  (missing)" : "");
-	}
+	if (!user_models_dir(dir, sizeof dir))
+		gallery(dir);
 	printf("load one with: load NAME\n");
 	return 0;
 }
@@ -40,9 +130,15 @@ int cmd_models(session *s, int argc, char **argv, const char *rest)
 static int load_model(const char *arg, const char *tokenizer, gb_model *m)
 {
 	gb_err err;
-	char path[1024];
-	resolve_model(arg, path, sizeof path);
+	char path[1024], user[700];
 	struct stat st;
+	resolve_model(arg, path, sizeof path);
+	/* A name from the user's gallery (`models`), when it is not a path or a shipped model. */
+	if (stat(path, &st) && !strchr(arg, '/') && !user_models_dir(user, sizeof user)) {
+		char p[1024];
+		if (snprintf(p, sizeof p, "%s/%s", user, arg) < (int)sizeof p && !stat(p, &st))
+			memcpy(path, p, sizeof path);
+	}
 	if (tokenizer && (stat(path, &st) || !S_ISREG(st.st_mode))) {
 		errorf("--tokenizer is for a llama2.c checkpoint (a .bin file); %s is not one", arg);
 		return -1;

@@ -89,6 +89,8 @@ typedef struct gb_model {
 	struct gb_tokenizer *tok;   /* NULL when the folder has none */
 	struct gb_l2c_tok *l2c_tok; /* a llama2.c checkpoint's tokenizer.bin, or NULL */
 	const float *l2c_freqs;     /* a legacy llama2.c file's unused freq_cis, in the map, or NULL */
+	int l2c;                    /* a llama2.c checkpoint: 1 + its version (1 legacy, 2, 3); else 0 */
+	int check_only;             /* gb_model_check: headers, names and shapes, not the values */
 } gb_model;
 
 /* Loads a folder: config.json, then model.safetensors or, without it, the shards that
@@ -100,6 +102,20 @@ int gb_model_load(gb_model *m, const char *dir, gb_err *err);
  * or when NULL tokenizer.bin beside the checkpoint if there is one (m->load_note says when
  * there is none). gb_model_load calls it for a path that is a file. */
 int gb_model_load_llama2c(gb_model *m, const char *path, const char *tokenizer_path, gb_err *err);
+
+/* What the gallery (`models`) shows of a model without reading its weights. */
+typedef struct gb_model_summary {
+	gb_config cfg;
+	size_t n_weights;
+	size_t bytes;          /* the weight files' size on disk */
+	char format[64];       /* "safetensors", "safetensors, 3 shards", "llama2.c legacy", ... */
+	char tokenizer[96];    /* the tokenizer's kind and size, or "none" */
+} gb_model_summary;
+
+/* Checks a folder or llama2.c file as gb_model_load would -- every header, name, shape,
+ * offset and size, and the tokenizer -- without converting or scanning the weights (NaN and
+ * infinite values are not looked for), so it is fast for large models. */
+int gb_model_check(const char *path, gb_model_summary *out, gb_err *err);
 
 /* Text to ids with the model's tokenizer, whichever it has: tokenizer.json's BPE, or
  * tokenizer.bin's (llama2.c's encoder, BOS first as run.c's generate does). Fails when the

@@ -291,10 +291,19 @@ static void gpt2_hub(void)
 	write_text("model.safetensors.index.json", text);
 	free(text);
 	expect_same("GPT-2 in 3 shards", want, n, "weights from 3 shards");
+	gb_model_summary sm;
+	gb_err err2;
+	int rc = gb_model_check(dir, &sm, &err2);
+	tap_ok(rc == 0 && !strcmp(sm.format, "safetensors, 3 shards") &&
+	       sm.n_weights == m.n_weights && sm.cfg.n_layer == 2,
+	       "the gallery's check of the sharded folder: %s, %zu parameters", sm.format, sm.n_weights);
 
 	/* Broken shardings. */
 	rm(shard[1]);
 	expect_fail("a shard missing", "shard model-00002-of-00003.safetensors (named by");
+	rc = gb_model_check(dir, &sm, &err2);
+	tap_ok(rc == -1 && strstr(err2.msg, "is missing"),
+	       "the gallery's check finds the missing shard too (%s)", err2.msg);
 	st_path(p, sizeof p, shard[1]);
 	write_st(p, &l, cut1, cut2 + 1); /* the third shard's first tensor also here */
 	expect_fail("a tensor in two shards", "is in this shard, but");

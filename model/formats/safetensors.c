@@ -311,6 +311,12 @@ static const char *expected_names(int family)
 	return "model.shared, model.{encoder,decoder}.layers.N.*, lm_head";
 }
 
+static int unknown(const st_entry *t, const gb_config *c, gb_err *err)
+{
+	return gb_fail(err, "%s: tensor \"%s\" is not part of this %d-layer %s model (expected %s; check config.json)",
+	               t->file, t->name, c->n_layer, gb_family_name(c->family), expected_names(c->family));
+}
+
 static void note(gb_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void note(gb_model *m, const char *fmt, ...)
@@ -398,6 +404,15 @@ static int bind(gb_model *m, st_entry *e, int n, const char *what, gb_err *err)
 		else
 			need += p->n;
 	}
+	if (m->check_only) { /* the gallery: names, shapes and sizes are all it asks */
+		for (int i = 0; i < n; i++)
+			if (!e[i].used && !(c->tied && !strcmp(e[i].key, "lm_head.weight"))) {
+				unknown(&e[i], c, err);
+				goto out;
+			}
+		rc = 0;
+		goto out;
+	}
 	if (need) {
 		m->owned = malloc(need * sizeof(float));
 		if (!m->owned) {
@@ -435,8 +450,7 @@ static int bind(gb_model *m, st_entry *e, int n, const char *what, gb_err *err)
 	}
 	for (int i = 0; i < n; i++)
 		if (!e[i].used) {
-			gb_fail(err, "%s: tensor \"%s\" is not part of this %d-layer %s model (expected %s; check config.json)",
-			        e[i].file, e[i].name, c->n_layer, gb_family_name(fam), expected_names(fam));
+			unknown(&e[i], c, err);
 			goto out;
 		}
 	for (int b = 0; b < N_BUFFERS; b++)
