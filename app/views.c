@@ -563,7 +563,7 @@ gb_figure *view_next(session *s, int k, double temp)
 		idx[i] = best;
 		val[i] = (float)(p[best] / z);
 		size_t len = 0;
-		const unsigned char *b = s->model.tok ? gb_tok_piece_bytes(s->model.tok, best, &len) : NULL;
+		const unsigned char *b = gb_model_piece(&s->model, best, &len);
 		labels[i] = malloc(len + 16);
 		if (b) {
 			memcpy(labels[i], b, len);
