@@ -441,7 +441,8 @@ static void damaged(void)
 				clean = 0;
 		}
 	}
-	tap_ok(clean && ok + refused == 300, "300 damaged headers: %d refused with one line each, %d still loaded", refused, ok);
+	tap_ok(clean && ok + refused == 300, "300 damaged headers: %d refused with one line each, %d still loaded", refused,
+	       ok);
 	gb_model_free(&m);
 }
 

@@ -47,7 +47,10 @@ static int lookup2(const gb_l2c_tok *t, const unsigned char *a, size_t la, const
 	}
 }
 
-static int lookup(const gb_l2c_tok *t, const void *s, size_t n) { return lookup2(t, s, n, NULL, 0); }
+static int lookup(const gb_l2c_tok *t, const void *s, size_t n)
+{
+	return lookup2(t, s, n, (const unsigned char *)"", 0); /* "": memcmp never sees NULL */
+}
 
 void gb_l2c_tok_free(gb_l2c_tok *t)
 {
@@ -143,7 +146,7 @@ int gb_l2c_tok_load(const char *path, int vocab, gb_l2c_tok **out, gb_err *err)
 		size_t n = t->off[i + 1] - t->off[i];
 		if (lookup(t, s, n) >= 0)
 			continue;
-		size_t k = hash2(s, n, NULL, 0) & (t->cap - 1);
+		size_t k = hash2(s, n, (const unsigned char *)"", 0) & (t->cap - 1);
 		while (t->slot[k] >= 0)
 			k = (k + 1) & (t->cap - 1);
 		t->slot[k] = i;
