@@ -438,7 +438,9 @@ static int bind(gb_model *m, st_entry *e, int n, const char *what, gb_err *err)
 		const gb_param *emb = &m->params[0];
 		int same = head->ndim == 2 && head->shape[0] == c->vocab && head->shape[1] == c->d_model &&
 		           dtypes[head->dtype].is_float;
-		for (size_t k = 0; same && k < emb->n; k++)
+		if (same && head->dtype == DT_F32) /* a copy is bit-identical: compare bytes (fast) */
+			same = !memcmp(head->data, emb->data, emb->n * sizeof(float));
+		for (size_t k = 0; same && head->dtype != DT_F32 && k < emb->n; k++)
 			same = elem(head, k) == emb->data[k];
 		if (!same) {
 			gb_fail(err, "%s: tensor \"%s\" differs from the token embedding, but config.json ties them "
