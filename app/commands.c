@@ -282,8 +282,9 @@ const command commands[] = {
 	{ "export-model", "DIR|FILE.bin --llama2c OUT.bin [--version 0|1]", "write a model as a llama2.c checkpoint",
 	  "Version 0 is the legacy layout run.c reads (the default), 1 the versioned float32 one.\n"
 	  "The model must be one llama2.c can run: a Llama with RMSNorm (eps 1e-5), SwiGLU, no\n"
-	  "biases and RoPE (theta 10000) on adjacent pairs. Loading the file back gives the same\n"
-	  "weights bit for bit.", cmd_export_model },
+	  "biases and RoPE with theta 10000. llama2.c rotates adjacent pairs: a Hugging Face Llama\n"
+	  "(rotating halves) is written with each head's q and k rows reordered to match. Loading\n"
+	  "the file back gives the same weights bit for bit.", cmd_export_model },
 	{ "init", "DIR [--preset gpt2|llama|encdec] [--seed N] [--force]",
 	  "write a small randomly initialized model folder",
 	  "A random model shows how the engine works, not what a trained model learned.", cmd_init },

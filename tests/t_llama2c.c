@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "model/formats/llama2c.h"
+#include "model/forward.h"
 #include "model/formats/llama2c_tok.h"
 #include "model/model.h"
 #include "tests/tap.h"
@@ -282,6 +283,19 @@ static void random_cases(void)
 	tap_ok(rt_bad == 0, "decode(encode(x)) == x on every one of them (%d failures)", rt_bad);
 }
 
+static float *logits_of(const gb_model *m, const int *ids, int n)
+{
+	gb_trace tr = { 0 };
+	gb_fwd_opts o = { 0 };
+	o.k = gb_kernels_by_name("ref");
+	gb_err err;
+	float *out = calloc((size_t)n * m->cfg.vocab, sizeof *out);
+	if (!gb_forward(m, ids, n, NULL, 0, &tr, &o, &err))
+		memcpy(out, gb_trace_get(&tr, "logits")->data, sizeof *out * (size_t)n * m->cfg.vocab);
+	gb_trace_free(&tr);
+	return out;
+}
+
 /* The writer refuses what llama2.c cannot say, and writes nothing then. */
 static void refusals(void)
 {
@@ -293,8 +307,47 @@ static void refusals(void)
 	gb_err err;
 	gb_model_init(&m, &c, 3, 0.1f, &err);
 	unlink(path);
-	tap_ok(gb_llama2c_write(&m, path, 0, &err) == -1 && strstr(err.msg, "rotates halves") && access(path, F_OK),
-	       "a rotate-half Llama: refused, nothing written (%s)", err.msg);
+	m.cfg.norm_eps = 1e-6f;
+	tap_ok(gb_llama2c_write(&m, path, 0, &err) == -1 && strstr(err.msg, "epsilon is not 1e-5") && access(path, F_OK),
+	       "RMSNorm eps 1e-6: refused, nothing written (%s)", err.msg);
+	m.cfg.norm_eps = 1e-5f;
+
+	/* A rotate-half model (Hugging Face's layout) is written with q and k rows reordered for
+	 * adjacent pairs: the llama2.c file computes the same logits. */
+	static const int ids[] = { 1, 7, 200, 45, 45, 3, 299, 12 };
+	float *want = logits_of(&m, ids, 8), worst = 0, top = 0;
+	int wrc = gb_llama2c_write(&m, path, 1, &err);
+	if (!tap_ok(wrc == 0, "a rotate-half Llama writes as version 1"))
+		tap_diag("%s", err.msg);
+	gb_model half;
+	if (gb_model_load(&half, path, &err) == 0) {
+		float *got = logits_of(&half, ids, 8);
+		for (int i = 0; i < 8 * 300; i++) {
+			worst = fmaxf(worst, fabsf(got[i] - want[i]));
+			top = fmaxf(top, fabsf(want[i]));
+		}
+		worst /= top;
+		const gb_param *q0 = gb_model_param(&m, "model.layers.0.self_attn.q_proj.weight");
+		const gb_param *q1 = gb_model_param(&half, "model.layers.0.self_attn.q_proj.weight");
+		/* head 1, row 2 of llama2.c's is row 1 of Hugging Face's; row 3 is row 1 + E/2 = 5 */
+		int moved = !memcmp(q1->data + 10 * 16, q0->data + 9 * 16, 16 * 4) &&
+		            !memcmp(q1->data + 11 * 16, q0->data + 13 * 16, 16 * 4);
+		tap_ok(half.cfg.rope_pairs == GB_ROPE_ADJACENT && moved && worst < 1e-5f,
+		       "it loads with adjacent pairs, q rows reordered per head, and the same logits (rel %.1e)", worst);
+		free(got);
+		/* Control: the same file read with the other pairing is another model. */
+		half.cfg.rope_pairs = GB_ROPE_HALF;
+		got = logits_of(&half, ids, 8);
+		float off = 0;
+		for (int i = 0; i < 8 * 300; i++)
+			off = fmaxf(off, fabsf(got[i] - want[i]) / top);
+		tap_ok(off > 1e-3f, "control: with rotate-half pairing the exported weights give other logits (rel %.1e)", off);
+		free(got);
+		gb_model_free(&half);
+	} else {
+		tap_ok(0, "the rotate-half export loads (%s)", err.msg);
+	}
+	free(want);
 	m.cfg.rope_pairs = GB_ROPE_ADJACENT;
 	m.cfg.bias = 1;
 	tap_ok(gb_llama2c_write(&m, path, 0, &err) == -1 && strstr(err.msg, "biases"), "biases: refused (%s)", err.msg);

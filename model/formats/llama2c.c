@@ -240,8 +240,6 @@ static const char *unfit(const gb_config *c)
 		return "its RMSNorm epsilon is not 1e-5";
 	if (c->pos != GB_POS_ROPE || c->rope_theta != L2C_THETA)
 		return "its positions are not RoPE with theta 10000";
-	if (c->rope_pairs != GB_ROPE_ADJACENT)
-		return "its RoPE rotates halves (Hugging Face's layout); llama2.c rotates adjacent pairs";
 	if (c->ffn != GB_FFN_GATED || c->act != GB_ACT_SILU)
 		return "its FFN is not SwiGLU";
 	if (c->bias || c->ffn_bias)
@@ -251,6 +249,19 @@ static const char *unfit(const gb_config *c)
 	if (c->scale_embed || c->window)
 		return "it scales embeddings or uses a local window";
 	return NULL;
+}
+
+/* A rotate-half model's q or k projection (heads of E rows of `in` floats) with each head's
+ * rows reordered for adjacent pairs: row 2i is row i, row 2i+1 is row i + E/2. RoPE then
+ * turns the same angle on the same two numbers, and q . k is the same sum reordered, so the
+ * llama2.c model computes what this one does (as Meta's and Hugging Face's conversions do). */
+static void write_adjacent(FILE *f, const gb_param *p, int E)
+{
+	int rows = p->shape[0], in = p->shape[1];
+	for (int r = 0; r < rows; r++) {
+		int h = r / E, j = r % E, src = h * E + (j % 2 ? j / 2 + E / 2 : j / 2);
+		fwrite(p->data + (size_t)src * in, sizeof(float), (size_t)in, f);
+	}
 }
 
 int gb_llama2c_write(const gb_model *m, const char *path, int version, gb_err *err)
@@ -305,7 +316,10 @@ int gb_llama2c_write(const gb_model *m, const char *path, int version, gb_err *e
 				gb_file_abort(&w);
 				return gb_fail(err, "%s: internal error: the model has no %s", path, name);
 			}
-			fwrite(p->data, sizeof(float), p->n, w.f); /* the host is little-endian, as the format */
+			if ((k == WQ || k == WK) && c->rope_pairs == GB_ROPE_HALF)
+				write_adjacent(w.f, p, c->d_head);
+			else
+				fwrite(p->data, sizeof(float), p->n, w.f); /* the host is little-endian, as the format */
 		}
 	}
 	return gb_file_commit(&w, err);

@@ -47,7 +47,9 @@ int gb_llama2c_bind(struct gb_model *m, const gb_l2c_header *h, const char *path
 /* Writes m as a llama2.c checkpoint, version 0 (legacy, run.c's) or 1, through a temporary
  * name. The model must be one llama2.c can express; otherwise the error names the first
  * difference. Legacy files carry freq_cis, which run.c skips: the loaded file's bytes when
- * m came from a legacy file with them (m->l2c_freqs), else cos/sin computed in double. */
+ * m came from a legacy file with them (m->l2c_freqs), else cos/sin computed in double.
+ * A rotate-half model (Hugging Face's Llama) is written with each head's q and k rows
+ * reordered for llama2.c's adjacent pairs, so that it computes the same thing. */
 int gb_llama2c_write(const struct gb_model *m, const char *path, int version, gb_err *err);
 
 #endif
