@@ -25,6 +25,7 @@ cmd_fn cmd_trace, cmd_print, cmd_dump, cmd_export;           /* cmd_data.c: the 
 cmd_fn cmd_generate, cmd_beam, cmd_translate;                /* cmd_gen.c: decoding */
 cmd_fn cmd_heads, cmd_ablate, cmd_lens, cmd_near, cmd_compare; /* cmd_probe.c: inside the model */
 cmd_fn cmd_models, cmd_load, cmd_info, cmd_init, cmd_set, cmd_bench; /* cmd_model.c */
+cmd_fn cmd_export_model;                                     /* cmd_model.c: llama2.c files */
 cmd_fn cmd_train, cmd_eval, cmd_curves;                      /* cmd_train.c: training */
 /* cmd_lesson is the lesson runner's own (lesson.h). */
 

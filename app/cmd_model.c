@@ -3,14 +3,103 @@
  * (engine, threads, palette, colours, the textbook's layer norm) and `bench`. */
 #include "app/cmd.h"
 
+#include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "app/bench_forward.h"
 #include "app/bench_kv.h"
+#include "model/formats/llama2c.h"
 #include "model/tokenizer/tokenizer.h"
 #include "viz/colormap.h"
+
+/* The user's model gallery: $XDG_DATA_HOME/glassbox/models, or ~/.local/share/glassbox/models. */
+static int user_models_dir(char *out, size_t cap)
+{
+	const char *x = getenv("XDG_DATA_HOME"), *h = getenv("HOME");
+	if (x && x[0] == '/') /* the XDG spec ignores a relative path */
+		snprintf(out, cap, "%s/glassbox/models", x);
+	else if (h && *h)
+		snprintf(out, cap, "%s/.local/share/glassbox/models", h);
+	else
+		return -1;
+	return 0;
+}
+
+static void count_text(char *buf, size_t cap, double n)
+{
+	if (n >= 1e9)
+		snprintf(buf, cap, "%.2fB", n / 1e9);
+	else if (n >= 1e6)
+		snprintf(buf, cap, "%.1fM", n / 1e6);
+	else if (n >= 1e3)
+		snprintf(buf, cap, "%.1fK", n / 1e3);
+	else
+		snprintf(buf, cap, "%.0f", n);
+}
+
+/* A gallery entry: a folder, or a llama2.c .bin that is not a tokenizer. */
+static int gallery_entry(const struct dirent *e)
+{
+	size_t l = strlen(e->d_name);
+	if (e->d_name[0] == '.')
+		return 0;
+	if (l > 4 && !strcmp(e->d_name + l - 4, ".bin"))
+		return strcmp(e->d_name, "tokenizer.bin") != 0;
+	return 1; /* folders; plain files are weeded out by the caller */
+}
+
+static void gallery(const char *dir)
+{
+	struct dirent **list;
+	int n = scandir(dir, &list, gallery_entry, alphasort);
+	if (n < 0) {
+		printf("your models: none yet. Put a model folder (config.json, model.safetensors, tokenizer.json) or a\n"
+		       "llama2.c checkpoint with its tokenizer.bin in %s\n", dir);
+		return;
+	}
+	printf("your models (in %s):\n", dir);
+	int shown = 0, ok = 0;
+	for (int i = 0; i < n; i++) {
+		char p[1400];
+		struct stat st;
+		snprintf(p, sizeof p, "%s/%s", dir, list[i]->d_name);
+		if (stat(p, &st) || (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) ||
+		    (S_ISREG(st.st_mode) && !strstr(list[i]->d_name, ".bin"))) {
+			free(list[i]);
+			continue;
+		}
+		gb_model_summary sm;
+		gb_err err;
+		shown++;
+		if (gb_model_check(p, &sm, &err)) {
+			/* The path is in the line already: drop it from the message. */
+			const char *msg = !strncmp(err.msg, p, strlen(p)) ? err.msg + strlen(p) : err.msg;
+			if (*msg == '/')
+				msg++;
+			else if (*msg == ':')
+				msg += 2;
+			printf("  %-20s does not load: %s\n", list[i]->d_name, msg);
+		} else {
+			const gb_config *c = &sm.cfg;
+			char params[32], size[32];
+			count_text(params, sizeof params, (double)sm.n_weights);
+			count_text(size, sizeof size, (double)sm.bytes);
+			printf("  %-20s %s, %d layers, d_model %d, %s parameters (%s, %sB)\n", list[i]->d_name,
+			       gb_family_name(c->family), c->n_layer, c->d_model, params, sm.format, size);
+			printf("  %-20s tokenizer: %s; ok\n", "", sm.tokenizer);
+			ok++;
+		}
+		free(list[i]);
+	}
+	free(list);
+	if (!shown)
+		printf("  (none yet: put a model folder or a llama2.c checkpoint with its tokenizer.bin here)\n");
+	if (ok)
+		printf("  (ok: the files pass every check load makes but the scan of the weights for NaN and infinity)\n");
+}
 
 int cmd_models(session *s, int argc, char **argv, const char *rest)
 {
@@ -19,34 +108,64 @@ int cmd_models(session *s, int argc, char **argv, const char *rest)
 	char dir[600];
 	if (models_dir(dir, sizeof dir)) {
 		printf("no shipped models found (looked beside the program and in %s/models)\n", GLASSBOX_DATADIR);
-		return 0;
+	} else {
+		const char *names[] = { "tiny-lm", "tiny-mt" };
+		const char *what[] = { "decoder-only, 4 layers x 4 heads, trained on a small English world",
+		                       "encoder-decoder (the textbook's layout), 2 + 2 layers, translates dates" };
+		printf("shipped models (in %s):\n", dir);
+		for (int i = 0; i < 2; i++) {
+			char p[1200];
+			struct stat st;
+			snprintf(p, sizeof p, "%s/%s/model.safetensors", dir, names[i]);
+			printf("  %-8s %s%s\n", names[i], what[i], stat(p, &st) ? "  (missing)" : "");
+		}
 	}
-	const char *names[] = { "tiny-lm", "tiny-mt" };
-	const char *what[] = { "decoder-only, 4 layers x 4 heads, trained on a small English world",
-	                       "encoder-decoder (the textbook's layout), 2 + 2 layers, translates dates" };
-	printf("shipped models (in %s):\n", dir);
-	for (int i = 0; i < 2; i++) {
-		char p[1200];
-		struct stat st;
-		snprintf(p, sizeof p, "%s/%s/model.safetensors", dir, names[i]);
-		printf("  %-8s %s%s\n", names[i], what[i], stat(p, &st) ? "  (missing)" : "");
-	}
+	if (!user_models_dir(dir, sizeof dir))
+		gallery(dir);
 	printf("load one with: load NAME\n");
 	return 0;
 }
 
+/* A model argument resolved and loaded: a folder, a shipped name or a llama2.c file (with
+ * its tokenizer when given); -1 after an error line. */
+static int load_model(const char *arg, const char *tokenizer, gb_model *m)
+{
+	gb_err err;
+	char path[1024], user[700];
+	struct stat st;
+	resolve_model(arg, path, sizeof path);
+	/* A name from the user's gallery (`models`), when it is not a path or a shipped model. */
+	if (stat(path, &st) && !strchr(arg, '/') && !user_models_dir(user, sizeof user)) {
+		char p[1024];
+		if (snprintf(p, sizeof p, "%s/%s", user, arg) < (int)sizeof p && !stat(p, &st))
+			memcpy(path, p, sizeof path);
+	}
+	if (tokenizer && (stat(path, &st) || !S_ISREG(st.st_mode))) {
+		errorf("--tokenizer is for a llama2.c checkpoint (a .bin file); %s is not one", arg);
+		return -1;
+	}
+	int rc = tokenizer ? gb_model_load_llama2c(m, path, tokenizer, &err) : gb_model_load(m, path, &err);
+	if (rc)
+		errorf("%s", err.msg);
+	return rc;
+}
+
 int cmd_load(session *s, int argc, char **argv, const char *rest)
 {
-	if (argc != 2)
+	const char *what = NULL, *tokenizer = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--tokenizer") && i + 1 < argc)
+			tokenizer = argv[++i];
+		else if (argv[i][0] != '-' && !what)
+			what = argv[i];
+		else
+			return usage(argv[0]);
+	}
+	if (!what)
 		return usage(argv[0]);
 	gb_model m;
-	gb_err err;
-	char path[1024];
-	resolve_model(argv[1], path, sizeof path);
-	if (gb_model_load(&m, path, &err)) {
-		errorf("%s", err.msg);
+	if (load_model(what, tokenizer, &m))
 		return -1; /* the model loaded before stays */
-	}
 	if (s->loaded)
 		gb_model_free(&s->model);
 	s->model = m;
@@ -57,8 +176,38 @@ int cmd_load(session *s, int argc, char **argv, const char *rest)
 	s->prev_fig = NULL;
 	s->fig = NULL;
 	if (s->interactive)
-		printf("loaded %s: %s, %zu parameters\n", argv[1], gb_family_name(m.cfg.family), m.n_weights);
+		printf("loaded %s: %s, %zu parameters\n", what, gb_family_name(m.cfg.family), m.n_weights);
 	return 0;
+}
+
+int cmd_export_model(session *s, int argc, char **argv, const char *rest)
+{
+	const char *what = NULL, *out = NULL;
+	int version = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--llama2c") && i + 1 < argc)
+			out = argv[++i];
+		else if (!strcmp(argv[i], "--version") && i + 1 < argc) {
+			if (parse_int(argv[++i], 0, 1, &version, "the llama2.c version"))
+				return -1;
+		} else if (argv[i][0] != '-' && !what)
+			what = argv[i];
+		else
+			return usage(argv[0]);
+	}
+	if (!what || !out)
+		return usage(argv[0]);
+	gb_model m;
+	gb_err err;
+	if (load_model(what, NULL, &m))
+		return -1;
+	int rc = gb_llama2c_write(&m, out, version, &err);
+	if (rc)
+		errorf("%s", err.msg);
+	else if (s->interactive)
+		printf("wrote %s: llama2.c %s, %zu parameters\n", out, version ? "version 1" : "legacy", m.n_weights);
+	gb_model_free(&m);
+	return rc;
 }
 
 static void info_row(const char *what, long per, long count, const char *cost)
@@ -158,13 +307,20 @@ int cmd_info(session *s, int argc, char **argv, const char *rest)
 	printf("vocabulary  %d, context %d\n", c->vocab, c->n_ctx);
 	printf("norm        %s, %s-norm%s, eps %g%s\n", gb_norm_name(c->norm), c->prenorm ? "pre" : "post",
 	       c->final_norm ? ", final norm" : "", (double)c->norm_eps, c->textbook_ln ? ", textbook (sigma + eps)" : "");
-	printf("positions   %s%s\n", gb_pos_name(c->pos), c->window ? "" : "");
+	if (c->pos == GB_POS_ROPE)
+		printf("positions   rope, theta %g, %s\n", (double)c->rope_theta, c->rope_pairs == GB_ROPE_ADJACENT
+		       ? "adjacent pairs (2f, 2f+1) rotate together (Meta's and llama2.c's layout)"
+		       : "pairs (f, f + d_head/2) rotate together (rotate-half, Hugging Face's layout)");
+	else
+		printf("positions   %s\n", gb_pos_name(c->pos));
 	if (c->window)
 		printf("attention   local window %d\n", c->window);
 	printf("ffn         %s, biases %s\n", gb_act_name(c->act, c->ffn), c->bias ? "yes" : "no");
 	printf("output      %s\n", c->tied ? "tied to the embedding (scores are dot products with E's rows)"
 	                                     : "its own V x d matrix");
 	printf("parameters  %zu\n", s->model.n_weights);
+	if (s->model.load_note[0])
+		printf("loading     %s\n", s->model.load_note);
 	printf("engine      %s\n\n", s->k->name);
 
 	info_table(s);

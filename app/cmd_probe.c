@@ -279,7 +279,7 @@ int cmd_lens(session *s, int argc, char **argv, const char *rest)
 	char **ct = malloc(sizeof(char *) * (size_t)(L + 1) * cols);
 	for (int i = 0; i < (L + 1) * cols; i++) {
 		size_t len = 0;
-		const unsigned char *b = s->model.tok ? gb_tok_piece_bytes(s->model.tok, top[i], &len) : NULL;
+		const unsigned char *b = gb_model_piece(&s->model, top[i], &len);
 		ct[i] = malloc(len + 16);
 		if (b) {
 			memcpy(ct[i], b, len);

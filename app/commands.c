@@ -142,7 +142,7 @@ static const struct {
 	{ "generation", "generate beam translate" },
 	{ "probes", "ablate near compare" },
 	{ "numbers and files", "trace print dump export calc masks" },
-	{ "models", "models load info init train eval curves bench" },
+	{ "models", "models load info init export-model train eval curves bench" },
 	{ "lessons, screens and settings", "lesson tui window set help quit" },
 };
 
@@ -278,11 +278,19 @@ int cmd_quit(session *s, int argc, char **argv, const char *rest) { return 1; }
 
 const command commands[] = {
 	{ "help", "[COMMAND]", "list the commands, or explain one", "", cmd_help },
-	{ "load", "DIR|NAME", "load a model folder, or a shipped model by name (tiny-lm, tiny-mt) (config.json, model.safetensors, tokenizer.json)",
-	  "The folder's files are checked before use: a broken file is named with what is wrong,\n"
-	  "and the model loaded before stays loaded.", cmd_load },
+	{ "load", "DIR|NAME|FILE.bin [--tokenizer FILE]", "load a model folder, a shipped model by name (tiny-lm, tiny-mt), or a llama2.c checkpoint",
+	  "A folder holds config.json, model.safetensors (or shards named by\n"
+	  "model.safetensors.index.json) and tokenizer.json. A llama2.c checkpoint (stories15M.bin)\n"
+	  "takes tokenizer.bin from beside it, or --tokenizer FILE. The files are checked before use:\n"
+	  "a broken file is named with what is wrong, and the model loaded before stays loaded.", cmd_load },
 	{ "models", "", "the shipped models", "", cmd_models },
 	{ "info", "", "the loaded model's architecture and sizes", "", cmd_info },
+	{ "export-model", "DIR|FILE.bin --llama2c OUT.bin [--version 0|1]", "write a model as a llama2.c checkpoint",
+	  "Version 0 is the legacy layout run.c reads (the default), 1 the versioned float32 one.\n"
+	  "The model must be one llama2.c can run: a Llama with RMSNorm (eps 1e-5), SwiGLU, no\n"
+	  "biases and RoPE with theta 10000. llama2.c rotates adjacent pairs: a Hugging Face Llama\n"
+	  "(rotating halves) is written with each head's q and k rows reordered to match. Loading\n"
+	  "the file back gives the same weights bit for bit.", cmd_export_model },
 	{ "init", "DIR [--preset gpt2|llama|encdec] [--seed N] [--force]",
 	  "write a small randomly initialized model folder",
 	  "A random model shows how the engine works, not what a trained model learned.", cmd_init },

@@ -32,7 +32,7 @@ static void on_sigint(int sig)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: glassbox [-c \"CMD; CMD ...\" | FILE | --tui | bench | train ... | eval DIR]\n"
+	fprintf(f, "usage: glassbox [-c \"CMD; CMD ...\" | FILE | --tui | bench | train ... | eval DIR | export-model ...]\n"
 	           "  With no arguments on a terminal, glassbox starts a prompt; 'help' lists the commands.\n"
 	           "  Commands on stdin, in FILE or after -c run without a prompt and stop at the first error.\n");
 }
@@ -155,8 +155,10 @@ int main(int argc, char **argv)
 		rc = command_script(&s, argv[2], "-c") ? 1 : 0;
 	} else if (argc == 2 && !strcmp(argv[1], "bench")) {
 		rc = bench_all(stdout) ? 1 : 0;
-	} else if (argc >= 2 && (!strcmp(argv[1], "train") || !strcmp(argv[1], "eval"))) {
-		/* glassbox train ... / glassbox eval DIR: the commands with the shell's words. */
+	} else if (argc >= 2 && (!strcmp(argv[1], "train") || !strcmp(argv[1], "eval") ||
+	                         !strcmp(argv[1], "export-model"))) {
+		/* glassbox train ... / glassbox eval DIR / glassbox export-model ...: the commands
+		 * with the shell's words. */
 		const command *c = command_find(argv[1]);
 		rc = c->run(&s, argc - 1, argv + 1, "") ? 1 : 0;
 	} else if (argc == 2 && argv[1][0] != '-') {

@@ -15,6 +15,7 @@
 
 #include "app/textout.h"
 #include "app/views.h"
+#include "model/formats/llama2c_tok.h"
 #include "model/tokenizer/tokenizer.h"
 #include "viz/cells.h"
 #include "viz/window.h"
@@ -153,11 +154,11 @@ int need_run(session *s)
 int encode(session *s, const char *text, int **ids, int *n)
 {
 	gb_err err;
-	if (!s->model.tok) {
+	if (!s->model.tok && !s->model.l2c_tok) {
 		errorf("%s has no tokenizer (tokenizer.json): give token ids with 'run --ids N N ...'", s->model.dir);
 		return -1;
 	}
-	if (gb_tok_encode(s->model.tok, text, strlen(text), 0, ids, n, NULL, &err)) {
+	if (gb_model_encode(&s->model, text, strlen(text), ids, n, &err)) {
 		errorf("%s", err.msg);
 		return -1;
 	}
@@ -530,7 +531,8 @@ char *ids_text(session *s, const int *ids, int n)
 	char *raw = NULL, *out;
 	size_t len = 0, o = 0;
 	gb_err err;
-	if (s->model.tok && !gb_tok_decode(s->model.tok, ids, n, &raw, &len, &err)) {
+	if ((s->model.tok && !gb_tok_decode(s->model.tok, ids, n, &raw, &len, &err)) ||
+	    (s->model.l2c_tok && !gb_l2c_tok_decode(s->model.l2c_tok, ids, n, &raw, &len, &err))) {
 		out = malloc(4 * len + 1);
 		for (size_t i = 0; out && i < len;) {
 			const unsigned char *b = (const unsigned char *)raw + i;
@@ -563,7 +565,7 @@ char *ids_text(session *s, const int *ids, int n)
 void piece_str(session *s, int id, char *out, size_t cap)
 {
 	size_t len = 0, o = 0;
-	const unsigned char *b = s->model.tok ? gb_tok_piece_bytes(s->model.tok, id, &len) : NULL;
+	const unsigned char *b = gb_model_piece(&s->model, id, &len);
 	if (!b) {
 		snprintf(out, cap, "#%d", id);
 		return;

@@ -89,12 +89,12 @@ static gb_figure *tensor_heat(session *s, const float *v, int R, int C, int ax_r
 			free_labels(l, n);
 		}
 	}
-	if (f && ax_c == GB_AX_VOCAB && s->model.tok) { /* column j is vocabulary entry a - 1 + j */
+	if (f && ax_c == GB_AX_VOCAB && (s->model.tok || s->model.l2c_tok)) { /* column j is vocabulary entry a - 1 + j */
 		int m = w->b - w->a + 1;
 		char **l = malloc(sizeof(char *) * (size_t)m);
 		for (int j = 0; j < m; j++) {
 			size_t len = 0;
-			const unsigned char *b = gb_tok_piece_bytes(s->model.tok, w->a - 1 + j, &len);
+			const unsigned char *b = gb_model_piece(&s->model, w->a - 1 + j, &len);
 			l[j] = malloc(len + 16);
 			if (b) {
 				memcpy(l[j], b, len);

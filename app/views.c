@@ -27,7 +27,7 @@ char **token_labels(session *s, const char *stack, int *n)
 	char **out = calloc((size_t)(count ? count : 1), sizeof *out);
 	for (int i = 0; i < count; i++) {
 		size_t len = 0;
-		const unsigned char *b = s->model.tok ? gb_tok_piece_bytes(s->model.tok, ids[i], &len) : NULL;
+		const unsigned char *b = gb_model_piece(&s->model, ids[i], &len);
 		if (b) {
 			out[i] = malloc(len + 1);
 			memcpy(out[i], b, len);
@@ -176,7 +176,9 @@ gb_figure *view_pe(session *s, const int *dims, int n_dims, const int *units)
 		if (c->pos == GB_POS_ROPE) {
 			position_labels(f);
 			view_titlef(f, "RoPE rotation angles%s (radians, mod 2pi): position x frequency pair", enc);
-			gb_fig_set_caption(f, "angle(i, k) = i * theta^(-2k/d_head): pair (k, k + d_head/2) of q and k is rotated by it");
+			gb_fig_set_caption(f, c->rope_pairs == GB_ROPE_ADJACENT
+			                      ? "angle(i, k) = i * theta^(-2k/d_head): pair (2k, 2k+1) of q and k is rotated by it (adjacent pairs, as llama2.c)"
+			                      : "angle(i, k) = i * theta^(-2k/d_head): pair (k, k + d_head/2) of q and k is rotated by it (rotate-half)");
 			fit_range(f, GB_CMAP_VIRIDIS);
 		} else {
 			/* the keys are the tokens of the text: label them as an attention map's keys */
@@ -629,7 +631,7 @@ gb_figure *view_next(session *s, int k, double temp)
 		idx[i] = best;
 		val[i] = (float)(p[best] / z);
 		size_t len = 0;
-		const unsigned char *b = s->model.tok ? gb_tok_piece_bytes(s->model.tok, best, &len) : NULL;
+		const unsigned char *b = gb_model_piece(&s->model, best, &len);
 		labels[i] = malloc(len + 16);
 		if (b) {
 			memcpy(labels[i], b, len);

@@ -9,6 +9,7 @@
 const char *const gb_family_names[] = { "gpt2", "llama", "glassbox-encdec" };
 const char *const gb_norm_names[] = { "layernorm", "rmsnorm" };
 const char *const gb_pos_names[] = { "none", "sinusoidal", "learned", "rope", "alibi" };
+const char *const gb_rope_pairs_names[] = { "half", "adjacent" };
 
 const char *gb_family_name(int f) { return f >= 0 && f <= GB_FAM_ENCDEC ? gb_family_names[f] : "?"; }
 const char *gb_norm_name(int n) { return n >= 0 && n <= GB_NORM_RMS ? gb_norm_names[n] : "?"; }
@@ -81,6 +82,8 @@ int gb_config_check(const gb_config *c, const char *path, gb_err *err)
 		return gb_fail(err, "%s: RoPE needs an even head width (have %d)", path, c->d_head);
 	if (c->pos == GB_POS_SINUSOIDAL && c->d_model % 2)
 		return gb_fail(err, "%s: sinusoidal positions need an even width (have %d)", path, c->d_model);
+	if (c->rope_pairs != GB_ROPE_HALF && c->rope_pairs != GB_ROPE_ADJACENT)
+		return gb_fail(err, "%s: unknown RoPE pairing %d", path, c->rope_pairs);
 	if (c->window < 0)
 		return gb_fail(err, "%s: glassbox.window must be 0 (none) or positive", path);
 	if (!(c->norm_eps >= 0) || !(c->rope_theta > 0))

@@ -17,6 +17,9 @@ enum gb_pos { GB_POS_NONE, GB_POS_SINUSOIDAL, GB_POS_LEARNED, GB_POS_ROPE, GB_PO
 enum gb_act { GB_ACT_RELU, GB_ACT_GELU, GB_ACT_GELU_TANH, GB_ACT_SILU };
 /* The feed-forward network's shape: a plain up/activation/down, or gated (SwiGLU). */
 enum gb_ffn { GB_FFN_PLAIN, GB_FFN_GATED };
+/* Which features RoPE rotates together: Hugging Face's Llama pairs feature f with f + E/2
+ * ("rotate half"); Meta's original code and llama2.c pair 2f with 2f + 1 (adjacent). */
+enum gb_rope_pairs { GB_ROPE_HALF, GB_ROPE_ADJACENT };
 
 typedef struct gb_config {
 	int family;        /* enum gb_family */
@@ -45,6 +48,7 @@ typedef struct gb_config {
 	int textbook_ln;   /* LayerNorm divides by (sigma + eps) instead of sqrt(var + eps) */
 	float norm_eps;
 	float rope_theta;  /* RoPE base, 10000 by default */
+	int rope_pairs;    /* enum gb_rope_pairs: which features RoPE rotates together */
 	int bos_id, eos_id, pad_id; /* -1 when absent */
 	int dec_start_id;  /* encoder-decoder: the first decoder input (default bos_id) */
 } gb_config;
@@ -63,5 +67,6 @@ const char *gb_family_name(int family);
 const char *gb_norm_name(int norm);
 const char *gb_pos_name(int pos);
 const char *gb_act_name(int act, int ffn);
+extern const char *const gb_rope_pairs_names[]; /* (2) "half", "adjacent" */
 
 #endif

@@ -106,16 +106,18 @@ double gb_alibi_slope(int h, int n)
 	return pow(2.0, -8.0 * (2 * (h - p) + 1) / (2 * p));
 }
 
-void gb_rope(float *x, int T, int E, int pos0, float theta)
+void gb_rope(float *x, int T, int E, int pos0, float theta, int pairs)
 {
 	int half = E / 2;
 	for (int t = 0; t < T; t++) {
 		float *r = x + (size_t)t * E;
 		for (int i = 0; i < half; i++) {
+			/* pair i: features (i, i + E/2) rotating half, (2i, 2i + 1) adjacent; same angle */
+			int ia = pairs == GB_ROPE_ADJACENT ? 2 * i : i, ib = pairs == GB_ROPE_ADJACENT ? 2 * i + 1 : i + half;
 			double ang = (pos0 + t) * pow((double)theta, -2.0 * i / E);
-			double cs = cos(ang), sn = sin(ang), a = r[i], b = r[i + half];
-			r[i] = (float)(a * cs - b * sn);
-			r[i + half] = (float)(b * cs + a * sn);
+			double cs = cos(ang), sn = sin(ang), a = r[ia], b = r[ib];
+			r[ia] = (float)(a * cs - b * sn);
+			r[ib] = (float)(b * cs + a * sn);
 		}
 	}
 }
@@ -204,9 +206,9 @@ static int attention(fctx *f, const gb_attn_w *a, const char *name, const attn_i
 		}
 	if (in->self && c->pos == GB_POS_ROPE) {
 		for (int h = 0; h < H; h++)
-			gb_rope(q + (size_t)h * Tq * E, Tq, E, in->pos0, c->rope_theta);
+			gb_rope(q + (size_t)h * Tq * E, Tq, E, in->pos0, c->rope_theta, c->rope_pairs);
 		for (int h = 0; h < K; h++)
-			gb_rope(k + (size_t)h * Tk * E, Tk, E, in->pos0, c->rope_theta);
+			gb_rope(k + (size_t)h * Tk * E, Tk, E, in->pos0, c->rope_theta, c->rope_pairs);
 	}
 	/* The keys attended to: kv head h's Tk rows at kall + h * kstr. With a cache, self-attention
 	 * appends its new rows in place and reads every row so far (Tk grows to pos0 + Tk). */

@@ -12,9 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include "model/formats/hf_config.h"
+#include "model/formats/llama2c.h"
+#include "model/formats/llama2c_tok.h"
 #include "model/formats/safetensors.h"
 #include "model/rng.h"
 #include "model/tokenizer/tokenizer.h"
@@ -250,8 +253,12 @@ void gb_model_free(gb_model *m)
 	free(m->params);
 	free(m->owned);
 	gb_unmap(&m->map);
+	for (int i = 0; i < m->n_shards; i++)
+		gb_unmap(&m->shards[i]);
+	free(m->shards);
 	if (m->tok)
 		gb_tok_free(m->tok);
+	gb_l2c_tok_free(m->l2c_tok);
 	memset(m, 0, sizeof *m);
 }
 
@@ -267,13 +274,45 @@ static int exists(const char *p)
 	return !stat(p, &st);
 }
 
-int gb_model_load(gb_model *m, const char *dir, gb_err *err)
+static int load_llama2c(gb_model *m, const char *path, const char *tokenizer_path, int check, gb_err *err);
+
+/* A folder without config.json that holds one .bin besides tokenizer.bin (stories15M/ as a
+ * teacher unpacks it): 1 and its path. */
+static int lone_checkpoint(const char *dir, char *out, size_t cap)
+{
+	char p[1200];
+	snprintf(p, sizeof p, "%s/config.json", dir);
+	if (exists(p))
+		return 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		if (e->d_name[0] == '.' || l < 5 || strcmp(e->d_name + l - 4, ".bin") || !strcmp(e->d_name, "tokenizer.bin"))
+			continue;
+		snprintf(out, cap, "%s/%s", dir, e->d_name);
+		n++;
+	}
+	closedir(d);
+	return n == 1;
+}
+
+/* A folder; check: headers and shapes only (gb_model_check). */
+static int load_folder(gb_model *m, const char *dir, int check, gb_err *err)
 {
 	memset(m, 0, sizeof *m);
+	m->check_only = check;
 	char path[1200];
+	if (exists(dir) && !is_dir(dir))
+		return load_llama2c(m, dir, NULL, check, err);
 	if (!is_dir(dir))
-		return gb_fail(err, "%s: %s", dir, exists(dir) ? "not a folder (a model is a folder with config.json "
-		               "and model.safetensors)" : "no such model folder");
+		return gb_fail(err, "%s: no such model folder or llama2.c checkpoint", dir);
+	char single[1200];
+	if (lone_checkpoint(dir, single, sizeof single))
+		return load_llama2c(m, single, NULL, check, err);
 	if (strlen(dir) >= sizeof m->dir)
 		return gb_fail(err, "%s: path too long", dir);
 	snprintf(path, sizeof path, "%s/config.json", dir);
@@ -283,9 +322,16 @@ int gb_model_load(gb_model *m, const char *dir, gb_err *err)
 	if (build_params(m, err))
 		goto fail;
 	snprintf(path, sizeof path, "%s/model.safetensors", dir);
-	if (gb_safetensors_load(m, path, err))
+	char index[1200];
+	snprintf(index, sizeof index, "%s/model.safetensors.index.json", dir);
+	if (!exists(path) && exists(index)) {
+		if (gb_safetensors_load_index(m, dir, index, err))
+			goto fail;
+	} else if (gb_safetensors_load(m, path, err)) {
 		goto fail;
-	bind_slots(m);
+	}
+	if (!check)
+		bind_slots(m);
 	snprintf(path, sizeof path, "%s/tokenizer.json", dir);
 	char alt[1200];
 	snprintf(alt, sizeof alt, "%s/vocab.json", dir);
@@ -302,6 +348,103 @@ int gb_model_load(gb_model *m, const char *dir, gb_err *err)
 fail:
 	gb_model_free(m);
 	return -1;
+}
+
+int gb_model_load(gb_model *m, const char *dir, gb_err *err)
+{
+	return load_folder(m, dir, 0, err);
+}
+
+int gb_model_load_llama2c(gb_model *m, const char *path, const char *tokenizer_path, gb_err *err)
+{
+	return load_llama2c(m, path, tokenizer_path, 0, err);
+}
+
+static int load_llama2c(gb_model *m, const char *path, const char *tokenizer_path, int check, gb_err *err)
+{
+	memset(m, 0, sizeof *m);
+	m->check_only = check;
+	if (strlen(path) >= sizeof m->dir)
+		return gb_fail(err, "%s: path too long", path);
+	gb_l2c_header h;
+	if (gb_map_file(&m->map, path, err))
+		return -1;
+	if (gb_llama2c_header(&m->map, path, &m->cfg, &h, err))
+		goto fail;
+	snprintf(m->dir, sizeof m->dir, "%s", path);
+	m->l2c = 1 + h.version;
+	if (build_params(m, err) || (!check && gb_llama2c_bind(m, &h, path, err)))
+		goto fail;
+	if (!check)
+		bind_slots(m);
+	char beside[1200];
+	if (!tokenizer_path) {
+		const char *slash = strrchr(path, '/');
+		snprintf(beside, sizeof beside, "%.*stokenizer.bin", slash ? (int)(slash - path + 1) : 0, path);
+		if (exists(beside))
+			tokenizer_path = beside;
+	}
+	if (tokenizer_path) {
+		if (gb_l2c_tok_load(tokenizer_path, m->cfg.vocab, &m->l2c_tok, err))
+			goto fail;
+	} else {
+		size_t l = strlen(m->load_note);
+		snprintf(m->load_note + l, sizeof m->load_note - l, "; no tokenizer.bin beside it (load FILE --tokenizer "
+		         "TOKENIZER.bin, or run --ids)");
+	}
+	return 0;
+fail:
+	gb_model_free(m);
+	return -1;
+}
+
+int gb_model_check(const char *path, gb_model_summary *out, gb_err *err)
+{
+	memset(out, 0, sizeof *out);
+	gb_model m;
+	if (load_folder(&m, path, 1, err))
+		return -1;
+	out->cfg = m.cfg;
+	out->n_weights = m.n_weights;
+	out->bytes = m.map.len;
+	for (int i = 0; i < m.n_shards; i++)
+		out->bytes += m.shards[i].len;
+	static const char *const l2c[] = { "", "llama2.c legacy", "llama2.c version 1", "llama2.c version 2 (Q8_0)" };
+	if (m.l2c)
+		snprintf(out->format, sizeof out->format, "%s", l2c[m.l2c]);
+	else if (m.n_shards)
+		snprintf(out->format, sizeof out->format, "safetensors, %d shards", m.n_shards);
+	else
+		snprintf(out->format, sizeof out->format, "safetensors");
+	char p[1200];
+	snprintf(p, sizeof p, "%s/tokenizer.json", path);
+	if (m.l2c_tok)
+		snprintf(out->tokenizer, sizeof out->tokenizer, "tokenizer.bin, %d pieces", gb_l2c_tok_vocab_size(m.l2c_tok));
+	else if (m.tok)
+		snprintf(out->tokenizer, sizeof out->tokenizer, "byte-level BPE, %d tokens (%s)", gb_tok_vocab_size(m.tok),
+		         exists(p) ? "tokenizer.json" : "vocab.json + merges.txt");
+	else
+		snprintf(out->tokenizer, sizeof out->tokenizer, "none (token ids only)");
+	gb_model_free(&m);
+	return 0;
+}
+
+int gb_model_encode(const gb_model *m, const char *text, size_t len, int **ids, int *n, gb_err *err)
+{
+	if (m->l2c_tok)
+		return gb_l2c_tok_encode(m->l2c_tok, text, len, 1, 0, ids, n, err);
+	if (m->tok)
+		return gb_tok_encode(m->tok, text, len, 0, ids, n, NULL, err);
+	return gb_fail(err, "%s has no tokenizer: give token ids", m->dir[0] ? m->dir : "the model");
+}
+
+const unsigned char *gb_model_piece(const gb_model *m, int id, size_t *len)
+{
+	if (m->l2c_tok)
+		return gb_l2c_tok_piece(m->l2c_tok, id, len);
+	if (m->tok)
+		return gb_tok_piece_bytes(m->tok, id, len);
+	return NULL;
 }
 
 int gb_model_init(gb_model *m, const gb_config *c, uint64_t seed, float std, gb_err *err)
@@ -352,6 +495,12 @@ int gb_model_make_writable(gb_model *m, gb_err *err)
 	free(m->owned);
 	m->owned = block;
 	gb_unmap(&m->map);
+	m->l2c_freqs = NULL; /* it pointed into the map */
+	for (int i = 0; i < m->n_shards; i++)
+		gb_unmap(&m->shards[i]);
+	free(m->shards);
+	m->shards = NULL;
+	m->n_shards = 0;
 	m->writable = 1;
 	bind_slots(m);
 	return 0;

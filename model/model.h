@@ -15,6 +15,7 @@
 #include "model/fileio.h"
 
 struct gb_tokenizer;
+struct gb_l2c_tok;
 
 /* y = x W + b with W (in, out) when trans == 0 (GPT-2's Conv1D), or y = x Wᵀ + b with
  * W (out, in) when trans == 1 (nn.Linear). */
@@ -80,13 +81,49 @@ typedef struct gb_model {
 	int n_params;
 	size_t n_weights;           /* total parameter count */
 	float *owned;               /* one block for every non-mapped parameter */
-	gb_map map;                 /* model.safetensors */
+	gb_map map;                 /* model.safetensors, or a llama2.c checkpoint */
+	gb_map *shards;             /* a sharded checkpoint's files (n_shards) */
+	int n_shards;
+	char load_note[512];        /* what loading skipped or converted, for `info` ("" if nothing) */
 	int writable;               /* every parameter lives in owned memory */
 	struct gb_tokenizer *tok;   /* NULL when the folder has none */
+	struct gb_l2c_tok *l2c_tok; /* a llama2.c checkpoint's tokenizer.bin, or NULL */
+	const float *l2c_freqs;     /* a legacy llama2.c file's unused freq_cis, in the map, or NULL */
+	int l2c;                    /* a llama2.c checkpoint: 1 + its version (1 legacy, 2, 3); else 0 */
+	int check_only;             /* gb_model_check: headers, names and shapes, not the values */
 } gb_model;
 
-/* Loads a folder. On failure *m is left empty and err names the file and the problem. */
+/* Loads a folder: config.json, then model.safetensors or, without it, the shards that
+ * model.safetensors.index.json names, then the tokenizer when there is one. On failure *m is
+ * left empty and err names the file and the problem. */
 int gb_model_load(gb_model *m, const char *dir, gb_err *err);
+
+/* Loads a llama2.c checkpoint (model/formats/llama2c.h) and its tokenizer: tokenizer_path,
+ * or when NULL tokenizer.bin beside the checkpoint if there is one (m->load_note says when
+ * there is none). gb_model_load calls it for a path that is a file. */
+int gb_model_load_llama2c(gb_model *m, const char *path, const char *tokenizer_path, gb_err *err);
+
+/* What the gallery (`models`) shows of a model without reading its weights. */
+typedef struct gb_model_summary {
+	gb_config cfg;
+	size_t n_weights;
+	size_t bytes;          /* the weight files' size on disk */
+	char format[64];       /* "safetensors", "safetensors, 3 shards", "llama2.c legacy", ... */
+	char tokenizer[96];    /* the tokenizer's kind and size, or "none" */
+} gb_model_summary;
+
+/* Checks a folder or llama2.c file as gb_model_load would -- every header, name, shape,
+ * offset and size, and the tokenizer -- without converting or scanning the weights (NaN and
+ * infinite values are not looked for), so it is fast for large models. */
+int gb_model_check(const char *path, gb_model_summary *out, gb_err *err);
+
+/* Text to ids with the model's tokenizer, whichever it has: tokenizer.json's BPE, or
+ * tokenizer.bin's (llama2.c's encoder, BOS first as run.c's generate does). Fails when the
+ * model has no tokenizer. */
+int gb_model_encode(const gb_model *m, const char *text, size_t len, int **ids, int *n, gb_err *err);
+
+/* The bytes of token id under the model's tokenizer, NULL without one or out of range. */
+const unsigned char *gb_model_piece(const gb_model *m, int id, size_t *len);
 
 /* A model with random weights (N(0, std^2); norm gains 1, biases 0), parameters owned. */
 int gb_model_init(gb_model *m, const gb_config *c, uint64_t seed, float std, gb_err *err);

@@ -107,6 +107,7 @@ def resolve(cfg):
     # model/README.md: in every family the default is a final norm with pre-norm only.
     a["final"] = g.get("final_norm", a["pos"] == "pre")
     a["position"] = g.get("position", d["position"])
+    a["pairs"] = g.get("rope_pairing", "half")
     if "activation" in g:
         a["act"] = ACT_NAMES[g["activation"]]
     a["bias"] = g.get("bias", d["bias"])
@@ -365,14 +366,18 @@ def alibi_slopes(H):
     return pow2(c) + alibi_slopes(2 * c)[0::2][: H - c]
 
 
-def t_rope(x, theta):
-    """x (heads, T, E): rotate-half RoPE at positions 0..T-1."""
+def t_rope(x, theta, pairs="half"):
+    """x (heads, T, E): RoPE at positions 0..T-1; pair f is (f, f + E/2) rotating half, or
+    (2f, 2f + 1) adjacent (llama2.c, Meta)."""
     _, T, E = x.shape
     h = E // 2
     f = torch.arange(h, dtype=torch.float64)
     inv = torch.pow(torch.tensor(float(theta)), -2.0 * f / E)
     ang = torch.arange(T, dtype=torch.float64)[:, None] * inv[None, :]  # (T, E/2)
     c, s = torch.cos(ang), torch.sin(ang)
+    if pairs == "adjacent":
+        a_, b_ = x[..., 0::2], x[..., 1::2]
+        return torch.stack([a_ * c - b_ * s, b_ * c + a_ * s], dim=-1).reshape(x.shape)
     a_, b_ = x[..., :h], x[..., h:]
     return torch.cat([a_ * c - b_ * s, b_ * c + a_ * s], dim=-1)
 
@@ -398,7 +403,7 @@ def t_attention(a, xq, xkv, P, allowed, rope, alibi, trace=None):
     k = lin(xkv, P["Wk"], P["bk"]).reshape(Tk, K, E).transpose(0, 1)
     v = lin(xkv, P["Wv"], P["bv"]).reshape(Tk, K, E).transpose(0, 1)
     if rope:
-        q, k = t_rope(q, a["theta"]), t_rope(k, a["theta"])
+        q, k = t_rope(q, a["theta"], a["pairs"]), t_rope(k, a["theta"], a["pairs"])
     rep = H // K
     kk, vv = k.repeat_interleave(rep, dim=0), v.repeat_interleave(rep, dim=0)
     scores = q @ kk.transpose(1, 2)
@@ -646,9 +651,10 @@ def loop_logits(a, W, ids, tgt=None, prefix=""):
         for f in range(E // 2):
             th = a["theta"] ** (-2.0 * f / E)
             c, s = math.cos(i * th), math.sin(i * th)
-            x0, x1 = vec[f], vec[f + E // 2]
-            out[f] = x0 * c - x1 * s
-            out[f + E // 2] = x1 * c + x0 * s
+            ia, ib = (2 * f, 2 * f + 1) if a["pairs"] == "adjacent" else (f, f + E // 2)
+            x0, x1 = vec[ia], vec[ib]
+            out[ia] = x0 * c - x1 * s
+            out[ib] = x1 * c + x0 * s
         return out
 
     slopes = alibi_slopes(H)
@@ -882,6 +888,9 @@ VARIANTS = [
          cfg=with_gb(gpt2_cfg(activation_function="swiglu", n_inner=48), position="rope", rope_theta=100.0,
                      n_kv_head=2, norm="rmsnorm", bias=False),
          contrast=lambda c: with_gb(c, rope_theta=10000.0)),
+    dict(name="llama-adjacent-rope", what="llama + RoPE on adjacent pairs (2f, 2f+1), as llama2.c and Meta",
+         cfg=with_gb(llama_cfg(), rope_pairing="adjacent"),
+         contrast=lambda c: with_gb(c, rope_pairing="half")),
     dict(name="llama-learned-ln", what="llama + learned positions + LayerNorm (with bias) via glassbox{}",
          cfg=with_gb(llama_cfg(), norm="layernorm", position="learned"),
          contrast=lambda c: with_gb(c, norm="rmsnorm")),

@@ -245,8 +245,8 @@ static void positions(void)
 		float q[8], k[8];
 		memcpy(q, q0, sizeof q);
 		memcpy(k, k0, sizeof k);
-		gb_rope(q, 1, 8, 7 + shift, 10000);
-		gb_rope(k, 1, 8, 2 + shift, 10000);
+		gb_rope(q, 1, 8, 7 + shift, 10000, GB_ROPE_HALF);
+		gb_rope(k, 1, 8, 2 + shift, 10000, GB_ROPE_HALF);
 		double dot = 0;
 		for (int i = 0; i < 8; i++)
 			dot += q[i] * k[i];
@@ -257,11 +257,11 @@ static void positions(void)
 	tap_ok(worst_r < 1e-5, "RoPE: q.k at positions (7+s, 2+s) is the same for every s (worst %.2g)", worst_r);
 	float qr[8];
 	memcpy(qr, q0, sizeof qr);
-	gb_rope(qr, 1, 8, 0, 10000);
+	gb_rope(qr, 1, 8, 0, 10000, GB_ROPE_HALF);
 	tap_ok(!memcmp(qr, q0, sizeof qr), "RoPE at position 0 is the identity");
 	/* Pairing (f, f + E/2): at position 1, f = 0 rotates by 1 radian. */
 	float e0[8] = { 1, 0, 0, 0, 0, 0, 0, 0 };
-	gb_rope(e0, 1, 8, 1, 10000);
+	gb_rope(e0, 1, 8, 1, 10000, GB_ROPE_HALF);
 	tap_ok(fabs(e0[0] - cos(1.0)) < 1e-6 && fabs(e0[4] - sin(1.0)) < 1e-6, "RoPE pairs feature f with f + E/2");
 
 	/* ALiBi: masked - scores / sqrt(E) = slope_h (j - i) on the allowed entries. */

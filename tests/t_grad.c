@@ -260,7 +260,7 @@ static void t_rope(void)
 	double worst = 0;
 	for (size_t i = 0; i < n; i++)
 		xf[i] = (float)c.x[i];
-	gb_rope(xf, c.T, c.E, 0, 10000.0f);
+	gb_rope(xf, c.T, c.E, 0, 10000.0f, GB_ROPE_HALF);
 	rope_loss(&c);
 	for (size_t i = 0; i < n; i++)
 		worst = fmax(worst, fabs(xf[i] - c.y[i]));

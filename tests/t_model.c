@@ -132,7 +132,8 @@ static void e_shape(json_t *h)
 static void e_missing(json_t *h) { json_object_del(h, "ln_f.bias"); }
 static void e_extra(json_t *h)
 {
-	json_object_set_new(h, "h.9.attn.bias", json_pack("{s:s, s:[i], s:[i, i]}", "dtype", "F32", "shape", 0, "data_offsets", 0, 0));
+	/* A layer the config does not have (h.9.attn.bias would be GPT-2's mask buffer: skipped). */
+	json_object_set_new(h, "h.9.ln_1.weight", json_pack("{s:s, s:[i], s:[i, i]}", "dtype", "F32", "shape", 0, "data_offsets", 0, 0));
 }
 
 static void round_trips(void)
@@ -252,7 +253,7 @@ static void broken(void)
 	write_st(&good, DIR "/model.safetensors", AS_F32, e_missing);
 	expect_fail("missing tensor", "\"ln_f.bias\" is missing");
 	write_st(&good, DIR "/model.safetensors", AS_F32, e_extra);
-	expect_fail("tensor the architecture lacks", "not part of this architecture");
+	expect_fail("tensor the architecture lacks", "\"h.9.ln_1.weight\" is not part of this 2-layer gpt2 model (expected wte");
 
 	/* Cut the data short: the last tensor's offsets now run past the end. */
 	write_st(&good, DIR "/model.safetensors", AS_F32, NULL);
@@ -300,10 +301,27 @@ static void config_json(void)
 	tap_ok(rc == 0 && c.n_kv_head == 4 && c.d_head == 64 && c.ffn == GB_FFN_GATED && c.pos == GB_POS_ROPE &&
 	       c.norm == GB_NORM_RMS && !c.tied && !c.bias,
 	       "a TinyLlama-shaped config.json: RMSNorm, RoPE, SwiGLU, 4 kv heads, untied");
+	/* RoPE's pairing: rotate-half by default (Hugging Face), adjacent on request (llama2.c). */
+	tap_ok(c.rope_pairs == GB_ROPE_HALF, "a Llama config.json rotates halves by default");
+	const char *adj = "{\"model_type\": \"llama\", \"hidden_size\": 16, \"intermediate_size\": 24, "
+	                  "\"num_attention_heads\": 2, \"num_hidden_layers\": 1, \"max_position_embeddings\": 8, "
+	                  "\"vocab_size\": 10, \"glassbox\": {\"rope_pairing\": \"adjacent\"}}";
+	rc = gb_config_parse(&c, adj, "adj/config.json", &err);
+	tap_ok(rc == 0 && c.rope_pairs == GB_ROPE_ADJACENT, "glassbox.rope_pairing \"adjacent\" is read");
+	char *text = gb_config_to_json(&c);
+	gb_config d;
+	rc = gb_config_parse(&d, text, "x", &err);
+	free(text);
+	tap_ok(rc == 0 && !memcmp(&c, &d, sizeof c), "and written back");
+	const char *odd = "{\"model_type\": \"llama\", \"hidden_size\": 16, \"intermediate_size\": 24, "
+	                  "\"num_attention_heads\": 2, \"num_hidden_layers\": 1, \"max_position_embeddings\": 8, "
+	                  "\"vocab_size\": 10, \"glassbox\": {\"rope_pairing\": \"interleaved\"}}";
+	tap_ok(gb_config_parse(&c, odd, "odd/config.json", &err) == -1 && strstr(err.msg, "\"half\", \"adjacent\""),
+	       "an unknown pairing: refused (%s)", err.msg);
 	/* Writing and reading back keeps every field. */
 	gb_config a = small(GB_FAM_ENCDEC), b;
 	a.window = 3, a.textbook_ln = 1, a.norm = GB_NORM_RMS, a.pad_id = 0;
-	char *text = gb_config_to_json(&a);
+	text = gb_config_to_json(&a);
 	rc = gb_config_parse(&b, text, "x", &err);
 	free(text);
 	tap_ok(rc == 0 && !memcmp(&a, &b, sizeof a), "encdec config survives write and read with every field");

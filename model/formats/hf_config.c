@@ -221,6 +221,7 @@ int gb_config_parse(gb_config *c, const char *text, const char *path, gb_err *er
 	get_int(&r, gb, "head_dim", &head_dim);
 	get_float(&r, gb, "norm_eps", &c->norm_eps);
 	get_float(&r, gb, "rope_theta", &c->rope_theta);
+	get_enum(&r, gb, "rope_pairing", gb_rope_pairs_names, 2, &c->rope_pairs, "\"half\", \"adjacent\"");
 	get_bool(&r, gb, "scale_embedding", &c->scale_embed);
 	json_decref(root);
 	if (r.bad)
@@ -310,6 +311,7 @@ char *gb_config_to_json(const gb_config *c)
 	json_object_set_new(g, "head_dim", json_integer(c->d_head));
 	json_object_set_new(g, "norm_eps", json_real(c->norm_eps));
 	json_object_set_new(g, "rope_theta", json_real(c->rope_theta));
+	json_object_set_new(g, "rope_pairing", json_string(gb_rope_pairs_names[c->rope_pairs == GB_ROPE_ADJACENT]));
 	json_object_set_new(g, "scale_embedding", json_boolean(c->scale_embed));
 	json_object_set_new(o, "glassbox", g);
 	char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

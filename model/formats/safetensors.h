@@ -15,11 +15,21 @@
 /* Maps path into m->map and points every parameter of m->params (listed for m->cfg, data
  * still unset) at its tensor: in place when F32 and aligned, else converted into m->owned.
  * Every header entry is checked first (offsets inside the data, no two tensors overlapping,
- * dtype F32, F16 or BF16, size as shape and dtype need); then each tensor must have the shape
- * the config implies, none may be missing, listed twice or not part of the architecture, and
- * no value may be NaN or infinite. GPT-2 names may carry a "transformer." prefix. On failure
- * m->map and m->owned may be set: gb_model_free releases them. */
+ * a known dtype, size as shape and dtype need); then each tensor must have the shape the
+ * config implies and a float dtype (F32, F16, BF16, F64), none may be missing, listed twice
+ * or not part of the architecture, and no value may be NaN or infinite.
+ * Hub layouts load: GPT-2 names with or without "transformer.", Llama's with or without
+ * "model."; the buffers checkpoints carry beside the weights (GPT-2's h.N.attn.bias and
+ * attn.masked_bias, RoPE's inv_freq, which must match rope_theta) are skipped; a tied model
+ * may also hold lm_head.weight if it equals the embedding. What was skipped is said in
+ * m->load_note. On failure m->map and m->owned may be set: gb_model_free releases them. */
 int gb_safetensors_load(gb_model *m, const char *path, gb_err *err);
+
+/* A sharded checkpoint: index_path is model.safetensors.index.json in dir, whose weight_map
+ * {tensor: shard file} names files in dir. Each shard is mapped (m->shards) and checked as
+ * above; a missing shard, a tensor in two shards, in a shard the index does not name for it,
+ * or named by the index but absent are errors. */
+int gb_safetensors_load_index(gb_model *m, const char *dir, const char *index_path, gb_err *err);
 
 /* Writes a safetensors file (F32) of n_blocks copies of the parameter list: block b's tensors
  * are named prefixes[b] + the parameter's name, with data data[b * n_params + i]; metadata

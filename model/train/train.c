@@ -230,6 +230,10 @@ static int is_embedding(const gb_model *m, const gb_param *p)
 int gb_trainer_init(gb_trainer *t, gb_model *m, const gb_train_opts *o, gb_err *err)
 {
 	memset(t, 0, sizeof *t);
+	/* The gradients rotate RoPE's pairs as Hugging Face does (grad_impl.h). */
+	if (m->cfg.pos == GB_POS_ROPE && m->cfg.rope_pairs != GB_ROPE_HALF)
+		return gb_fail(err, "training supports RoPE with rotate-half pairing only (this model pairs adjacent "
+		               "features, as llama2.c)");
 	if (!m->writable && gb_model_make_writable(m, err))
 		return -1;
 	float *p = m->owned;
