@@ -434,12 +434,11 @@ static gb_figure *agreement_figure(session *s, const gb_trace *a, const double *
 		if (cell[2 * i] < 0)
 			continue;
 		int k = cell[2 * i] * nc + cell[2 * i + 1];
-		/* equal: drawn at 9 digits (above float32's ~7), and said in words */
+		/* equal: drawn above the scale (float32 carries ~7), and said in words */
 		v[k] = rel[i] > 0 ? (float)-log10(rel[i]) : 9.0f;
 		if (!(rel[i] > 0))
 			txt[k] = strdup("exact");
 	}
-	free(cell);
 	gb_figure *f = NULL;
 	if (v && txt) {
 		const char *rl[MAXR], *cl[MAXC];
@@ -456,13 +455,30 @@ static gb_figure *agreement_figure(session *s, const gb_trace *a, const double *
 		f->numbers = 1;
 		f->precision = 1;
 		f->cmap = GB_CMAP_VIRIDIS;
+		/* float32 gives 6 or 7 digits: a scale from 4 to 8 shows which tensors keep fewer */
 		f->range = GB_RANGE_FIXED;
-		f->vmin = 0;
-		f->vmax = 9;
+		f->vmin = 4;
+		f->vmax = 8;
 		view_titlef(f, "Digits the %s engine agrees on with %s, per layer and tensor", fast, ref);
-		char cap[192];
-		snprintf(cap, sizeof cap, "digits = -log10(max|%s - %s| / max|%s|) over each tensor;  float32 carries about 7", fast,
-		         ref, ref);
+		/* the tensors outside the layers (the output's probabilities are often the least
+		 * exact) in the caption, so the figure holds the whole trace's worst */
+		char cap[640];
+		int k = snprintf(cap, sizeof cap, "digits = -log10(max|%s - %s| / max|%s|) over each tensor;  float32 carries about 7",
+		                 fast, ref, ref);
+		int first = 1;
+		for (int i = 0; i < a->n && k < (int)sizeof cap - 40; i++) {
+			const char *nm = a->t[i].name;
+			size_t nl = strlen(nm);
+			if (cell[2 * i] >= 0 || !strcmp(nm, "tokens") || (nl >= 3 && !strcmp(nm + nl - 3, ".in")) ||
+			    strstr(nm, "tokens"))
+				continue;
+			if (rel[i] > 0)
+				k += snprintf(cap + k, sizeof cap - (size_t)k, "%s %s %.1f", first ? ";  outside the layers:" : ",", nm,
+				              -log10(rel[i]));
+			else
+				k += snprintf(cap + k, sizeof cap - (size_t)k, "%s %s exact", first ? ";  outside the layers:" : ",", nm);
+			first = 0;
+		}
 		gb_fig_set_caption(f, cap);
 		view_provenance(s, f, NULL, NULL, 0);
 	}
@@ -470,6 +486,7 @@ static gb_figure *agreement_figure(session *s, const gb_trace *a, const double *
 		free(txt[k]);
 	free(txt);
 	free(v);
+	free(cell);
 	return f;
 }
 
