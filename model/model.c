@@ -434,7 +434,7 @@ int gb_model_encode(const gb_model *m, const char *text, size_t len, int **ids, 
 	if (m->l2c_tok)
 		return gb_l2c_tok_encode(m->l2c_tok, text, len, 1, 0, ids, n, err);
 	if (m->tok)
-		return gb_tok_encode(m->tok, text, len, 0, ids, n, NULL, err);
+		return gb_tok_encode(m->tok, text, len, GB_TOK_TEMPLATE, ids, n, NULL, err); /* <s> where the file says so, as HF does */
 	return gb_fail(err, "%s has no tokenizer: give token ids", m->dir[0] ? m->dir : "the model");
 }
 

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.." || exit 1
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 SP=tests/fixtures/sp-mini GP=tests/fixtures/gpt2-mini
-echo "1..7"
+echo "1..8"
 ./glassbox -c "tokenize --tokenizer $SP --steps abcc ba" >"$T/steps" 2>&1
 # worked by hand: ▁abcc▁ba -> ▁ a b c c ▁ b a; a+b (rank 0), ▁+ab (rank 1), b+a (rank 2)
 have "$T/steps" "1 word; 3 merges in the order applied" && have "$T/steps" "normalized: ▁abcc▁ba" &&
@@ -40,4 +40,9 @@ mkdir -p "$T/nfc" && sed 's/{"type": "Prepend", "prepend": "▁"},/{"type": "NFC
 ./glassbox -c "tokenize --tokenizer $T/nfc hello" >"$T/nfc.out" 2>&1
 [ "$(wc -l <"$T/nfc.out")" -eq 1 ] && have "$T/nfc.out" "normalizer NFC is not supported"
 ok $? "a tokenizer.json with NFC: one line naming it ($(cat "$T/nfc.out"))"
+# run on a model whose tokenizer.json has a template puts <s> first, as Hugging Face's does
+./glassbox -c "init $T/m --preset llama" >/dev/null 2>&1 && cp $SP/tokenizer.json "$T/m/" &&
+	./glassbox -c "load $T/m; run ab ab; print tokens" >"$T/run" 2>&1
+[ "$(tr -s ' ' <"$T/run" | sed 's/^ //')" = "1 6 6" ]
+ok $? "run on a model with sp-mini's template: <s> then the text's ids (got '$(cat "$T/run")')"
 exit $((fails > 0))
