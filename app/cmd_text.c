@@ -400,6 +400,27 @@ int cmd_tokenize(session *s, int argc, char **argv, const char *rest)
 	} else {
 		if (need_model(s))
 			goto fail;
+		if (!s->model.tok && s->model.l2c_tok) {
+			/* llama2.c's tokenizer.bin: its ids and pieces (it merges by score: no steps) */
+			if (steps || file || flags) {
+				errorf("a llama2.c tokenizer.bin shows its ids and pieces only: --steps, --file and the "
+				       "options read a tokenizer.json");
+				goto fail;
+			}
+			int *ids, n;
+			if (gb_model_encode(&s->model, rest, strlen(rest), &ids, &n, &err)) {
+				errorf("%s", err.msg);
+				goto fail;
+			}
+			for (int i = 0; i < n; i++) {
+				char piece[128];
+				piece_str(s, ids[i], piece, sizeof piece);
+				printf("%5d  %s\n", ids[i], piece);
+			}
+			free(ids);
+			free(tokdir), free(file);
+			return 0;
+		}
 		if (!s->model.tok) {
 			errorf("%s has no tokenizer (tokenizer.json)", s->model.dir);
 			goto fail;

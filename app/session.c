@@ -155,7 +155,7 @@ int encode(session *s, const char *text, int **ids, int *n)
 {
 	gb_err err;
 	if (!s->model.tok && !s->model.l2c_tok) {
-		errorf("%s has no tokenizer (tokenizer.json): give token ids with 'run --ids N N ...'", s->model.dir);
+		errorf("%s has no tokenizer (tokenizer.json, or tokenizer.bin beside a llama2.c file): give token ids with 'run --ids N N ...'", s->model.dir);
 		return -1;
 	}
 	if (gb_model_encode(&s->model, text, strlen(text), ids, n, &err)) {

@@ -427,6 +427,15 @@ def run_all(tap, tmp):
             bad.append("%r: glassbox %s, run.c's encode %s" % (t, got, want))
     tap.ok(rc == 0 and not bad, "run TEXT with tokenizer.bin beside the checkpoint: ids equal run.c's encode on %d texts"
            % len(texts), (err + "\n" + "\n".join(bad[:5])).strip())
+    # `tokenize TEXT` lists the same ids with their pieces; --steps is refused in one line
+    t = texts[0]
+    rc, out, err = glassbox(["-c", "load %s; tokenize %s" % (path, t)])
+    got = [int(l.split()[0]) for l in out.splitlines() if l.strip()]
+    tap.ok(rc == 0 and got == encode(pieces, scores, t),
+           "tokenize on a llama2.c model lists run.c's ids (%d of them)" % len(got), out + err)
+    rc, out, err = glassbox(["-c", "load %s; tokenize --steps %s" % (path, t)])
+    tap.ok(rc != 0 and len(err.strip().splitlines()) == 1 and "tokenizer.bin shows its ids and pieces only" in err,
+           "tokenize --steps on a llama2.c model: one line saying why not", err)
     moved = os.path.join(tmp, "elsewhere.bin")
     shutil.copy(path, moved)
     o = os.path.join(tmp, "tokx.npy")
