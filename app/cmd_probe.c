@@ -429,7 +429,7 @@ static gb_figure *agreement_figure(session *s, const gb_trace *a, const double *
 	float *v = malloc(sizeof(float) * (size_t)nr * nc);
 	char **txt = calloc((size_t)nr * nc, sizeof(char *));
 	for (int k = 0; v && k < nr * nc; k++)
-		v[k] = NAN;
+		v[k] = -INFINITY; /* no such tensor (an encoder layer's cross-attention): grey */
 	for (int i = 0; v && txt && i < a->n; i++) {
 		if (cell[2 * i] < 0)
 			continue;
@@ -454,6 +454,8 @@ static gb_figure *agreement_figure(session *s, const gb_trace *a, const double *
 		gb_fig_set_cell_text(f, (const char *const *)txt);
 		f->numbers = 1;
 		f->precision = 1;
+		f->masked = 1;
+		snprintf(f->mask_what, sizeof f->mask_what, "no such tensor");
 		f->cmap = GB_CMAP_VIRIDIS;
 		/* float32 gives 6 or 7 digits: a scale from 4 to 8 shows which tensors keep fewer */
 		f->range = GB_RANGE_FIXED;

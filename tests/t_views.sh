@@ -12,7 +12,7 @@ G=./glassbox
 . tests/tap.sh
 RUN="run When Mary and John went to the park, John gave a ball to"
 
-echo "1..58"
+echo "1..59"
 
 # range_lo FILE / range_hi FILE: the two ends of a PNG's "Range" chunk ("lo .. hi").
 range_lo() { png_text "$1" Range | awk '{ print $1 }'; }
@@ -90,6 +90,11 @@ check "pair: each panel keeps its own row tokens in the terminal (the decoder's 
 	sh -c "grep -q ' 1 <s> ' $T/pair && grep -q ' 3 M ' $T/pair"
 $G -c "load tiny-mt; translate 3 March 2021; pair" >/dev/null 2>"$T/err"
 check "pair with fewer than two figures says what it needs" grep -q "pair sets the last two figures side by side" "$T/err"
+# compare on an encoder-decoder: the encoder's layers have no cross-attention, and those cells
+# are grey and said to be missing, not NaN
+$G -c "load tiny-mt; translate 3 March 2021; compare" >"$T/cmpmt" 2>"$T/err"
+check "compare on tiny-mt: the encoder's missing cross-attention cells are 'no such tensor', not NaN" \
+	sh -c "grep -q '/ 26 no such tensor' $T/cmpmt && ! grep -q 'NaN' $T/cmpmt"
 # show of one head of an attention table is the attention view: its title, its formula, its mask
 $G -c "load tiny-mt; translate 3 March 2021; show dec.L1.attn.weights 1; show enc.L1.attn.weights 1" >"$T/showattn" 2>"$T/err"
 check "show dec.L1.attn.weights 1 is titled as attn is" grep -q "^Layer 1, head 1: attention weights (decoder)$" "$T/showattn"

@@ -485,7 +485,7 @@ static void draw_cell(area *a, const hplan *p, int cx, int y, int r, int c)
 	if (text && *text) {
 		gb_label_display(text, p->cw - 1, s, sizeof s);
 		n = gb_utf8_width(s);
-	} else if (f->numbers && !(f->mask_zero && is_masked(a, v))) /* a hidden weight: grey, no number */
+	} else if (f->numbers && !((f->mask_zero || f->mask_what[0]) && is_masked(a, v))) /* a hidden weight: grey, no number */
 		n = gb_cells_fmt_num(v, f->precision, s, sizeof s);
 	if (n > 0) {
 		if (a->plain) {

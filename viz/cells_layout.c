@@ -136,7 +136,11 @@ void gb_cells_caption_line(area *a, int y)
 	char sch[2];
 	int nn = 0, nw = 0, x = a->x;
 	if (a->n_masked) {
-		snprintf(note[nn], sizeof note[nn], " %d masked (%s)", a->n_masked, (a->f->mask_zero || (a->top && a->top->mask_zero)) ? "0" : "-inf");
+		if (a->f->mask_what[0])
+			snprintf(note[nn], sizeof note[nn], " %d %s", a->n_masked, a->f->mask_what);
+		else
+			snprintf(note[nn], sizeof note[nn], " %d masked (%s)", a->n_masked,
+			         (a->f->mask_zero || (a->top && a->top->mask_zero)) ? "0" : "-inf");
 		swatch[nn] = gb_mask_rgb;
 		sch[nn++] = MASK_CHAR;
 	}

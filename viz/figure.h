@@ -74,6 +74,8 @@ typedef struct gb_figure {
 	int mask_zero;            /* the masked cells stand for a weight of 0 (attention weights,
 	                           * where the view puts -inf in the cells the mask hid): notes and
 	                           * hover say "weight 0", not "-inf" */
+	char mask_what[32];       /* when set, what the grey cells are instead (e.g. "no such
+	                           * tensor": an encoder's layers have no cross-attention) */
 
 	/* HEATMAP (rows, cols); BARS and STRIP (1, cols) */
 	float *values;            /* (rows, cols), row-major; NaN and inf allowed (drawn marked) */

@@ -167,7 +167,7 @@ void gb_cells_draw(lay *L, const gb_figure *m, int x, int y, int pw, int ph, int
 				}
 				L->cut += gb_lay_shorten(L, GB_FACE_SANS, tpx, buf, w, cut, sizeof cut);
 				text(L, GB_FACE_SANS, tpx, xc, mid_baseline(yc, tpx), 0, GB_ANCHOR_MIDDLE, cut, ink);
-			} else if (npx && !(m->mask_zero && gb_fig_is_masked(m, m, v))) { /* a hidden weight: grey, no number */
+			} else if (npx && !((m->mask_zero || m->mask_what[0]) && gb_fig_is_masked(m, m, v))) { /* a hidden weight: grey, no number */
 				gb_format_value(v, precision, buf, sizeof buf);
 				text(L, GB_FACE_MONO, npx, xc, mid_baseline(yc, npx) - 0.02 * npx, 0, GB_ANCHOR_MIDDLE, buf, ink);
 			}

@@ -233,8 +233,11 @@ static void frame(lay *L)
 	if (f->caption && *f->caption)
 		lines[nl++] = f->caption;
 	if (L->n_masked) {
-		snprintf(mnote, sizeof mnote, "%d masked cell%s (%s), shown in gray", L->n_masked,
-		         L->n_masked == 1 ? "" : "s", f->mask_zero ? "weight 0" : "-inf");
+		if (f->mask_what[0])
+			snprintf(mnote, sizeof mnote, "%d cell%s in gray: %s", L->n_masked, L->n_masked == 1 ? "" : "s", f->mask_what);
+		else
+			snprintf(mnote, sizeof mnote, "%d masked cell%s (%s), shown in gray", L->n_masked,
+			         L->n_masked == 1 ? "" : "s", f->mask_zero ? "weight 0" : "-inf");
 		lines[nl++] = mnote;
 	}
 	if (L->n_bad) {
