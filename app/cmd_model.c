@@ -332,8 +332,21 @@ int cmd_init(session *s, int argc, char **argv, const char *rest)
 {
 	const char *dir = NULL, *preset = "gpt2";
 	int seed = 1, force = 0;
+	/* sizes: --dim --layers --heads --kv-heads --hidden --vocab --context (0: the preset's small
+	 * default), so a bench can make a model of a real one's shape (GPT-2 small, Llama-110M) */
+	static const char *const size_opt[] = { "--dim", "--layers", "--heads", "--kv-heads", "--hidden", "--vocab", "--context" };
+	static const int size_max[] = { 16384, 256, 256, 256, 65536, 1 << 20, 1 << 16 };
+	int size[7] = { 0 };
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--preset") && i + 1 < argc)
+		int k = 0;
+		while (k < 7 && strcmp(argv[i], size_opt[k]))
+			k++;
+		if (k < 7) {
+			if (i + 1 >= argc)
+				return usage(argv[0]);
+			if (parse_int(argv[++i], 1, size_max[k], &size[k], size_opt[k] + 2))
+				return -1;
+		} else if (!strcmp(argv[i], "--preset") && i + 1 < argc)
 			preset = argv[++i];
 		else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
 			if (parse_int(argv[++i], 0, 2000000000, &seed, "the seed"))
@@ -373,6 +386,36 @@ int cmd_init(session *s, int argc, char **argv, const char *rest)
 	c.n_ctx = 128;
 	c.vocab = 257; /* the 256 bytes and one special token */
 	c.bos_id = c.eos_id = c.dec_start_id = 256;
+	if (size[0])
+		c.d_model = size[0];
+	if (size[1])
+		c.n_layer = size[1], c.n_enc_layer = c.encdec ? size[1] : 0;
+	if (size[2])
+		c.n_head = size[2], c.n_kv_head = size[3] ? size[3] : size[2];
+	else if (size[3])
+		c.n_kv_head = size[3];
+	if (size[4])
+		c.d_ffn = size[4];
+	else if (size[0])
+		c.d_ffn = 4 * c.d_model;
+	if (size[5])
+		c.vocab = size[5];
+	if (size[6])
+		c.n_ctx = size[6];
+	if (c.d_model % c.n_head) {
+		errorf("--dim %d is not a multiple of the %d heads: each head takes d_model / heads features", c.d_model, c.n_head);
+		return -1;
+	}
+	c.d_head = c.d_model / c.n_head;
+	if (c.n_head % c.n_kv_head || (c.family != GB_FAM_LLAMA && c.n_kv_head != c.n_head)) {
+		errorf(c.family == GB_FAM_LLAMA ? "--kv-heads %d must divide the %d heads" : "--kv-heads is for the llama preset (%d of %d)",
+		       c.n_kv_head, c.n_head);
+		return -1;
+	}
+	if (c.vocab < 257) {
+		errorf("--vocab %d is too small: the byte tokenizer needs 257 ids (256 bytes and one special token)", c.vocab);
+		return -1;
+	}
 	gb_model m;
 	gb_err err;
 	if (gb_model_init(&m, &c, (uint64_t)seed, 0.2f, &err)) {

@@ -291,9 +291,11 @@ const command commands[] = {
 	  "biases and RoPE with theta 10000. llama2.c rotates adjacent pairs: a Hugging Face Llama\n"
 	  "(rotating halves) is written with each head's q and k rows reordered to match. Loading\n"
 	  "the file back gives the same weights bit for bit.", cmd_export_model },
-	{ "init", "DIR [--preset gpt2|llama|encdec] [--seed N] [--force]",
+	{ "init", "DIR [--preset gpt2|llama|encdec] [--seed N] [--force] [--dim D --layers L --heads H --kv-heads K --hidden F --vocab V --context C]",
 	  "write a small randomly initialized model folder",
-	  "A random model shows how the engine works, not what a trained model learned.", cmd_init },
+	  "A random model shows how the engine works, not what a trained model learned. The sizes make\n"
+	  "one of a real model's shape for benchmarks: init /tmp/gpt2s --dim 768 --layers 12 --heads 12\n"
+	  "--vocab 50257 --context 1024 (GPT-2 small; --hidden defaults to 4 x dim).", cmd_init },
 	{ "tokenize", "[--steps] [--tokenizer DIR] TEXT | --compare DIR1 DIR2 TEXT",
 	  "show the tokens (pieces and ids) of TEXT; --steps replays every step and BPE merge",
 	  "Byte-level BPE starts from the bytes of each word and merges neighbouring pieces, the\n"

@@ -9,10 +9,16 @@ G=./glassbox
 # have FILE TEXT: FILE contains TEXT
 lines() { wc -l <"$1" | tr -d ' '; }
 
-echo "1..85"
+echo "1..87"
 
 $G -c "init $T/gpt2 --seed 3; init $T/llama --preset llama; init $T/encdec --preset encdec" >"$T/out" 2>"$T/err"
 ok $? "init writes three random model folders"
+# sizes: a model of a chosen shape (the benches' GPT-2-small and Llama-110M come from these)
+$G -c "init $T/sized --preset llama --dim 96 --layers 3 --heads 6 --kv-heads 2 --vocab 300 --context 64; load $T/sized; info" >"$T/sized.out" 2>"$T/err"
+check "init --dim 96 --heads 6 --kv-heads 2: 6 heads of 16, 2 key/value heads, FFN 4 x 96" \
+	sh -c "grep -q 'd_model 96, 6 heads of 16 (2 key/value heads), FFN 384' $T/sized.out && grep -q 'vocabulary  300, context 64' $T/sized.out && grep -q '^layers *3' $T/sized.out"
+$G -c "init $T/bad --dim 100 --heads 6" >/dev/null 2>"$T/err"
+check "init --dim 100 --heads 6: refused, saying why" grep -q "not a multiple of the 6 heads" "$T/err"
 check "the folder has config.json, model.safetensors and tokenizer.json" \
 	test -s "$T/gpt2/config.json" -a -s "$T/gpt2/model.safetensors" -a -s "$T/gpt2/tokenizer.json"
 

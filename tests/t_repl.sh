@@ -24,7 +24,7 @@ lastline() { screen | grep -v "^$" | tail -n 1; }
 # waitline REGEX: up to 5 s for the last screen line to match
 waitline() { i=0; while [ $i -lt 50 ]; do lastline | grep -q -- "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
 
-echo "1..31"
+echo "1..34"
 tmux kill-session -t "$S" 2>/dev/null
 tmux new-session -d -s "$S" -x 100 -y 30 "env XDG_STATE_HOME=$T/state TERM=xterm-256color ./glassbox; echo EXIT=\$?; sleep 5"
 waitfor "glassbox>"; ok $? "the prompt appears"
@@ -106,4 +106,20 @@ for size in 80x24 160x48; do
 	[ "$arows" -ge 5 ] && [ "$awidths" -eq 1 ] && unwrapped; ok $? "$size: ablate's two columns line up ($arows rows) and fit the width"
 	tmux kill-session -t "$S" 2>/dev/null
 done
+
+# A long run (here: a 400-token text through 12 layers of d_model 256 on the reference engine,
+# seconds) shows its progress after half a second, and Ctrl-C stops it between layers with one
+# line; the prompt goes on and the next command runs.
+./glassbox -c "init $T/slow --dim 256 --layers 12 --heads 4 --context 512" || exit 1
+LONG=$(awk 'BEGIN { for (i = 0; i < 15; i++) printf "the cat sat on the mat and "; }' | cut -c1-400)
+tmux new-session -d -s "$S" -x 120 -y 30 "env XDG_STATE_HOME=$T/state TERM=xterm-256color ./glassbox 2>&1; sleep 5"
+waitfor "glassbox>"
+tmux send-keys -t "$S" "load $T/slow" Enter "set engine ref" Enter "run $LONG" Enter
+i=0; while [ $i -lt 100 ] && ! screen | grep -q "running: layer [0-9]* of 12 done (Ctrl-C stops)"; do sleep 0.1; i=$((i + 1)); done
+screen | grep -q "running: layer [0-9]* of 12 done (Ctrl-C stops)"; ok $? "a run past half a second shows 'running: layer k of 12'"
+tmux send-keys -t "$S" C-c
+waitfor "stopped (Ctrl-C) after"; ok $? "Ctrl-C stops it between layers, in one line ($(screen | grep -o 'stopped.*layers'))"
+tmux send-keys -t "$S" "info" Enter
+waitfor "parameters"; ok $? "and the prompt goes on: the next command runs"
+tmux kill-session -t "$S" 2>/dev/null
 exit $((fails > 0))
