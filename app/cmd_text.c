@@ -9,6 +9,7 @@
 
 #include "app/textout.h"
 #include "app/tour.h"
+#include "model/fileio.h"
 #include "viz/figure.h"
 #include "model/tokenizer/tokenizer.h"
 
@@ -39,6 +40,38 @@ int cmd_run(session *s, int argc, char **argv, const char *rest)
 		return -1;
 	const gb_config *c = &s->model.cfg;
 	int *ids = NULL, *tgt = NULL, n = 0, n_tgt = 0, rc = -1, exact = 0;
+	char *file_text = NULL; /* run --file FILE: the file is the text, newlines and ';' included */
+	if (argc > 1 && !strcmp(argv[1], "--file")) {
+		if (argc != 3) {
+			errorf("run --file takes one file: run --file story.txt");
+			return -1;
+		}
+		gb_err err;
+		size_t len;
+		file_text = gb_read_file(argv[2], (size_t)64 << 20, &len, &err);
+		if (!file_text) {
+			errorf("%s", err.msg);
+			return -1;
+		}
+		if (strlen(file_text) != len) {
+			errorf("%s holds a NUL byte (at byte %zu): it is not a text file", argv[2], strlen(file_text));
+			free(file_text);
+			return -1;
+		}
+		size_t bad = 0;
+		uint32_t cp;
+		for (int k; bad < len && (k = gb_utf8_decode(file_text + bad, &cp)) > 0 && cp != GB_UTF8_BAD;)
+			bad += (size_t)k;
+		if (bad < len) {
+			errorf("%s is not UTF-8: byte %zu (0x%02x) starts no character", argv[2], bad,
+			       (unsigned char)file_text[bad]);
+			free(file_text);
+			return -1;
+		}
+		while (len > 0 && (file_text[len - 1] == '\n' || file_text[len - 1] == '\r'))
+			file_text[--len] = 0; /* the file's last line break is not part of the text */
+		rest = file_text;
+	}
 	if (argc > 1 && !strcmp(argv[1], "--ids")) {
 		int i = 2;
 		if (parse_ids(argv, argc, &i, &ids, &n))
@@ -89,6 +122,7 @@ int cmd_run(session *s, int argc, char **argv, const char *rest)
 out:
 	free(ids);
 	free(tgt);
+	free(file_text);
 	return rc;
 }
 

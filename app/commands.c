@@ -306,10 +306,12 @@ const command commands[] = {
 	  "--template adds the ones the tokenizer puts around a text. --tokenizer DIR uses another\n"
 	  "folder's tokenizer; --compare shows two side by side; --file prints the ids of each\n"
 	  "line (or NUL-separated record) of FILE, one line each.", cmd_tokenize },
-	{ "run", "TEXT | --ids N... [--target-ids N...]", "run TEXT through the model; it becomes the current text",
+	{ "run", "TEXT | --file FILE | --ids N... [--target-ids N...]", "run TEXT through the model; it becomes the current text",
 	  "Everything the trace holds comes from the last run. A text longer than the context keeps\n"
-	  "its last tokens (and says so). An encoder-decoder runs TEXT through the encoder and the\n"
-	  "decoder start token through the decoder, or --target-ids as the decoder input.", cmd_run },
+	  "its last tokens (and says so). --file runs a UTF-8 file as the text, newlines and ';'\n"
+	  "included. An encoder-decoder runs TEXT through the encoder and the decoder start token\n"
+	  "through the decoder, or --target-ids as the decoder input. A run longer than half a second\n"
+	  "shows its progress; Ctrl-C stops it.", cmd_run },
 	{ "step", "[back|N]", "walk the current text through the pipeline, one stage at a time",
 	  "Each step shows the next stop of the tour, from the tokens through every layer's norm,\n"
 	  "queries and keys, scores, weights, heads and feed-forward to the next token, with a\n"

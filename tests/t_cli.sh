@@ -9,10 +9,19 @@ G=./glassbox
 # have FILE TEXT: FILE contains TEXT
 lines() { wc -l <"$1" | tr -d ' '; }
 
-echo "1..87"
+echo "1..89"
 
 $G -c "init $T/gpt2 --seed 3; init $T/llama --preset llama; init $T/encdec --preset encdec" >"$T/out" 2>"$T/err"
 ok $? "init writes three random model folders"
+# run --file: the file is the text, its ';' and newlines included (tiny-lm's ids 59 and 10 are
+# the bytes ';' and '\n'); a file that is not UTF-8 is refused with the byte that is not
+printf 'When Mary went to the park;\nJohn gave a ball to\n' >"$T/story.txt"
+$G -c "run --file $T/story.txt; print tokens" >"$T/file.out" 2>"$T/err"
+check "run --file keeps ';' and the newline inside the text as tokens (59, 10), and drops the last newline" \
+	sh -c "tr -s ' ' '\n' <$T/file.out | grep -qx 59 && tr -s ' ' '\n' <$T/file.out | grep -qx 10 && test \$(tr -s ' ' '\n' <$T/file.out | grep -cx 10) -eq 1"
+printf 'bad \377 byte\n' >"$T/bad.txt"
+$G -c "run --file $T/bad.txt" >/dev/null 2>"$T/err"
+check "run --file of a file that is not UTF-8: one line naming the byte" grep -q "is not UTF-8: byte 4 (0xff)" "$T/err"
 # sizes: a model of a chosen shape (the benches' GPT-2-small and Llama-110M come from these)
 $G -c "init $T/sized --preset llama --dim 96 --layers 3 --heads 6 --kv-heads 2 --vocab 300 --context 64; load $T/sized; info" >"$T/sized.out" 2>"$T/err"
 check "init --dim 96 --heads 6 --kv-heads 2: 6 heads of 16, 2 key/value heads, FFN 4 x 96" \
