@@ -30,14 +30,15 @@ void gb_trace_reset(gb_trace *tr)
 	lazy_drop(tr);
 	gb_trace_arena_free(tr);
 	/* The last run tells us how big the block should be: grown when it spilled, shrunk when
-	 * it used less than half (a short run after a long one). */
-	if (tr->used)
+	 * a large block (over 64 MB) served a run that used less than a quarter of it (a short
+	 * run after a long one). */
+	if (tr->n_spill || tr->used > tr->want || (tr->used && tr->size > ((size_t)16 << 20) && tr->used < tr->size / 4))
 		tr->want = tr->used;
 	for (int i = 0; i < tr->n_spill; i++)
 		free(tr->spill[i]);
 	tr->n_spill = 0;
 	tr->spilled = 0;
-	if (tr->want > tr->size || (tr->size > 4096 && tr->want + tr->want / 4 < tr->size / 2)) {
+	if (tr->want > tr->size || tr->want + tr->want / 4 < tr->size / 4) {
 		free(tr->block);
 		/* aligned_alloc wants a size that is a multiple of the alignment (16 floats). */
 		tr->size = (tr->want + tr->want / 4 + 15) & ~(size_t)15;
