@@ -6,7 +6,8 @@
  * order, three passes, over more layers than the cache holds — equal to the full trace's: bit
  * for bit on the ref table, within 1e-5 relative on the fast one. The cache's bytes stay under
  * the budget, the lazy trace holds less than the full one, the kept last row of logits is the
- * full one's, a cached run never goes lazy, and the budget can be set from the environment. */
+ * full one's, a cached run never goes lazy, the backward pass refuses a lazy trace (it needs every
+ * activation at once), and the budget can be set from the environment. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "model/forward.h"
 #include "model/kvcache.h"
 #include "model/rng.h"
+#include "model/train/train.h"
 #include "tests/tap.h"
 
 enum { T = 12, LAYERS = 5 };
@@ -280,6 +282,39 @@ static void cached(void)
 	gb_model_free(&m);
 }
 
+/* The backward pass reads every activation at once: a lazy trace is refused in words. */
+static void backward(void)
+{
+	gb_config c = base(GB_FAM_GPT2);
+	gb_model m;
+	gb_err err;
+	if (!tap_ok(!make(&m, &c, 5), "backward: model"))
+		return;
+	int ids[T], tg[T];
+	for (int i = 0; i < T; i++) {
+		ids[i] = (2 + 3 * i) % c.vocab;
+		tg[i] = (5 + 3 * i) % c.vocab;
+	}
+	gb_trace tr = { 0 };
+	tr.budget = 1;
+	gb_ws ws = { 0 };
+	float *g = calloc(m.n_weights, sizeof *g);
+	double loss;
+	int cnt, rc = -1;
+	if (g && !gb_forward(&m, ids, T, NULL, 0, &tr, NULL, &err))
+		rc = gb_backward(&m, &tr, tg, 0, 1, g, NULL, &ws, &loss, &cnt, NULL, &err);
+	tap_ok(rc && strstr(err.msg, "lazily"), "backward on a lazy trace fails: %s", rc ? err.msg : "(it ran)");
+	tr.budget = SIZE_MAX;
+	rc = gb_forward(&m, ids, T, NULL, 0, &tr, NULL, &err) ||
+	     gb_backward(&m, &tr, tg, 0, 1, g, NULL, &ws, &loss, &cnt, NULL, &err);
+	tap_ok(!rc && cnt == T && loss > 0, "with the budget above the run it works (loss %.4g over %d)", rc ? 0 : loss,
+	       cnt);
+	free(g);
+	gb_ws_free(&ws);
+	gb_trace_free(&tr);
+	gb_model_free(&m);
+}
+
 static void budget_env(void)
 {
 	gb_trace t = { 0 };
@@ -298,6 +333,7 @@ int main(void)
 		for (int fast = 0; fast < 2; fast++)
 			one(&variants[v], fast);
 	cached();
+	backward();
 	budget_env();
 	return tap_done();
 }
