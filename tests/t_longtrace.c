@@ -7,8 +7,10 @@
  * for bit on the ref table, within 1e-5 relative on the fast one. The cache's bytes stay under
  * the budget, the lazy trace holds less than the full one, the kept last row of logits is the
  * full one's, a cached run never goes lazy, the backward pass refuses a lazy trace (it needs every
- * activation at once), and the budget can be set from the environment. */
+ * activation at once), a lazy run stopped between layers leaves an empty trace, and the budget
+ * can be set from the environment. */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -315,6 +317,53 @@ static void backward(void)
 	gb_model_free(&m);
 }
 
+/* A lazy run stopped between layers fails in words, leaves an empty trace, and the next run
+ * records as before. */
+typedef struct stopper {
+	volatile sig_atomic_t *stop;
+	int at;
+} stopper;
+
+static void stop_at(void *arg, int done, int total)
+{
+	stopper *s = arg;
+	(void)total;
+	if (done == s->at)
+		*s->stop = 1;
+}
+
+static void stopped(void)
+{
+	gb_config c = base(GB_FAM_LLAMA);
+	gb_model m;
+	gb_err err;
+	if (!tap_ok(!make(&m, &c, 6), "stop: model"))
+		return;
+	int ids[T];
+	for (int i = 0; i < T; i++)
+		ids[i] = (4 + 9 * i) % c.vocab;
+	volatile sig_atomic_t stop = 0;
+	stopper sp = { &stop, 2 };
+	gb_fwd_opts o = { 0 };
+	o.progress = stop_at;
+	o.progress_arg = &sp;
+	o.stop = &stop;
+	gb_trace tr = { 0 }, full = { 0 };
+	tr.budget = 1;
+	full.budget = SIZE_MAX;
+	int rc = gb_forward(&m, ids, T, NULL, 0, &tr, &o, &err);
+	tap_ok(rc && strstr(err.msg, "stopped") && tr.n == 0 && !tr.lazy && !tr.arena,
+	       "a lazy run stopped after 2 layers fails (%s) and leaves an empty trace", rc ? err.msg : "ran");
+	stop = 0;
+	sp.at = -1;
+	rc = gb_forward(&m, ids, T, NULL, 0, &tr, &o, &err) || gb_forward(&m, ids, T, NULL, 0, &full, NULL, &err);
+	const gb_ttensor *a = rc ? NULL : gb_trace_get(&tr, "L3.ffn.hidden"), *b = rc ? NULL : gb_trace_get(&full, "L3.ffn.hidden");
+	tap_ok(a && b && a->n == b->n && !memcmp(a->data, b->data, a->n * 4), "the next run records as before");
+	gb_trace_free(&tr);
+	gb_trace_free(&full);
+	gb_model_free(&m);
+}
+
 static void budget_env(void)
 {
 	gb_trace t = { 0 };
@@ -334,6 +383,7 @@ int main(void)
 			one(&variants[v], fast);
 	cached();
 	backward();
+	stopped();
 	budget_env();
 	return tap_done();
 }
