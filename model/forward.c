@@ -1,7 +1,10 @@
 /* forward.c — the forward pass. Every architecture runs through the same few functions
  * (stack, layer, attention, ffn, norm); every matrix product and norm goes through the kernel
  * table, so the ref and fast engines share this code; every intermediate lands in the trace,
- * which doubles as the working memory (recording everything costs no extra copies). */
+ * which doubles as the working memory (recording everything costs no extra copies). A run
+ * whose record would pass the trace's budget runs each layer in the trace's arena and keeps
+ * only the cheap tensors; gb_fwd_replay computes the rest of a layer again on demand
+ * (model/lazytrace.h). */
 #include "model/forward.h"
 #include "model/lazytrace.h"
 
