@@ -11,6 +11,7 @@
 
 #include "app/bench_forward.h"
 #include "app/bench_kv.h"
+#include "app/bench_long.h"
 #include "model/formats/llama2c.h"
 #include "model/tokenizer/tokenizer.h"
 #include "viz/colormap.h"
@@ -511,5 +512,7 @@ int cmd_bench(session *s, int argc, char **argv, const char *rest)
 {
 	if (argc == 2 && !strcmp(argv[1], "kv"))
 		return bench_kvcache(stdout);
+	if (argc == 2 && !strcmp(argv[1], "long"))
+		return bench_long(stdout);
 	return bench_all(stdout);
 }

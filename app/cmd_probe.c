@@ -524,7 +524,16 @@ int cmd_compare(session *s, int argc, char **argv, const char *rest)
 	}
 	int worst = -1;
 	for (int i = 0; i < a.n; i++) {
-		const gb_ttensor *x = &a.t[i], *y = &b.t[i];
+		/* a long run's traces compute their tensors on demand, a layer at a time */
+		const gb_ttensor *x = gb_trace_at(&a, i), *y = gb_trace_at(&b, i);
+		if (!x || !y) {
+			errorf("out of memory computing %s", a.t[i].name);
+			free(md);
+			free(rel);
+			gb_trace_free(&a);
+			gb_trace_free(&b);
+			return -1;
+		}
 		double mx = 0;
 		for (size_t j = 0; j < x->n; j++) {
 			double r = x->data[j], f = y->data[j];

@@ -1,8 +1,12 @@
 /* forward.c — the forward pass. Every architecture runs through the same few functions
  * (stack, layer, attention, ffn, norm); every matrix product and norm goes through the kernel
  * table, so the ref and fast engines share this code; every intermediate lands in the trace,
- * which doubles as the working memory (recording everything costs no extra copies). */
+ * which doubles as the working memory (recording everything costs no extra copies). A run
+ * whose record would pass the trace's budget runs each layer in the trace's arena and keeps
+ * only the cheap tensors; gb_fwd_replay computes the rest of a layer again on demand
+ * (model/lazytrace.h). */
 #include "model/forward.h"
+#include "model/lazytrace.h"
 
 #include <math.h>
 #include <setjmp.h>
@@ -19,6 +23,7 @@ typedef struct fctx {
 	gb_trace *tr;
 	int textbook;
 	int done, total;      /* layers run and to run (progress) */
+	gb_lazy *lazy;        /* a lazy run (model/lazytrace.h), or NULL */
 	jmp_buf oom;          /* taken when the trace cannot grow (1), or when stopped (2) */
 } fctx;
 
@@ -360,7 +365,75 @@ typedef struct stack_in {
 	int ablate;           /* apply opts->head_scale to this stack's self-attention */
 	int pos0;             /* position of ids[0] (0 without a cache) */
 	gb_kvcache *cache;    /* the decoder's cache (ids already appended at pos0), or NULL */
+	int stack;            /* 0: the encoder, 1: the decoder (or the only stack) */
 } stack_in;
+
+/* Layer l (0-based) of stack s on the residual stream x (an index); returns the new stream's. */
+static int layer(fctx *f, const gb_stack_w *s, const stack_in *in, int l, int x)
+{
+	const gb_config *c = f->c;
+	const char *p = in->pfx;
+	int T = in->T;
+	char nn[48], sn[48], rn[48];
+	gb_kvcache *kc = in->cache;
+	const gb_layer_w *L = &s->layers[l];
+	attn_in self = { 0 };
+	self.Tq = self.Tk = T;
+	self.causal = in->causal && !(f->o && f->o->no_mask);
+	self.self = 1;
+	self.key_ids = in->ids;
+	self.pos0 = in->pos0;
+	if (kc) {
+		self.key_ids = kc->ids;
+		self.ck = gb_kvcache_k(kc, l, 0);
+		self.cv = gb_kvcache_v(kc, l, 0);
+		self.cstride = (size_t)kc->cap * kc->d_head;
+	}
+	if (in->ablate && f->o && f->o->head_scale)
+		self.scale = f->o->head_scale + (size_t)l * c->n_head;
+	snprintf(nn, sizeof nn, "%sL%d.ln1", p, l + 1);
+	snprintf(sn, sizeof sn, "%sL%d.attn", p, l + 1);
+	snprintf(rn, sizeof rn, "%sL%d.resid.mid", p, l + 1);
+	x = residual(f, x, &L->ln1, nn, sub_attn, &L->attn, sn, &self, T, rn);
+	int fn = 2;
+	if (in->enc || (kc && kc->encdec)) {
+		attn_in cross = { 0 };
+		cross.xkv = in->enc;
+		cross.Tq = T;
+		cross.Tk = in->Ts;
+		cross.key_ids = in->src_ids;
+		if (!in->enc) { /* keys and values computed once, by gb_kvcache_set_source */
+			size_t cs = (size_t)kc->src_cap * kc->d_head;
+			cross.Tk = kc->n_src;
+			cross.key_ids = kc->src;
+			cross.ck = kc->ck + (size_t)l * kc->n_kv_head * cs;
+			cross.cv = kc->cv + (size_t)l * kc->n_kv_head * cs;
+			cross.cstride = cs;
+		}
+		snprintf(nn, sizeof nn, "%sL%d.ln2", p, l + 1);
+		snprintf(sn, sizeof sn, "%sL%d.cross", p, l + 1);
+		snprintf(rn, sizeof rn, "%sL%d.resid.cross", p, l + 1);
+		x = residual(f, x, &L->ln2, nn, sub_attn, &L->cross, sn, &cross, T, rn);
+		fn = 3;
+	}
+	snprintf(nn, sizeof nn, "%sL%d.ln%d", p, l + 1, fn);
+	snprintf(sn, sizeof sn, "%sL%d.ffn", p, l + 1);
+	snprintf(rn, sizeof rn, "%sL%d.resid.post", p, l + 1);
+	return residual(f, x, fn == 3 ? &L->ln3 : &L->ln2, nn, sub_ffn, &L->ffn, sn, NULL, T, rn);
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && !strcmp(s + a - b, suf);
+}
+
+/* What a lazy run keeps of a layer: its residual streams and its norms' statistics. */
+static int kept(const char *name)
+{
+	return strstr(name, ".resid.") || ends_with(name, ".mean") || ends_with(name, ".var") ||
+	       ends_with(name, ".rms");
+}
 
 /* Embeds ids and runs the stack's layers and final norm; returns the output's index. */
 static int stack(fctx *f, const gb_stack_w *s, const stack_in *in)
@@ -394,60 +467,26 @@ static int stack(fctx *f, const gb_stack_w *s, const stack_in *in)
 		f->k->add(sum, pos, (size_t)T * D);
 	int x = last(f);
 
-	char nn[48], sn[48], rn[48];
-	gb_kvcache *kc = in->cache;
 	for (int l = 0; l < s->n_layer; l++) {
 		if (f->o && f->o->stop && *f->o->stop)
 			longjmp(f->oom, 2);
-		const gb_layer_w *L = &s->layers[l];
-		attn_in self = { 0 };
-		self.Tq = self.Tk = T;
-		self.causal = in->causal && !(f->o && f->o->no_mask);
-		self.self = 1;
-		self.key_ids = in->ids;
-		self.pos0 = in->pos0;
-		if (kc) {
-			self.key_ids = kc->ids;
-			self.ck = gb_kvcache_k(kc, l, 0);
-			self.cv = gb_kvcache_v(kc, l, 0);
-			self.cstride = (size_t)kc->cap * kc->d_head;
-		}
-		if (in->ablate && f->o && f->o->head_scale)
-			self.scale = f->o->head_scale + (size_t)l * c->n_head;
-		snprintf(nn, sizeof nn, "%sL%d.ln1", p, l + 1);
-		snprintf(sn, sizeof sn, "%sL%d.attn", p, l + 1);
-		snprintf(rn, sizeof rn, "%sL%d.resid.mid", p, l + 1);
-		x = residual(f, x, &L->ln1, nn, sub_attn, &L->attn, sn, &self, T, rn);
-		int fn = 2;
-		if (in->enc || (kc && kc->encdec)) {
-			attn_in cross = { 0 };
-			cross.xkv = in->enc;
-			cross.Tq = T;
-			cross.Tk = in->Ts;
-			cross.key_ids = in->src_ids;
-			if (!in->enc) { /* keys and values computed once, by gb_kvcache_set_source */
-				size_t cs = (size_t)kc->src_cap * kc->d_head;
-				cross.Tk = kc->n_src;
-				cross.key_ids = kc->src;
-				cross.ck = kc->ck + (size_t)l * kc->n_kv_head * cs;
-				cross.cv = kc->cv + (size_t)l * kc->n_kv_head * cs;
-				cross.cstride = cs;
-			}
-			snprintf(nn, sizeof nn, "%sL%d.ln2", p, l + 1);
-			snprintf(sn, sizeof sn, "%sL%d.cross", p, l + 1);
-			snprintf(rn, sizeof rn, "%sL%d.resid.cross", p, l + 1);
-			x = residual(f, x, &L->ln2, nn, sub_attn, &L->cross, sn, &cross, T, rn);
-			fn = 3;
-		}
-		snprintf(nn, sizeof nn, "%sL%d.ln%d", p, l + 1, fn);
-		snprintf(sn, sizeof sn, "%sL%d.ffn", p, l + 1);
-		snprintf(rn, sizeof rn, "%sL%d.resid.post", p, l + 1);
-		x = residual(f, x, fn == 3 ? &L->ln3 : &L->ln2, nn, sub_ffn, &L->ffn, sn, NULL, T, rn);
+		if (f->lazy) {
+			/* the layer runs in the arena; what is cheap is kept, the rest computed on demand */
+			int first = f->tr->n;
+			gb_trace_arena_begin(f->tr, f->tr->arena_size);
+			x = layer(f, s, in, l, x);
+			int g = gb_lazy_add_group(f->lazy, in->stack, l, f->tr->arena_used);
+			if (g < 0)
+				longjmp(f->oom, 1);
+			gb_trace_arena_end(f->tr, first, g, kept);
+		} else
+			x = layer(f, s, in, l, x);
 		f->done++;
 		if (f->o && f->o->progress)
 			f->o->progress(f->o->progress_arg, f->done, f->total);
 	}
 	if (c->final_norm) {
+		char nn[48];
 		snprintf(nn, sizeof nn, "%slnf", p);
 		alias_idx(f, x, "%s.in", nn);
 		x = norm(f, &s->final, data(f, x), T, nn);
@@ -489,6 +528,7 @@ static void fctx_init(fctx *f, const gb_model *m, gb_trace *tr, const gb_fwd_opt
 	f->tr = tr;
 	f->textbook = m->cfg.textbook_ln || (opts && opts->textbook_ln);
 	f->done = f->total = 0;
+	f->lazy = NULL;
 }
 
 /* logits and probs (T, vocab) from the stack's output x. */
@@ -501,6 +541,98 @@ static void output(fctx *f, int x, int T)
 	float *probs = tens(f, 2, SHAPE(T, c->vocab), tv, "probs");
 	memcpy(probs, logits, (size_t)T * c->vocab * sizeof(float));
 	f->k->softmax(probs, T, c->vocab);
+}
+
+/* What the full record of a run takes (floats), near enough to choose lazy recording. */
+static size_t eager_floats(const gb_config *c, size_t n, size_t nt)
+{
+	size_t D = c->d_model, F = c->d_ffn, H = c->n_head, E = c->d_head, K = c->n_kv_head;
+	size_t q = H * E, kv = K * E;
+#define ATTN(Tq, Tk) (3 * H * (Tq) * (Tk) + (Tq) * (4 * q + 2 * kv + 2 * D) + 2 * (Tk) * kv)
+	size_t sz;
+	if (c->encdec)
+		sz = (size_t)c->n_enc_layer * (ATTN(n, n) + 5 * n * F + 6 * n * D) +
+		     (size_t)c->n_layer * (ATTN(nt, nt) + ATTN(nt, n) + 5 * nt * F + 9 * nt * D) + (5 * n + 5 * nt) * D;
+	else
+		sz = (size_t)c->n_layer * (ATTN(n, n) + 5 * n * F + 6 * n * D) + 5 * n * D, nt = n;
+#undef ATTN
+	return sz + 2 * nt * (size_t)c->vocab;
+}
+
+/* A lazy run's note of a stack it is about to run (enc_out: the encoder output's entry). */
+static void lazy_stack(fctx *f, const stack_in *in, int enc_out)
+{
+	if (!f->lazy)
+		return;
+	gb_lazy_stack *st = &f->lazy->st[in->stack];
+	snprintf(st->pfx, sizeof st->pfx, "%s", in->pfx);
+	st->T = in->T;
+	st->causal = in->causal;
+	st->ablate = in->ablate;
+	st->enc_out = enc_out;
+}
+
+/* A lazy run's output: logits and probs listed (computed on demand), the last row of logits
+ * kept. */
+static void lazy_output(fctx *f, int x, int T)
+{
+	const gb_config *c = f->c;
+	const unsigned char *tv = AXES(GB_AX_TOKEN, GB_AX_VOCAB);
+	size_t tv_n = (size_t)T * c->vocab;
+	float *row = scratch(f, (size_t)c->vocab);
+	f->k->matmul(row, data(f, x) + (size_t)(T - 1) * c->d_model, f->m->lm_head.w, NULL, 1, c->d_model, c->vocab,
+	             f->m->lm_head.trans);
+	f->tr->tail_logits = row;
+	f->lazy->x_out = x;
+	int gl = gb_lazy_add_group(f->lazy, 1, -1, tv_n), gp = gb_lazy_add_group(f->lazy, 1, -2, tv_n);
+	if (gl < 0 || gp < 0 || gb_trace_add_lazy(f->tr, 2, SHAPE(T, c->vocab), tv, gl, "logits") ||
+	    gb_trace_add_lazy(f->tr, 2, SHAPE(T, c->vocab), tv, gp, "probs"))
+		longjmp(f->oom, 1);
+}
+
+int gb_fwd_replay(const gb_lazy *z, const gb_trace *main, int g, gb_trace *sub)
+{
+	const gb_lazy_group *G = &z->g[g - 1];
+	const gb_model *m = z->m;
+	const gb_config *c = &m->cfg;
+	fctx f;
+	gb_trace_reset(sub);
+	fctx_init(&f, m, sub, &z->o);
+	if (setjmp(f.oom)) {
+		gb_trace_reset(sub);
+		return -1;
+	}
+	if (G->layer < 0) { /* logits or probs (probs: softmax of the logits, in place) */
+		const gb_ttensor *x = &main->t[z->x_out];
+		int T = x->shape[0];
+		float *p = tens(&f, 2, SHAPE(T, c->vocab), AXES(GB_AX_TOKEN, GB_AX_VOCAB), "%s",
+		                G->layer == -1 ? "logits" : "probs");
+		f.k->matmul(p, x->data, m->lm_head.w, NULL, T, c->d_model, c->vocab, m->lm_head.trans);
+		if (G->layer == -2)
+			f.k->softmax(p, T, c->vocab);
+		return 0;
+	}
+	const gb_lazy_stack *st = &z->st[G->stack];
+	int dec_of_pair = c->encdec && G->stack == 1, T = st->T, D = c->d_model;
+	stack_in in = { st->pfx, dec_of_pair ? main->tgt : main->ids, T, st->causal,
+	                st->enc_out >= 0 ? main->t[st->enc_out].data : NULL, main->n_ids, main->ids, st->ablate, 0,
+	                NULL, G->stack };
+	/* the stream entering the layer, as recorded */
+	char xn[48];
+	if (G->layer)
+		snprintf(xn, sizeof xn, "%sL%d.resid.post", st->pfx, G->layer);
+	else
+		snprintf(xn, sizeof xn, "%sembed.sum", st->pfx);
+	const gb_ttensor *xt = NULL;
+	for (int i = 0; i < main->n && !xt; i++)
+		if (!strcmp(main->t[i].name, xn))
+			xt = &main->t[i];
+	if (!xt || !xt->data || (int)xt->n != T * D)
+		return -1;
+	float *x = tens(&f, TF(T, D), "%s", xn);
+	memcpy(x, xt->data, (size_t)T * D * sizeof(float));
+	layer(&f, G->stack ? &m->dec : &m->enc, &in, G->layer, last(&f));
+	return 0;
 }
 
 int gb_forward(const gb_model *m, const int *ids, int n, const int *tgt, int n_tgt, gb_trace *tr,
@@ -520,23 +652,33 @@ int gb_forward(const gb_model *m, const int *ids, int n, const int *tgt, int n_t
 	tr->pos0 = 0;
 	fctx f;
 	fctx_init(&f, m, tr, opts);
+	if (eager_floats(c, n, c->encdec ? n_tgt : 0) * sizeof(float) > gb_trace_budget(tr) &&
+	    !(f.lazy = gb_lazy_install(tr, m, opts)))
+		return gb_fail(err, "out of memory");
 	int why = setjmp(f.oom);
 	if (why)
 		return jump_fail(&f, why, err);
 	f.total = m->dec.n_layer + (c->encdec ? m->enc.n_layer : 0);
 	int x, T;
 	if (c->encdec) {
-		stack_in se = { "enc.", ids, n, 0, NULL, 0, NULL, 0, 0, NULL };
+		stack_in se = { "enc.", ids, n, 0, NULL, 0, NULL, 0, 0, NULL, 0 };
+		lazy_stack(&f, &se, -1);
 		int enc = stack(&f, &m->enc, &se);
-		stack_in sd = { "dec.", tgt, n_tgt, 1, data(&f, enc), n, ids, 1, 0, NULL };
+		stack_in sd = { "dec.", tgt, n_tgt, 1, data(&f, enc), n, ids, 1, 0, NULL, 1 };
+		lazy_stack(&f, &sd, enc);
 		x = stack(&f, &m->dec, &sd);
 		T = n_tgt;
 	} else {
-		stack_in sd = { "", ids, n, 1, NULL, 0, NULL, 1, 0, NULL };
+		stack_in sd = { "", ids, n, 1, NULL, 0, NULL, 1, 0, NULL, 1 };
+		lazy_stack(&f, &sd, -1);
 		x = stack(&f, &m->dec, &sd);
 		T = n;
 	}
-	output(&f, x, T);
+	if (f.lazy)
+		lazy_output(&f, x, T);
+	else
+		output(&f, x, T);
+	gb_trace_arena_free(tr);
 	return 0;
 }
 
@@ -567,7 +709,7 @@ static int run_source(gb_kvcache *kc, const gb_model *m, const int *src, int n_s
 	if (why)
 		return jump_fail(&f, why, err);
 	f.total = m->enc.n_layer;
-	stack_in se = { "enc.", src, n_src, 0, NULL, 0, NULL, 0, 0, NULL };
+	stack_in se = { "enc.", src, n_src, 0, NULL, 0, NULL, 0, 0, NULL, 0 };
 	const float *enc = data(&f, stack(&f, &m->enc, &se));
 	/* Each decoder layer's cross-attention keys and values, as attention() computes them. */
 	int K = c->n_kv_head, E = c->d_head, kw = K * E;
@@ -636,7 +778,7 @@ int gb_forward_cached(const gb_model *m, gb_kvcache *kc, const int *ids, int n, 
 	if (why)
 		return jump_fail(&f, why, err);
 	f.total = m->dec.n_layer;
-	stack_in sd = { c->encdec ? "dec." : "", ids, n, 1, NULL, 0, NULL, 1, len, kc };
+	stack_in sd = { c->encdec ? "dec." : "", ids, n, 1, NULL, 0, NULL, 1, len, kc, 1 };
 	output(&f, stack(&f, &m->dec, &sd), n);
 	kc->len = len + n;
 	return 0;

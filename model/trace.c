@@ -15,19 +15,34 @@ static const char *axis_names[GB_AX_N] = { "token", "position", "head", "kv_head
 
 const char *gb_axis_name(int a) { return a >= 0 && a < GB_AX_N ? axis_names[a] : "?"; }
 
+static void lazy_drop(gb_trace *tr)
+{
+	if (tr->lazy && tr->lazy_free)
+		tr->lazy_free(tr->lazy);
+	tr->lazy = NULL;
+	tr->lazy_fetch = NULL;
+	tr->lazy_free = NULL;
+	tr->lazy_bytes = NULL;
+}
+
 void gb_trace_reset(gb_trace *tr)
 {
-	/* A run that spilled tells us how big the block should have been. */
-	if (tr->n_spill || tr->used > tr->want)
+	lazy_drop(tr);
+	gb_trace_arena_free(tr);
+	/* The last run tells us how big the block should be: grown when it spilled, shrunk when
+	 * a large block (over 64 MB) served a run that used less than a quarter of it (a short
+	 * run after a long one). */
+	if (tr->n_spill || tr->used > tr->want || (tr->used && tr->size > ((size_t)16 << 20) && tr->used < tr->size / 4))
 		tr->want = tr->used;
 	for (int i = 0; i < tr->n_spill; i++)
 		free(tr->spill[i]);
 	tr->n_spill = 0;
-	if (tr->want > tr->size) {
+	tr->spilled = 0;
+	if (tr->want > tr->size || tr->want + tr->want / 4 < tr->size / 4) {
 		free(tr->block);
 		/* aligned_alloc wants a size that is a multiple of the alignment (16 floats). */
 		tr->size = (tr->want + tr->want / 4 + 15) & ~(size_t)15;
-		tr->block = aligned_alloc(64, tr->size * sizeof(float));
+		tr->block = tr->size ? aligned_alloc(64, tr->size * sizeof(float)) : NULL;
 		if (!tr->block)
 			tr->size = 0;
 	}
@@ -35,13 +50,17 @@ void gb_trace_reset(gb_trace *tr)
 	tr->n = 0;
 	tr->pos0 = 0;
 	tr->truncated = 0;
+	tr->tail_logits = NULL;
 }
 
 void gb_trace_free(gb_trace *tr)
 {
+	lazy_drop(tr);
+	gb_trace_arena_free(tr);
 	for (int i = 0; i < tr->n_spill; i++)
 		free(tr->spill[i]);
 	free(tr->spill);
+	free(tr->aspill);
 	free(tr->block);
 	free(tr->t);
 	free(tr->ids);
@@ -49,27 +68,48 @@ void gb_trace_free(gb_trace *tr)
 	memset(tr, 0, sizeof *tr);
 }
 
+static float *push_alloc(float ***list, int *n, int *cap, size_t floats)
+{
+	if (*n == *cap) {
+		int c = *cap ? 2 * *cap : 16;
+		float **s = realloc(*list, (size_t)c * sizeof *s);
+		if (!s)
+			return NULL;
+		*list = s;
+		*cap = c;
+	}
+	float *p = aligned_alloc(64, floats * sizeof(float));
+	if (p)
+		(*list)[(*n)++] = p;
+	return p;
+}
+
+static float *arena_alloc(gb_trace *tr, size_t r)
+{
+	if (tr->arena_used + r <= tr->arena_size) {
+		float *p = tr->arena + tr->arena_used;
+		tr->arena_used += r;
+		return p;
+	}
+	tr->arena_used += r; /* counted so the next layer's arena fits */
+	return push_alloc(&tr->aspill, &tr->n_aspill, &tr->cap_aspill, r);
+}
+
 /* Rounds every allocation to 16 floats, so each tensor starts 64-byte aligned. */
 static float *alloc_floats(gb_trace *tr, size_t n)
 {
 	size_t r = (n + 15) & ~(size_t)15;
+	if (tr->in_arena)
+		return arena_alloc(tr, r);
 	if (tr->used + r <= tr->size) {
 		float *p = tr->block + tr->used;
 		tr->used += r;
 		return p;
 	}
 	tr->used += r; /* counted so the next reset sizes the block to fit */
-	if (tr->n_spill == tr->cap_spill) {
-		int cap = tr->cap_spill ? 2 * tr->cap_spill : 16;
-		float **s = realloc(tr->spill, (size_t)cap * sizeof *s);
-		if (!s)
-			return NULL;
-		tr->spill = s;
-		tr->cap_spill = cap;
-	}
-	float *p = aligned_alloc(64, r * sizeof(float));
+	float *p = push_alloc(&tr->spill, &tr->n_spill, &tr->cap_spill, r);
 	if (p)
-		tr->spill[tr->n_spill++] = p;
+		tr->spilled += r;
 	return p;
 }
 
@@ -87,6 +127,7 @@ static gb_ttensor *new_entry(gb_trace *tr, const char *fmt, va_list ap)
 	}
 	gb_ttensor *t = &tr->t[tr->n++];
 	vsnprintf(t->name, sizeof t->name, fmt, ap);
+	t->group = 0;
 	return t;
 }
 
@@ -127,12 +168,157 @@ int gb_trace_alias(gb_trace *tr, const gb_ttensor *src, const char *fmt, ...)
 	return 0;
 }
 
+const gb_ttensor *gb_trace_at(const gb_trace *tr, int i)
+{
+	if (i < 0 || i >= tr->n)
+		return NULL;
+	const gb_ttensor *t = &tr->t[i];
+	if (t->data)
+		return t;
+	/* Computing a group changes only where its entries' data points: the trace's content is
+	 * what it was, so a const trace can fill it in. */
+	if (!t->group || !tr->lazy_fetch || tr->lazy_fetch((gb_trace *)tr, i) || !t->data)
+		return NULL;
+	return t;
+}
+
 const gb_ttensor *gb_trace_get(const gb_trace *tr, const char *name)
 {
 	for (int i = 0; i < tr->n; i++)
 		if (!strcmp(tr->t[i].name, name))
-			return &tr->t[i];
+			return gb_trace_at(tr, i);
 	return NULL;
+}
+
+const float *gb_trace_last_row(const gb_trace *tr, const char *name)
+{
+	for (int i = 0; i < tr->n; i++) {
+		const gb_ttensor *t = &tr->t[i];
+		if (strcmp(t->name, name))
+			continue;
+		if (!t->data && tr->tail_logits && !strcmp(name, "logits"))
+			return tr->tail_logits;
+		t = gb_trace_at(tr, i);
+		if (!t || t->ndim < 1 || !t->shape[0])
+			return NULL;
+		return t->data + (t->n / (size_t)t->shape[0]) * (size_t)(t->shape[0] - 1);
+	}
+	return NULL;
+}
+
+size_t gb_trace_budget(const gb_trace *tr)
+{
+	if (tr->budget)
+		return tr->budget;
+	const char *e = getenv("GLASSBOX_TRACE_BUDGET");
+	char *end;
+	double mb = e ? strtod(e, &end) : 0;
+	if (e && end != e && !*end && mb > 0 && mb < 1e9)
+		return (size_t)(mb * 1048576.0) + 1;
+	return (size_t)256 << 20;
+}
+
+size_t gb_trace_cache_bytes(const gb_trace *tr)
+{
+	return tr->lazy && tr->lazy_bytes ? tr->lazy_bytes(tr->lazy) : 0;
+}
+
+size_t gb_trace_bytes(const gb_trace *tr)
+{
+	size_t arena = tr->arena_size;
+	if (tr->arena_used > arena)
+		arena = tr->arena_used;
+	return (tr->size + tr->spilled + arena) * sizeof(float) + gb_trace_cache_bytes(tr);
+}
+
+int gb_trace_add_lazy(gb_trace *tr, int ndim, const int *shape, const unsigned char *axes, int g,
+                      const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	gb_ttensor *t = new_entry(tr, fmt, ap);
+	va_end(ap);
+	if (!t)
+		return -1;
+	t->ndim = ndim;
+	t->n = 1;
+	for (int i = 0; i < ndim; i++) {
+		t->shape[i] = shape[i];
+		t->axes[i] = axes[i];
+		t->n *= (size_t)shape[i];
+	}
+	t->data = NULL;
+	t->group = g;
+	return 0;
+}
+
+void gb_trace_arena_begin(gb_trace *tr, size_t floats)
+{
+	floats = (floats + 15) & ~(size_t)15;
+	if (tr->arena_size < floats) {
+		free(tr->arena);
+		tr->arena = aligned_alloc(64, floats * sizeof(float));
+		tr->arena_size = tr->arena ? floats : 0;
+	}
+	tr->arena_used = 0;
+	tr->in_arena = 1;
+}
+
+static int in_arena(const gb_trace *tr, const float *p)
+{
+	if (p >= tr->arena && p < tr->arena + tr->arena_size)
+		return 1;
+	for (int i = 0; i < tr->n_aspill; i++)
+		if (p == tr->aspill[i])
+			return 1;
+	return 0;
+}
+
+void gb_trace_arena_end(gb_trace *tr, int first, int g, int (*keep)(const char *name))
+{
+	tr->in_arena = 0;
+	for (int i = first; i < tr->n; i++) {
+		float *p = tr->t[i].data;
+		if (!p || !in_arena(tr, p) || !keep(tr->t[i].name))
+			continue;
+		float *q = alloc_floats(tr, tr->t[i].n);
+		if (q)
+			memcpy(q, p, tr->t[i].n * sizeof(float));
+		/* an alias of it (a post-norm's resid is its norm's output) moves along; q NULL
+		 * (out of memory) leaves it to be computed on demand */
+		for (int j = first; j < tr->n; j++)
+			if (tr->t[j].data == p)
+				tr->t[j].data = q;
+	}
+	for (int i = first; i < tr->n; i++)
+		if (!tr->t[i].data || in_arena(tr, tr->t[i].data)) {
+			tr->t[i].data = NULL;
+			tr->t[i].group = g;
+		}
+	/* the next layer's arena is one block that fits this one's whole need */
+	size_t need = tr->arena_used;
+	for (int i = 0; i < tr->n_aspill; i++)
+		free(tr->aspill[i]);
+	tr->n_aspill = 0;
+	if (need > tr->arena_size) {
+		free(tr->arena);
+		tr->arena = NULL;
+		tr->arena_size = 0;
+		gb_trace_arena_begin(tr, need);
+		tr->in_arena = 0;
+	}
+	tr->arena_used = 0;
+}
+
+void gb_trace_arena_free(gb_trace *tr)
+{
+	for (int i = 0; i < tr->n_aspill; i++)
+		free(tr->aspill[i]);
+	tr->n_aspill = 0;
+	free(tr->arena);
+	tr->arena = NULL;
+	tr->arena_size = tr->arena_used = 0;
+	tr->in_arena = 0;
 }
 
 static int ends_with(const char *s, const char *suf)

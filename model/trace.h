@@ -32,7 +32,16 @@
  * position of their first row, every (token, ...) and (position, ...) tensor has a row per new
  * token, and attention's (head, query, key) tensors have a query row per new token and a key
  * column for every position 0 .. pos0 + rows - 1. ids (tgt) still hold the whole sequence, so
- * row r is the token ids[pos0 + r] and key column j the token ids[j]. A full run has pos0 0. */
+ * row r is the token ids[pos0 + r] and key column j the token ids[j]. A full run has pos0 0.
+ *
+ * A long run is recorded lazily (model/lazytrace.h): when the full record would pass the
+ * trace's budget, gb_forward keeps what is cheap (tokens, embeddings, every residual stream,
+ * the norms' statistics, the final norm) and lists the rest (a layer's norm outputs, q/k/v,
+ * attention tables, head outputs, feed-forward units; logits and probs) with its shape but no
+ * data. gb_trace_get and gb_trace_at compute such a tensor on demand, with the rest of its
+ * group (its layer, or logits, or probs), from the recorded residual entering the layer, and
+ * keep the last groups asked for while they fit in the budget. Their data stays valid until
+ * another group is computed; read tr->t[i].data only through gb_trace_at. */
 #ifndef GLASSBOX_TRACE_H
 #define GLASSBOX_TRACE_H
 
@@ -51,7 +60,8 @@ typedef struct gb_ttensor {
 	int shape[GB_TRACE_MAXDIM];
 	unsigned char axes[GB_TRACE_MAXDIM]; /* enum gb_axis */
 	size_t n;                            /* element count */
-	float *data;
+	float *data;                         /* NULL: not computed yet (group > 0) */
+	int group;                           /* 0: recorded; > 0: a lazy trace's group */
 } gb_ttensor;
 
 typedef struct gb_trace {
@@ -69,6 +79,21 @@ typedef struct gb_trace {
 	int encdec;
 	int pos0;              /* position of the first token row (0 but for a cached run) */
 	int truncated;         /* tokens dropped from the front to fit the context (0 if none) */
+	size_t spilled;        /* floats in spill */
+	/* Lazy recording. budget (bytes; 0: $GLASSBOX_TRACE_BUDGET MB, else 256 MB) is both the
+	 * size above which a run records lazily and the bound of the cache of computed groups. */
+	size_t budget;
+	/* While a lazy run is inside a layer its tensors go to the arena, freed when it ends. */
+	int in_arena;
+	float *arena;
+	size_t arena_used, arena_size;
+	float **aspill;
+	int n_aspill, cap_aspill;
+	const float *tail_logits;                  /* a lazy run: logits' last row (vocab) */
+	void *lazy;                                /* model/lazytrace.c's state, or NULL */
+	int (*lazy_fetch)(struct gb_trace *, int); /* computes entry i's group; 0 on success */
+	void (*lazy_free)(void *);
+	size_t (*lazy_bytes)(const void *);        /* the cache's bytes */
 } gb_trace;
 
 const char *gb_axis_name(int axis);
@@ -86,8 +111,39 @@ float *gb_trace_add(gb_trace *tr, int ndim, const int *shape, const unsigned cha
 int gb_trace_alias(gb_trace *tr, const gb_ttensor *src, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Looks a tensor up by name; NULL when absent. */
+/* Looks a tensor up by name, computing it first if the trace is lazy; NULL when absent (or
+ * when memory runs out computing it). */
 const gb_ttensor *gb_trace_get(const gb_trace *tr, const char *name);
+
+/* Entry i (0 <= i < tr->n), computed first if needed; NULL when that fails. */
+const gb_ttensor *gb_trace_at(const gb_trace *tr, int i);
+
+/* The last row of a (token, ...) tensor: of a lazy trace's logits, the row the run kept
+ * (without computing the rest); NULL when absent. */
+const float *gb_trace_last_row(const gb_trace *tr, const char *name);
+
+/* The budget in bytes (tr->budget, or the environment's, or the default). */
+size_t gb_trace_budget(const gb_trace *tr);
+
+/* Bytes the trace holds: its block, spills and arena, and a lazy trace's computed groups;
+ * gb_trace_cache_bytes: those groups only. */
+size_t gb_trace_bytes(const gb_trace *tr);
+size_t gb_trace_cache_bytes(const gb_trace *tr);
+
+/* For gb_forward's lazy mode: a tensor listed without data (computed by group g on demand). */
+int gb_trace_add_lazy(gb_trace *tr, int ndim, const int *shape, const unsigned char *axes, int g,
+                      const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* Sends the allocations that follow to the arena (floats: its size to start with). */
+void gb_trace_arena_begin(gb_trace *tr, size_t floats);
+
+/* Ends the arena: of entries first .. n - 1 whose data is in it, those keep() accepts (by
+ * name) are copied to the trace's own memory (with every entry sharing their data); the others
+ * lose their data and join group g. The arena is then empty. */
+void gb_trace_arena_end(gb_trace *tr, int first, int g, int (*keep)(const char *name));
+
+/* Frees the arena's memory (the end of a lazy run). */
+void gb_trace_arena_free(gb_trace *tr);
 
 /* Scratch memory for the duration of a run (not a named tensor). */
 float *gb_trace_scratch(gb_trace *tr, size_t n);

@@ -175,6 +175,10 @@ int gb_backward(const gb_model *m, const gb_trace *tr, const int *tgt, double sm
 	}
 	if (tr->encdec != c->encdec || !tr->n)
 		goto mismatch;
+	if (tr->lazy) {
+		ws->oom = saved;
+		return gb_fail(err, "the trace was recorded lazily (a long run): set its budget above the run's size");
+	}
 	gb_acts_f a;
 	tlook L = { tr, 0, "" };
 	memset(&a, 0, sizeof a);
@@ -295,6 +299,7 @@ static int run_seq(step_job *J, gb_train_slot *s, int i)
 		return 0;
 	gb_fwd_opts fo = { 0 };
 	fo.k = t->o.k;
+	s->tr.budget = SIZE_MAX; /* the backward pass reads every activation: never a lazy trace */
 	if (c->encdec) {
 		const int *src = b->src + (size_t)i * b->Ts;
 		int ns = b->Ts;

@@ -1,0 +1,194 @@
+/* bench_long.c — long inputs at GPT-2 small's shape (random weights: the figures depend on the
+ * shape only): each run is a fresh child process that builds the model, notes its resident
+ * memory, resets the peak (/proc/self/clear_refs), runs the tokens once and reports seconds
+ * and the peak above what it held before the run. The same for PyTorch through
+ * tools/bench_torch_forward.py, side by side in one run. Prints figures, asserts nothing. */
+#include "app/bench_long.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "app/bench.h"
+#include "model/forward.h"
+
+typedef struct fig {
+	double sec, weights_mb, extra_mb, trace_mb;
+	int ok;
+} fig;
+
+static double status_mb(const char *key)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	size_t n = strlen(key);
+	double kb = 0;
+	while (f && fgets(line, sizeof line, f))
+		if (!strncmp(line, key, n) && line[n] == ':')
+			kb = atof(line + n + 1);
+	if (f)
+		fclose(f);
+	return kb / 1024.0;
+}
+
+/* Resets VmHWM to the current resident memory (Linux 4.0 on); 0 when it did. */
+static int reset_peak(void)
+{
+	FILE *f = fopen("/proc/self/clear_refs", "w");
+	if (!f)
+		return -1;
+	int rc = fputs("5", f) < 0;
+	return fclose(f) || rc ? -1 : 0;
+}
+
+static void gpt2_small(gb_config *c)
+{
+	gb_config_defaults(c, GB_FAM_GPT2);
+	c->d_model = 768;
+	c->n_layer = 12;
+	c->n_head = c->n_kv_head = 12;
+	c->d_head = 64;
+	c->d_ffn = 3072;
+	c->vocab = 50257;
+	c->n_ctx = 1024;
+}
+
+/* The child: one run of T tokens with the given trace budget (and then, when logits is set,
+ * every row of logits, as PyTorch's forward returns them); writes a fig to fd. */
+static void child(int fd, int T, int threads, size_t budget, int logits)
+{
+	fig r = { 0 };
+	gb_config c;
+	gpt2_small(&c);
+	gb_model m;
+	gb_err err;
+	int *ids = malloc(sizeof(int) * (size_t)T);
+	if (ids && !gb_model_init(&m, &c, 1, 0.02f, &err)) {
+		for (int i = 0; i < m.n_params; i++)
+			r.weights_mb += (double)m.params[i].n * sizeof(float) / 1048576.0;
+		for (int i = 0; i < T; i++)
+			ids[i] = (7 + 13 * i) % c.vocab;
+		gb_kernels_set_threads(threads);
+		gb_fwd_opts o = { 0 };
+		o.k = gb_kernels_fast();
+		gb_trace tr = { 0 };
+		tr.budget = budget;
+		double base = status_mb("VmRSS");
+		reset_peak();
+		double t0 = bench_now();
+		if (!gb_forward(&m, ids, T, NULL, 0, &tr, &o, &err) && (!logits || gb_trace_get(&tr, "logits"))) {
+			r.sec = bench_now() - t0;
+			r.extra_mb = status_mb("VmHWM") - base;
+			r.trace_mb = (double)gb_trace_bytes(&tr) / 1048576.0;
+			r.ok = 1;
+		}
+	}
+	ssize_t w = write(fd, &r, sizeof r);
+	(void)w;
+	_exit(0);
+}
+
+static fig run_child(int T, int threads, size_t budget, int logits)
+{
+	fig r = { 0 };
+	int p[2];
+	fflush(NULL);
+	if (pipe(p))
+		return r;
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		child(p[1], T, threads, budget, logits);
+	}
+	close(p[1]);
+	if (pid > 0) {
+		if (read(p[0], &r, sizeof r) != (ssize_t)sizeof r)
+			r.ok = 0;
+		waitpid(pid, NULL, 0);
+	}
+	close(p[0]);
+	return r;
+}
+
+/* tools/bench_torch_forward.py beside the executable, run with /usr/bin/python3. */
+static fig run_torch(int T, int threads)
+{
+	fig r = { 0 };
+	char exe[512], cmd[1200];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0 || access("/usr/bin/python3", X_OK))
+		return r;
+	exe[n] = 0;
+	char *slash = strrchr(exe, '/');
+	if (slash)
+		*slash = 0;
+	snprintf(cmd, sizeof cmd, "/usr/bin/python3 '%s/tools/bench_torch_forward.py' %d %d 2>/dev/null", exe, T, threads);
+	FILE *f = popen(cmd, "r");
+	if (!f)
+		return r;
+	char line[256] = "";
+	if (fgets(line, sizeof line, f) &&
+	    sscanf(line, "seconds %lf weights_mb %lf extra_mb %lf", &r.sec, &r.weights_mb, &r.extra_mb) == 3)
+		r.ok = 1;
+	pclose(f);
+	return r;
+}
+
+static void row(FILE *out, int T, const char *what, const fig *g, const fig *torch)
+{
+	if (!g->ok) {
+		fprintf(out, "  %5d  %-26s  failed\n", T, what);
+		return;
+	}
+	fprintf(out, "  %5d  %-26s %9.2f %10.1f %10.1f", T, what, g->sec, g->weights_mb, g->extra_mb);
+	if (g->trace_mb > 0)
+		fprintf(out, " %10.1f", g->trace_mb);
+	else
+		fprintf(out, " %10s", "-");
+	if (torch && torch->ok && torch->sec > 0)
+		fprintf(out, "   %5.2fx", g->sec / torch->sec);
+	fputc('\n', out);
+	fflush(out);
+}
+
+int bench_long(FILE *out)
+{
+	int threads = gb_kernels_threads();
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (cpus > 0 && cpus < threads)
+		threads = (int)cpus;
+	double load[3] = { 0 };
+	FILE *la = fopen("/proc/loadavg", "r");
+	if (la) {
+		if (fscanf(la, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3)
+			load[0] = -1;
+		fclose(la);
+	}
+	fprintf(out, "\nlong inputs: GPT-2 small shape, random weights (12 layers, d_model 768, 12 heads, ffn 3072, "
+	             "vocabulary 50257), %d thread%s, load %.2f\n",
+	        threads, threads == 1 ? "" : "s", load[0]);
+	fprintf(out, "  each run once in a fresh process; extra = peak resident MB above the process with its weights;\n"
+	             "  trace = the trace's own MB after the run; time = seconds / PyTorch's. A lazy run computes the\n"
+	             "  last position's logits; '+ then every logit' asks for all of them after it, as PyTorch computes\n");
+	fprintf(out, "  %5s  %-26s %9s %10s %10s %10s   %s\n", "tokens", "run", "seconds", "weights MB", "extra MB",
+	        "trace MB", "time");
+	const int Ts[2] = { 512, 1024 };
+	for (int i = 0; i < 2; i++) {
+		int T = Ts[i];
+		fig torch = run_torch(T, threads);
+		fig lazy = run_child(T, threads, 0, 0);
+		fig lazy_all = run_child(T, threads, 0, 1);
+		fig full = run_child(T, threads, SIZE_MAX / 2, 0);
+		row(out, T, "glassbox, lazy trace", &lazy, &torch);
+		row(out, T, "  + then every logit", &lazy_all, &torch);
+		row(out, T, "glassbox, full trace", &full, &torch);
+		if (torch.ok)
+			row(out, T, "PyTorch forward", &torch, &torch);
+		else
+			fprintf(out, "  %5d  %-26s  not run (needs /usr/bin/python3 with torch and tools/)\n", T,
+			        "PyTorch forward");
+	}
+	return 0;
+}

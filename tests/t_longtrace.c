@@ -1,0 +1,389 @@
+/* t_longtrace.c — the lazy trace of long runs (model/trace.h, model/lazytrace.h) against the
+ * full one: on small random models of every family (GPT-2 learned/post-norm/ALiBi/window,
+ * llama RoPE with grouped-query heads, encoder-decoder post- and pre-norm, padding, ablated
+ * heads without the mask), a run with a small budget must record lazily, list the same
+ * tensors in the same order with the same shapes, and give every tensor — fetched in random
+ * order, three passes, over more layers than the cache holds — equal to the full trace's: bit
+ * for bit on the ref table, within 1e-5 relative on the fast one. The cache's bytes stay under
+ * the budget, the lazy trace holds less than the full one, the kept last row of logits is the
+ * full one's, a cached run never goes lazy, the backward pass refuses a lazy trace (it needs every
+ * activation at once), a lazy run stopped between layers leaves an empty trace, and the budget
+ * can be set from the environment. */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/decode.h"
+#include "model/forward.h"
+#include "model/kvcache.h"
+#include "model/rng.h"
+#include "model/train/train.h"
+#include "tests/tap.h"
+
+enum { T = 12, LAYERS = 5 };
+
+static gb_config base(int family)
+{
+	gb_config c;
+	gb_config_defaults(&c, family);
+	c.d_model = 24;
+	c.n_layer = LAYERS;
+	c.n_enc_layer = family == GB_FAM_ENCDEC ? 3 : 0;
+	c.n_head = 4;
+	c.n_kv_head = 4;
+	c.d_head = 6;
+	c.d_ffn = 40;
+	c.vocab = 37;
+	c.n_ctx = 32;
+	c.bos_id = c.dec_start_id = 1;
+	return c;
+}
+
+/* Random weights, and norm gains and biases away from 1 and 0 so they matter. */
+static int make(gb_model *m, const gb_config *c, uint64_t seed)
+{
+	gb_err err;
+	if (gb_model_init(m, c, seed, 0.25f, &err)) {
+		tap_diag("init: %s", err.msg);
+		return -1;
+	}
+	gb_rng r;
+	gb_rng_seed(&r, seed + 99);
+	for (int i = 0; i < m->n_params; i++) {
+		gb_param *p = &m->params[i];
+		if (p->init)
+			for (size_t k = 0; k < p->n; k++)
+				p->data[k] = (p->init == 1 ? 1.0f : 0.0f) + 0.1f * (float)gb_rng_normal(&r);
+	}
+	return 0;
+}
+
+typedef struct variant {
+	const char *what;
+	int family;
+	void (*tweak)(gb_config *c);
+	int ablate;               /* head_scale with zeros, and no causal mask */
+} variant;
+
+static void v_none(gb_config *c) { (void)c; }
+static void v_post(gb_config *c) { c->prenorm = 0; c->final_norm = 0; }
+static void v_alibi_win(gb_config *c) { c->pos = GB_POS_ALIBI; c->window = 5; }
+static void v_gqa(gb_config *c) { c->n_kv_head = 2; }
+static void v_rope_win(gb_config *c) { c->window = 3; c->n_kv_head = 2; }
+static void v_prenorm(gb_config *c) { c->prenorm = 1; c->final_norm = 1; }
+static void v_pad(gb_config *c) { c->pad_id = 2; }
+static void v_textbook(gb_config *c) { c->textbook_ln = 1; c->norm_eps = 0.1f; c->pos = GB_POS_SINUSOIDAL; }
+
+static const variant variants[] = {
+	{ "gpt2 (learned positions, pre-LN)", GB_FAM_GPT2, v_none, 0 },
+	{ "gpt2 post-norm", GB_FAM_GPT2, v_post, 0 },
+	{ "gpt2 ALiBi + window 5", GB_FAM_GPT2, v_alibi_win, 0 },
+	{ "gpt2 sinusoidal, textbook LayerNorm", GB_FAM_GPT2, v_textbook, 0 },
+	{ "gpt2 ablated heads, no mask", GB_FAM_GPT2, v_none, 1 },
+	{ "llama grouped-query (RoPE, RMSNorm, SwiGLU)", GB_FAM_LLAMA, v_gqa, 0 },
+	{ "llama RoPE + GQA + window 3", GB_FAM_LLAMA, v_rope_win, 0 },
+	{ "encdec (post-LN, sinusoidal)", GB_FAM_ENCDEC, v_none, 0 },
+	{ "encdec pre-norm", GB_FAM_ENCDEC, v_prenorm, 0 },
+	{ "encdec padding", GB_FAM_ENCDEC, v_pad, 0 },
+};
+
+/* max|a - b| / max|b| (masked -inf equal in both count as equal); -1 when they differ in
+ * shape or in where they are infinite. */
+static double rel_diff(const gb_ttensor *a, const gb_ttensor *b, int *bits_equal)
+{
+	if (a->n != b->n || a->ndim != b->ndim)
+		return -1;
+	for (int i = 0; i < a->ndim; i++)
+		if (a->shape[i] != b->shape[i] || a->axes[i] != b->axes[i])
+			return -1;
+	*bits_equal = !memcmp(a->data, b->data, a->n * sizeof(float));
+	double md = 0, mx = 0;
+	for (size_t j = 0; j < a->n; j++) {
+		double x = a->data[j], y = b->data[j];
+		if (isinf(x) || isinf(y)) {
+			if (x != y)
+				return -1;
+			continue;
+		}
+		if (fabs(x - y) > md)
+			md = fabs(x - y);
+		if (fabs(y) > mx)
+			mx = fabs(y);
+	}
+	return mx > 0 ? md / mx : md;
+}
+
+static int run(const gb_model *m, const int *ids, const int *tgt, gb_trace *tr, const gb_fwd_opts *o)
+{
+	gb_err err;
+	int ed = m->cfg.encdec;
+	if (gb_forward(m, ids, T, ed ? tgt : NULL, ed ? T - 3 : 0, tr, o, &err)) {
+		tap_diag("forward: %s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static void one(const variant *v, int fast)
+{
+	const char *kn = fast ? "fast" : "ref";
+	gb_config c = base(v->family);
+	v->tweak(&c);
+	gb_model m;
+	if (!tap_ok(!make(&m, &c, 1234 + (uint64_t)v->family), "%s: model", v->what))
+		return;
+	int ids[T], tgt[T];
+	for (int i = 0; i < T; i++) {
+		ids[i] = (3 + 7 * i + (i > 6 ? 2 : 0)) % c.vocab;
+		tgt[i] = (5 + 11 * i) % c.vocab;
+	}
+	ids[4] = 2; /* the padding id in the padding variant */
+	float scale[LAYERS * 4];
+	gb_fwd_opts o = { 0 };
+	o.k = fast ? gb_kernels_fast() : gb_kernels_ref();
+	if (v->ablate) {
+		for (int i = 0; i < LAYERS * 4; i++)
+			scale[i] = i % 3 ? 1.0f + 0.1f * (float)i : 0.0f;
+		o.head_scale = scale;
+		o.no_mask = 1;
+	}
+	gb_trace full = { 0 }, one_g = { 0 }, lazy = { 0 };
+	full.budget = (size_t)1 << 40;
+	one_g.budget = 1; /* a cache of one group: each fetch computes its group alone */
+	if (run(&m, ids, tgt, &full, &o) || run(&m, ids, tgt, &one_g, &o)) {
+		tap_ok(0, "%s (%s): runs", v->what, kn);
+		goto out;
+	}
+	/* the largest group, to size a cache that holds two */
+	size_t group = 0;
+	for (int i = 0; i < one_g.n; i++)
+		if (gb_trace_at(&one_g, i) && gb_trace_cache_bytes(&one_g) > group)
+			group = gb_trace_cache_bytes(&one_g);
+	lazy.budget = group * 5 / 2;
+	if (run(&m, ids, tgt, &lazy, &o)) {
+		tap_ok(0, "%s (%s): lazy run", v->what, kn);
+		goto out;
+	}
+	/* the caller's scales change after the run: the lazy trace kept the run's */
+	if (v->ablate)
+		for (int i = 0; i < LAYERS * 4; i++)
+			scale[i] = 5.0f;
+	int same_list = lazy.n == full.n, absent = 0, stats = 0;
+	for (int i = 0; same_list && i < full.n; i++) {
+		same_list &= !strcmp(lazy.t[i].name, full.t[i].name) && lazy.t[i].n == full.t[i].n;
+		absent += !lazy.t[i].data;
+		/* kept from the run, never computed again: the streams and the norms' statistics */
+		if (strstr(full.t[i].name, ".resid.") || strstr(full.t[i].name, ".mean") || strstr(full.t[i].name, ".rms"))
+			stats += lazy.t[i].data != NULL && !memcmp(lazy.t[i].data, full.t[i].data, full.t[i].n * 4);
+	}
+	int want_stats = 0;
+	for (int i = 0; i < full.n; i++)
+		want_stats += strstr(full.t[i].name, ".resid.") || strstr(full.t[i].name, ".mean") ||
+		              strstr(full.t[i].name, ".rms");
+	tap_ok(same_list, "%s (%s): the lazy trace lists the full one's %d tensors", v->what, kn, full.n);
+	tap_ok(absent > full.n / 2, "%s (%s): it recorded lazily (%d of %d tensors left to compute)", v->what, kn,
+	       absent, full.n);
+	tap_ok(stats == want_stats, "%s (%s): %d of %d residual streams and norm statistics kept as run", v->what, kn,
+	       stats, want_stats);
+	tap_ok(gb_trace_bytes(&lazy) < gb_trace_bytes(&full), "%s (%s): lazy trace %zu bytes < full %zu", v->what,
+	       kn, gb_trace_bytes(&lazy), gb_trace_bytes(&full));
+	/* three passes in random order over every tensor */
+	gb_rng r;
+	gb_rng_seed(&r, 77 + (uint64_t)fast);
+	int *order = malloc(sizeof(int) * (size_t)full.n);
+	double worst = 0;
+	int unequal = 0, failed = 0, over = 0, fetched = 0;
+	char where[64] = "";
+	size_t most = 0;
+	for (int pass = 0; pass < 3 && same_list; pass++) {
+		for (int i = 0; i < full.n; i++)
+			order[i] = i;
+		for (int i = full.n - 1; i > 0; i--) {
+			int j = (int)(gb_rng_u64(&r) % (uint64_t)(i + 1)), t = order[i];
+			order[i] = order[j];
+			order[j] = t;
+		}
+		for (int k = 0; k < full.n; k++) {
+			int i = order[k];
+			const gb_ttensor *a = pass == 1 ? gb_trace_get(&lazy, full.t[i].name) : gb_trace_at(&lazy, i);
+			if (!a) {
+				failed++;
+				continue;
+			}
+			fetched++;
+			int bits = 0;
+			double d = rel_diff(a, &full.t[i], &bits);
+			if (d < 0 || d > worst) {
+				worst = d < 0 ? INFINITY : d;
+				snprintf(where, sizeof where, "%s", full.t[i].name);
+			}
+			unequal += !bits;
+			size_t cb = gb_trace_cache_bytes(&lazy);
+			over += cb > lazy.budget;
+			most = cb > most ? cb : most;
+		}
+	}
+	free(order);
+	tap_ok(!failed && fetched == 3 * full.n, "%s (%s): every tensor computed on demand (%d fetches)", v->what, kn,
+	       fetched);
+	if (fast)
+		tap_ok(worst <= 1e-5, "%s (%s): every tensor within 1e-5 of the full trace's (worst %.3g at %s)", v->what,
+		       kn, worst, where);
+	else
+		tap_ok(!unequal && worst == 0, "%s (%s): every tensor bit for bit the full trace's (%d differ; worst %.3g at %s)",
+		       v->what, kn, unequal, worst, where);
+	tap_ok(!over && most > group, "%s (%s): the cache held at most %zu bytes (budget %zu, a group %zu)", v->what, kn,
+	       most, lazy.budget, group);
+	/* the kept last row of logits */
+	int V, V2;
+	const float *a = gb_last_logits(&lazy, &V), *b = gb_last_logits(&full, &V2);
+	double d = 0, mx = 0;
+	for (int j = 0; j < V && V == V2; j++) {
+		d = fmax(d, fabs((double)a[j] - b[j]));
+		mx = fmax(mx, fabs((double)b[j]));
+	}
+	tap_ok(V == V2 && (fast ? d <= 1e-5 * mx : d == 0), "%s (%s): the kept last row of logits (diff %.3g)", v->what,
+	       kn, d);
+out:
+	gb_trace_free(&full);
+	gb_trace_free(&one_g);
+	gb_trace_free(&lazy);
+	gb_model_free(&m);
+}
+
+/* A run through the cache stays whole whatever the budget, and matches gb_forward. */
+static void cached(void)
+{
+	gb_config c = base(GB_FAM_GPT2);
+	gb_model m;
+	gb_err err;
+	if (!tap_ok(!make(&m, &c, 9), "cached: model"))
+		return;
+	int ids[T];
+	for (int i = 0; i < T; i++)
+		ids[i] = (1 + 5 * i) % c.vocab;
+	gb_fwd_opts o = { 0 };
+	o.k = gb_kernels_ref();
+	gb_trace a = { 0 }, b = { 0 };
+	a.budget = b.budget = 1;
+	gb_kvcache *kc = gb_kvcache_new(&m, T, &err);
+	int ok = kc && !gb_forward_cached(&m, kc, ids, T - 1, &a, &o, &err) &&
+	         !gb_forward_cached(&m, kc, ids + T - 1, 1, &a, &o, &err) && !gb_forward(&m, ids, T, NULL, 0, &b, &o, &err);
+	int whole = ok;
+	for (int i = 0; ok && i < a.n; i++)
+		whole &= a.t[i].data != NULL;
+	tap_ok(whole, "cached: a cached step records every tensor with a budget of 1 byte");
+	const gb_ttensor *pa = ok ? gb_trace_get(&a, "probs") : NULL, *pb = ok ? gb_trace_get(&b, "probs") : NULL;
+	tap_ok(pa && pb && !memcmp(pa->data, pb->data + (size_t)(T - 1) * c.vocab, (size_t)c.vocab * 4),
+	       "cached: its probs are the lazy full run's last row, bit for bit");
+	gb_kvcache_free(kc);
+	gb_trace_free(&a);
+	gb_trace_free(&b);
+	gb_model_free(&m);
+}
+
+/* The backward pass reads every activation at once: a lazy trace is refused in words. */
+static void backward(void)
+{
+	gb_config c = base(GB_FAM_GPT2);
+	gb_model m;
+	gb_err err;
+	if (!tap_ok(!make(&m, &c, 5), "backward: model"))
+		return;
+	int ids[T], tg[T];
+	for (int i = 0; i < T; i++) {
+		ids[i] = (2 + 3 * i) % c.vocab;
+		tg[i] = (5 + 3 * i) % c.vocab;
+	}
+	gb_trace tr = { 0 };
+	tr.budget = 1;
+	gb_ws ws = { 0 };
+	float *g = calloc(m.n_weights, sizeof *g);
+	double loss;
+	int cnt, rc = -1;
+	if (g && !gb_forward(&m, ids, T, NULL, 0, &tr, NULL, &err))
+		rc = gb_backward(&m, &tr, tg, 0, 1, g, NULL, &ws, &loss, &cnt, NULL, &err);
+	tap_ok(rc && strstr(err.msg, "lazily"), "backward on a lazy trace fails: %s", rc ? err.msg : "(it ran)");
+	tr.budget = SIZE_MAX;
+	rc = gb_forward(&m, ids, T, NULL, 0, &tr, NULL, &err) ||
+	     gb_backward(&m, &tr, tg, 0, 1, g, NULL, &ws, &loss, &cnt, NULL, &err);
+	tap_ok(!rc && cnt == T && loss > 0, "with the budget above the run it works (loss %.4g over %d)", rc ? 0 : loss,
+	       cnt);
+	free(g);
+	gb_ws_free(&ws);
+	gb_trace_free(&tr);
+	gb_model_free(&m);
+}
+
+/* A lazy run stopped between layers fails in words, leaves an empty trace, and the next run
+ * records as before. */
+typedef struct stopper {
+	volatile sig_atomic_t *stop;
+	int at;
+} stopper;
+
+static void stop_at(void *arg, int done, int total)
+{
+	stopper *s = arg;
+	(void)total;
+	if (done == s->at)
+		*s->stop = 1;
+}
+
+static void stopped(void)
+{
+	gb_config c = base(GB_FAM_LLAMA);
+	gb_model m;
+	gb_err err;
+	if (!tap_ok(!make(&m, &c, 6), "stop: model"))
+		return;
+	int ids[T];
+	for (int i = 0; i < T; i++)
+		ids[i] = (4 + 9 * i) % c.vocab;
+	volatile sig_atomic_t stop = 0;
+	stopper sp = { &stop, 2 };
+	gb_fwd_opts o = { 0 };
+	o.progress = stop_at;
+	o.progress_arg = &sp;
+	o.stop = &stop;
+	gb_trace tr = { 0 }, full = { 0 };
+	tr.budget = 1;
+	full.budget = SIZE_MAX;
+	int rc = gb_forward(&m, ids, T, NULL, 0, &tr, &o, &err);
+	tap_ok(rc && strstr(err.msg, "stopped") && tr.n == 0 && !tr.lazy && !tr.arena,
+	       "a lazy run stopped after 2 layers fails (%s) and leaves an empty trace", rc ? err.msg : "ran");
+	stop = 0;
+	sp.at = -1;
+	rc = gb_forward(&m, ids, T, NULL, 0, &tr, &o, &err) || gb_forward(&m, ids, T, NULL, 0, &full, NULL, &err);
+	const gb_ttensor *a = rc ? NULL : gb_trace_get(&tr, "L3.ffn.hidden"), *b = rc ? NULL : gb_trace_get(&full, "L3.ffn.hidden");
+	tap_ok(a && b && a->n == b->n && !memcmp(a->data, b->data, a->n * 4), "the next run records as before");
+	gb_trace_free(&tr);
+	gb_trace_free(&full);
+	gb_model_free(&m);
+}
+
+static void budget_env(void)
+{
+	gb_trace t = { 0 };
+	setenv("GLASSBOX_TRACE_BUDGET", "1.5", 1);
+	tap_ok(gb_trace_budget(&t) >= 1572864 && gb_trace_budget(&t) <= 1572865, "GLASSBOX_TRACE_BUDGET=1.5 is 1.5 MB");
+	setenv("GLASSBOX_TRACE_BUDGET", "lots", 1);
+	tap_ok(gb_trace_budget(&t) == (size_t)256 << 20, "a budget that is no number leaves the default 256 MB");
+	t.budget = 1000;
+	tap_ok(gb_trace_budget(&t) == 1000, "the trace's own budget comes first");
+	unsetenv("GLASSBOX_TRACE_BUDGET");
+}
+
+int main(void)
+{
+	for (size_t v = 0; v < sizeof variants / sizeof *variants; v++)
+		for (int fast = 0; fast < 2; fast++)
+			one(&variants[v], fast);
+	cached();
+	backward();
+	stopped();
+	budget_env();
+	return tap_done();
+}
