@@ -601,15 +601,22 @@ gb_figure *view_next(session *s, int k, double temp)
 {
 	if (need_run(s))
 		return NULL;
-	const gb_ttensor *lg = tensor(s, "logits");
-	if (!lg)
+	/* the last row only: a long run keeps it, and computing every row's logits (T x vocab)
+	 * for one row's chart would take seconds and hundreds of MB */
+	const gb_ttensor *lg = NULL;
+	for (int i = 0; i < s->trace.n; i++)
+		if (!strcmp(s->trace.t[i].name, "logits"))
+			lg = &s->trace.t[i];
+	const float *row = gb_trace_last_row(&s->trace, "logits");
+	if (!lg || !row) {
+		errorf("this run has no logits ('trace' lists what it has)");
 		return NULL;
-	int T = lg->shape[0], V = lg->shape[1];
+	}
+	int V = lg->shape[1];
 	if (k < 1)
 		k = 1;
 	if (k > V)
 		k = V;
-	const float *row = lg->data + (size_t)(T - 1) * V;
 	double mx = -INFINITY, z = 0;
 	for (int v = 0; v < V; v++)
 		mx = fmax(mx, row[v] / temp);
