@@ -392,11 +392,60 @@ gb_figure *view_heads(session *s, int layer)
 	return g;
 }
 
+/* A real model's every head (GPT-2 small: 144) as one table: how far back each looks, on
+ * average over the text's queries. 144 maps of 1024 x 1024 tokens would be slivers on a slide
+ * (and seconds to compute again for a long run); the reach is recorded with every run. */
+static gb_figure *model_summary(session *s, const char *p, int L, int H)
+{
+	float *v = malloc(sizeof(float) * (size_t)L * H);
+	char **rl = malloc(sizeof(char *) * (size_t)L), **cl = malloc(sizeof(char *) * (size_t)H);
+	for (int l = 0; v && rl && cl && l < L; l++) {
+		const gb_ttensor *t = tensor(s, "%sL%d.attn.reach", p, l + 1);
+		if (!t) {
+			free(v), free(rl), free(cl);
+			return NULL;
+		}
+		int Tq = t->shape[1];
+		for (int h = 0; h < H; h++) {
+			double m = 0;
+			for (int i = 0; i < Tq; i++)
+				m += t->data[(size_t)h * Tq + i];
+			v[l * H + h] = (float)(m / Tq);
+		}
+	}
+	for (int l = 0; rl && l < L; l++) {
+		rl[l] = malloc(16);
+		snprintf(rl[l], 16, "L%d", (l + 1) % 1000);
+	}
+	for (int h = 0; cl && h < H; h++) {
+		cl[h] = malloc(16);
+		snprintf(cl[h], 16, "H%d", (h + 1) % 1000);
+	}
+	gb_figure *f = gb_fig_new(GB_FIG_HEATMAP);
+	gb_fig_set_values(f, v, L, H);
+	gb_fig_set_row_labels(f, (const char *const *)rl);
+	gb_fig_set_col_labels(f, (const char *const *)cl);
+	free_labels(rl, L);
+	free_labels(cl, H);
+	free(v);
+	gb_fig_set_axes(f, "layer", "head");
+	f->numbers = 1;
+	f->precision = 1;
+	fit_range(f, GB_CMAP_MAGMA);
+	view_titlef(f, "Every layer and head: how far back each head looks, in tokens (mean over the text)");
+	gb_fig_set_caption(f, "reach = mean over queries i of sum_j w_ij (i - j):  0 itself, 1 the token before, large: "
+	                      "the start of the text;  attn L H draws one head");
+	view_provenance(s, f, NULL, NULL, 0);
+	return f;
+}
+
 gb_figure *view_model(session *s)
 {
 	if (need_run(s))
 		return NULL;
 	int L = s->model.cfg.n_layer, H = s->model.cfg.n_head;
+	if (L * H > 32)
+		return model_summary(s, main_stack(s), L, H);
 	gb_figure *g = gb_fig_new(GB_FIG_GRID);
 	g->grid_cols = H;
 	g->range = GB_RANGE_FIXED;

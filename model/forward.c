@@ -260,6 +260,15 @@ static int attention(fctx *f, const gb_attn_w *a, const char *name, const attn_i
 	}
 	memcpy(wt, mk, (size_t)H * Tq * Tk * sizeof(float));
 	f->k->softmax(wt, H * Tq, Tk);
+	if (in->self) { /* how far back each query looks, sum_j w_ij (i - j): cheap, kept by lazy runs */
+		float *rc = tens(f, 2, SHAPE(H, Tq), AXES(GB_AX_HEAD, GB_AX_QUERY), "%s.reach", name);
+		for (size_t r = 0; r < (size_t)H * Tq; r++) {
+			double d = 0;
+			for (int j = 0; j < Tk; j++)
+				d += (double)wt[r * Tk + j] * (in->pos0 + (int)(r % Tq) - j);
+			rc[r] = (float)d;
+		}
+	}
 	for (int h = 0; h < H; h++) {
 		float *o = ho + (size_t)h * Tq * E;
 		f->k->matmul(o, wt + (size_t)h * Tq * Tk, vall + (size_t)(h / group) * kstr, NULL, Tq, Tk, E, 0);
@@ -428,11 +437,12 @@ static int ends_with(const char *s, const char *suf)
 	return a >= b && !strcmp(s + a - b, suf);
 }
 
-/* What a lazy run keeps of a layer: its residual streams and its norms' statistics. */
+/* What a lazy run keeps of a layer: its residual streams, its norms' statistics and how far
+ * back each head looks. */
 static int kept(const char *name)
 {
 	return strstr(name, ".resid.") || ends_with(name, ".mean") || ends_with(name, ".var") ||
-	       ends_with(name, ".rms");
+	       ends_with(name, ".rms") || ends_with(name, ".reach");
 }
 
 /* Embeds ids and runs the stack's layers and final norm; returns the output's index. */

@@ -14,6 +14,8 @@
  *   Ll.attn.scores              (head, query, key)        q . k, raw
  *   Ll.attn.masked              (head, query, key)        scores / sqrt(E) + ALiBi bias, -inf masked
  *   Ll.attn.weights             (head, query, key)        softmax of masked, rows sum to 1
+ *   Ll.attn.reach               (head, query)             sum_j weights(i, j) (i - j): how far back
+ *                                                         query i looks (self-attention only)
  *   Ll.attn.head_out            (head, token, feature)    weights . v
  *   Ll.attn.merged              (token, feature)          the heads side by side
  *   Ll.attn.out                 (token, feature)          merged . Wo

@@ -76,8 +76,9 @@ static void compare(cmp *r, const gb_trace *a, const gb_trace *b, int p0)
 		}
 		const char *dot = strrchr(x->name, '.');
 		int src_rows = strstr(x->name, ".cross.") && dot && (!strcmp(dot, ".k") || !strcmp(dot, ".v"));
-		/* rows: the axis that counts tokens (0 for 1-D/2-D, 1 for 3-D) */
-		int ra = x->ndim == 3 ? 1 : 0, off = src_rows ? 0 : p0;
+		/* rows: the axis that counts tokens (1 for 3-D and for (head, query); else 0) */
+		int per_head = x->axes[0] == GB_AX_HEAD || x->axes[0] == GB_AX_KV_HEAD;
+		int ra = x->ndim == 3 || (x->ndim == 2 && per_head) ? 1 : 0, off = src_rows ? 0 : p0;
 		int ok = 1;
 		for (int d = 0; d < x->ndim; d++)
 			ok &= d == ra ? y->shape[d] >= x->shape[d] + off : y->shape[d] == x->shape[d];
@@ -86,8 +87,8 @@ static void compare(cmp *r, const gb_trace *a, const gb_trace *b, int p0)
 				tap_diag("%s: cached shape does not fit the full one", x->name);
 			continue;
 		}
-		int blocks = x->ndim == 3 ? x->shape[0] : 1, rows = x->shape[ra];
-		int cols = x->ndim == 1 ? 1 : x->shape[x->ndim - 1];
+		int blocks = ra == 1 ? x->shape[0] : 1, rows = x->shape[ra];
+		int cols = ra == x->ndim - 1 ? 1 : x->shape[x->ndim - 1];
 		int yrows = y->shape[ra];
 		double md = 0, mx = 0;
 		for (int bl = 0; bl < blocks; bl++)

@@ -12,7 +12,7 @@ G=./glassbox
 . tests/tap.sh
 RUN="run When Mary and John went to the park, John gave a ball to"
 
-echo "1..59"
+echo "1..61"
 
 # range_lo FILE / range_hi FILE: the two ends of a PNG's "Range" chunk ("lo .. hi").
 range_lo() { png_text "$1" Range | awk '{ print $1 }'; }
@@ -95,6 +95,19 @@ check "pair with fewer than two figures says what it needs" grep -q "pair sets t
 $G -c "load tiny-mt; translate 3 March 2021; compare" >"$T/cmpmt" 2>"$T/err"
 check "compare on tiny-mt: the encoder's missing cross-attention cells are 'no such tensor', not NaN" \
 	sh -c "grep -q '/ 26 no such tensor' $T/cmpmt && ! grep -q 'NaN' $T/cmpmt"
+# a model of more than 32 heads: model is one table, layer x head, of how far back each head
+# looks (the mean of L.attn.reach over the queries; reach = sum_j w_ij (i - j), checked here
+# against the weights themselves for the first head)
+$G -c "init $T/wide --dim 48 --layers 3 --heads 12" >/dev/null 2>&1
+$G -c "load $T/wide; run abcdefgh; model; export $T/wide.png" >"$T/wide.out" 2>"$T/err"
+check "model of 36 heads: one table titled 'how far back each head looks' (got '$(png_text "$T/wide.png" Title)')" \
+	grep -q '^Every layer and head: how far back each head looks' "$T/wide.out"
+$G -c "load $T/wide; run abcdefgh; print L2.attn.reach" >"$T/reach" 2>"$T/err"
+$G -c "load $T/wide; run abcdefgh; print L2.attn.weights 5" >"$T/w5" 2>"$T/err"
+# head 5's reach, line 5 of the (head, query) table, against its 8 x 8 weights: sum_j w_ij (i - j)
+got=$(sed -n 5p "$T/reach" | awk '{ for (i = 1; i <= NF; i++) s += $i } END { printf "%.4f", s / NF }')
+want=$(awk 'NR > 1 && NF { r++; for (j = 1; j <= NF; j++) s += $j * (r - j) } END { printf "%.4f", s / r }' "$T/w5")
+check "L2 head 5's reach averages to its weights' sum_j w_ij (i - j) ($got vs $want)" awk "BEGIN { d = $got - $want; exit !(d < 1e-3 && d > -1e-3) }"
 # show of one head of an attention table is the attention view: its title, its formula, its mask
 $G -c "load tiny-mt; translate 3 March 2021; show dec.L1.attn.weights 1; show enc.L1.attn.weights 1" >"$T/showattn" 2>"$T/err"
 check "show dec.L1.attn.weights 1 is titled as attn is" grep -q "^Layer 1, head 1: attention weights (decoder)$" "$T/showattn"
