@@ -4,10 +4,12 @@
 #include "app/bench_forward.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <time.h>
 
 #include "app/bench.h"
+#include "app/bench_decode.h"
 #include "app/bench_raster.h"
 #include "app/bench_train.h"
 #include "app/bench_viz.h"
@@ -112,9 +114,26 @@ int bench_session(FILE *out)
 
 int bench_all(FILE *out)
 {
-	if (bench_session(out) || bench_kernels(out) || bench_forward(out))
+	if (bench_session(out) || bench_kernels(out) || bench_matvec(out) || bench_forward(out))
 		return -1;
 	if (bench_cells(out) || bench_raster(out))
 		return -1;
 	return bench_train(out);
+}
+
+int bench_main(FILE *out, int argc, char **argv)
+{
+	if (argc == 0)
+		return bench_all(out);
+	if (!strcmp(argv[0], "decode"))
+		return bench_decode_main(out, argc - 1, argv + 1);
+	if (argc == 1 && !strcmp(argv[0], "matvec"))
+		return bench_matvec(out);
+	if (argc == 1 && !strcmp(argv[0], "kernels"))
+		return bench_kernels(out);
+	if (argc == 1 && !strcmp(argv[0], "forward"))
+		return bench_forward(out);
+	fprintf(stderr, "bench: unknown '%s' (bench [kernels|matvec|forward|decode [DIR] [--shape llama110m|gpt2small] "
+	                "[--threads N] [--tokens N]])\n", argv[0]);
+	return -1;
 }

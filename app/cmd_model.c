@@ -307,5 +307,5 @@ int cmd_set(session *s, int argc, char **argv, const char *rest)
 
 int cmd_bench(session *s, int argc, char **argv, const char *rest)
 {
-	return bench_all(stdout);
+	return bench_main(stdout, argc - 1, argv + 1);
 }

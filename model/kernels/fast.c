@@ -17,6 +17,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -376,21 +377,29 @@ static void gemv_range(const struct gemv_job *G, int j0, int j1)
 	}
 }
 
-/* Column granules: b_trans == 0 walks down b in stripes of 128 columns (each row of the stripe
- * a few whole cache lines), so tasks take whole stripes; b_trans == 1 reads whole rows of b
- * and can split anywhere. */
-static int gemv_granule(int bt)
+/* Where task t's columns start. b_trans == 1 reads whole rows of b, so any split keeps each
+ * task's reads sequential: granules of 16 rows. b_trans == 0 sweeps rows of b over the task's
+ * columns and rewrites its partial sums in out at every sweep, so the split points fall on
+ * 64-byte boundaries of out (no cache line written by two threads), in granules of 16
+ * columns. */
+static int gemv_split(const struct gemv_job *G, int t)
 {
-	return bt ? 16 : 128;
+	int sh = 0, w = 16;
+	long units;
+	if (t <= 0)
+		return 0;
+	if (t >= G->n_tasks)
+		return G->N;
+	if (!G->bt)
+		sh = (int)((16 - ((uintptr_t)G->out / sizeof(float)) % 16) % 16);
+	units = G->N > sh ? (G->N - sh) / w : 0;
+	return sh + (int)(units * t / G->n_tasks) * w < G->N ? sh + (int)(units * t / G->n_tasks) * w : G->N;
 }
 
 static void gemv_task(void *arg, int t, int worker)
 {
 	const struct gemv_job *G = arg;
-	int w = gemv_granule(G->bt), gr = (G->N + w - 1) / w;
-	int j0 = (int)((long)gr * t / G->n_tasks) * w, j1 = (int)((long)gr * (t + 1) / G->n_tasks) * w;
-	if (j1 > G->N)
-		j1 = G->N;
+	int j0 = gemv_split(G, t), j1 = gemv_split(G, t + 1);
 	if (j0 < j1)
 		gemv_range(G, j0, j1);
 }
@@ -426,10 +435,14 @@ static void mm_run(const gb_isa *isa, float *out, const float *a, const float *b
 	csr = gb_fp_fast_enter();
 	if (M == 1 || (bt && M <= isa->dots_m)) {
 		struct gemv_job G = { isa, out, a, b, bias, M, K, N, bt, 1 };
-		int w = gemv_granule(bt);
 		double macs = (double)M * K * N;
+		/* Memory-bound: b_trans == 0 takes one contiguous range of columns per thread (more
+		 * pieces would cut each row of b into more strided segments); b_trans == 1 takes
+		 * several ranges of whole rows per thread, so a thread that shares its CPU with
+		 * another program leaves more of them to the others. */
 		if (macs >= GEMV_MT_MIN && threads > 1)
-			G.n_tasks = task_count(macs, GEMV_MT_MIN / 2, (N + w - 1) / w, threads);
+			G.n_tasks = bt ? task_count(macs, GEMV_MT_MIN / 2, (N + 15) / 16, threads)
+			               : (N >= 32 * threads ? threads : 1);
 		if (G.n_tasks > 1)
 			gb_pool_run(G.n_tasks, gemv_task, &G);
 		else
