@@ -498,6 +498,62 @@ static void test_threads(const gb_kernels *T)
 	gb_kernels_set_threads(0);
 }
 
+/* Matrix-vector and few-row products (the decode paths): M = 1..17 rows against odd K and N
+ * (N not a multiple of any vector width, chunked past 4096 columns, K odd and shorter than a
+ * vector), both weight layouts, with and without bias, on 1, 2 and 3 threads. Shapes of at
+ * least 128K multiply-adds are split across threads, and the output starts 0-3 floats past
+ * a cache line, which moves the b_trans == 0 split points. Each result must be within the
+ * (K+3) u sum|terms| bound of the reference, and the 2- and 3-thread results must equal the
+ * 1-thread result bit for bit. */
+static void test_matvec(const gb_kernels *T)
+{
+	static const int kn[][2] = {
+		{ 1, 1 }, { 7, 15 }, { 33, 17 }, { 31, 100 }, { 257, 1031 }, { 33, 4111 }, { 769, 170 },
+		{ 100, 4100 },
+	};
+	static const int ms[] = { 1, 2, 3, 4, 5, 8, 9, 16, 17 };
+	for (size_t s = 0; s < sizeof kn / sizeof *kn; s++)
+		for (int bt = 0; bt < 2; bt++) {
+			int K = kn[s][0], N = kn[s][1], ok = 1, same = 1, variant = 0;
+			double worst = 0;
+			for (size_t mc = 0; mc < 2 * sizeof ms / sizeof *ms; mc++) {
+				int M = ms[mc / 2], with_bias = mc & 1, off = variant++ % 4;
+				size_t no = (size_t)M * N;
+				float *a = xmalloc((size_t)M * K * sizeof *a), *b = xmalloc((size_t)K * N * sizeof *b);
+				float *bias = xmalloc((size_t)N * sizeof *bias), *ref = xmalloc(no * sizeof *ref);
+				float *absum = xmalloc(no * sizeof *absum), *o1 = xmalloc(no * sizeof *o1);
+				float *ob = aligned_alloc(64, ((no + 4) * sizeof(float) + 63) / 64 * 64), *o = ob + off;
+				fill(a, (size_t)M * K, 1);
+				fill(b, (size_t)K * N, 1);
+				fill(bias, (size_t)N, 1);
+				gb_kernels_ref()->matmul(ref, a, b, with_bias ? bias : NULL, M, K, N, bt);
+				abs_sums(absum, a, b, with_bias ? bias : NULL, M, K, N, bt);
+				for (int th = 1; th <= 3; th++) {
+					gb_kernels_set_threads(th);
+					T->matmul(o, a, b, with_bias ? bias : NULL, M, K, N, bt);
+					if (th == 1) {
+						memcpy(o1, o, no * sizeof *o);
+						for (size_t i = 0; i < no; i++) {
+							double e = fabs((double)o[i] - ref[i]), tol = (K + 3) * U * absum[i] + 1e-30;
+							if (!(e <= tol))
+								ok = 0;
+							if (e / tol > worst || e != e)
+								worst = e / tol;
+						}
+					} else if (memcmp(o1, o, no * sizeof *o) != 0) {
+						same = 0;
+					}
+				}
+				free(a), free(b), free(bias), free(ref), free(absum), free(o1), free(ob);
+			}
+			tap_ok(ok, "%s matmul M = 1..17 x K %d x N %d, b_trans %d, bias none/some: within (K+3) u sum|terms| of ref (worst %.3g of it)",
+			       T->name, K, N, bt, worst);
+			tap_ok(same, "%s matmul M = 1..17 x K %d x N %d, b_trans %d: 2 and 3 threads give the 1-thread result bit for bit",
+			       T->name, K, N, bt);
+		}
+	gb_kernels_set_threads(0);
+}
+
 static void test_ftz(const gb_kernels *T)
 {
 	/* 1e-20 * 1e-20 = 1e-40 is a float denormal: the reference keeps it, the fast table
@@ -639,6 +695,7 @@ int main(int argc, char **argv)
 		test_activations(T);
 		test_mul_add(T);
 		test_threads(T);
+		test_matvec(T);
 		test_ftz(T);
 	}
 	test_pool();
