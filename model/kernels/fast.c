@@ -404,6 +404,51 @@ static void gemv_task(void *arg, int t, int worker)
 		gemv_range(G, j0, j1);
 }
 
+/* b_trans == 0 with one row: K cut into blocks of GEMV_KB rows, each a contiguous piece of b
+ * that one task reads front to back into its own row of partial sums; then the partial sums
+ * are added in block order, then the bias. The blocks depend on K alone, so the arithmetic
+ * does not depend on the thread count, and the tasks read b as contiguous streams where a
+ * split of the columns would cut every row of b into strided pieces. */
+enum { GEMV_KB = 64 };
+
+struct kblock_job {
+	const gb_isa *isa;
+	float *part;             /* (blocks, ldp) */
+	const float *a, *b;
+	int K, N;
+	long ldp;
+};
+
+static void kblock_task(void *arg, int t, int worker)
+{
+	const struct kblock_job *C = arg;
+	int k0 = t * GEMV_KB, kb = C->K - k0 < GEMV_KB ? C->K - k0 : GEMV_KB;
+	C->isa->gemv(C->part + t * C->ldp, C->a + k0, C->b + (size_t)k0 * C->N, NULL, kb, C->N, 0,
+	             C->N, 0);
+}
+
+/* Returns 0, or -1 when there is no memory for the partial sums (the caller goes on without). */
+static int gemv_kblocks(const gb_isa *isa, float *out, const float *a, const float *b,
+                        const float *bias, int K, int N, int threads)
+{
+	int blocks = (K + GEMV_KB - 1) / GEMV_KB;
+	long ldp = (N + 15) / 16 * 16; /* each row of partial sums starts a cache line */
+	struct kblock_job C = { isa, pack_buffer((size_t)blocks * ldp), a, b, K, N, ldp };
+	if (!C.part)
+		return -1;
+	if (threads > 1 && (double)K * N >= GEMV_MT_MIN)
+		gb_pool_run(blocks, kblock_task, &C);
+	else
+		for (int t = 0; t < blocks; t++)
+			kblock_task(&C, t, 0);
+	memcpy(out, C.part, (size_t)N * sizeof *out);
+	for (int t = 1; t < blocks; t++)
+		isa->add(out, C.part + t * ldp, (size_t)N);
+	if (bias)
+		isa->add(out, bias, (size_t)N);
+	return 0;
+}
+
 /* Tasks for a parallel loop of `work` multiply-adds over `units` indivisible pieces: several
  * per thread (a thread that shares its CPU with another program then simply takes fewer),
  * each worth at least min_work, and a multiple of the thread count when possible. */
@@ -433,7 +478,9 @@ static void mm_run(const gb_isa *isa, float *out, const float *a, const float *b
 		return;
 	}
 	csr = gb_fp_fast_enter();
-	if (M == 1 || (bt && M <= isa->dots_m)) {
+	if (M == 1 && !bt && K > GEMV_KB && gemv_kblocks(isa, out, a, b, bias, K, N, threads) == 0) {
+		/* done */
+	} else if (M == 1 || (bt && M <= isa->dots_m)) {
 		struct gemv_job G = { isa, out, a, b, bias, M, K, N, bt, 1 };
 		double macs = (double)M * K * N;
 		/* Memory-bound: b_trans == 0 takes one contiguous range of columns per thread (more

@@ -46,12 +46,10 @@ typedef __m256 vf;     /* 8 floats */
 typedef __m256i vmask; /* a lane is all ones or all zeros, as vmaskmovps takes it */
 
 /* MR × NR = 6 × 16: 12 ymm accumulators, the classic shape for 16 ymm registers.
- * DOTS_NB 3: dots() tiles of 4 × 3 (12 accumulators, 3 b vectors and one a vector fill the
- * 16 registers). DIRECT_M 0: block() always reads packed, zero-padded panels, so its B loads
+ * DIRECT_M 0: block() always reads packed, zero-padded panels, so its B loads
  * need no mask (a masked load costs more than a plain one on AVX2). */
 #define W 8
 #define MR 6
-#define DOTS_NB 3
 #define DIRECT_M 0
 
 INLINE vf v_zero(void) { return _mm256_setzero_ps(); }
@@ -158,12 +156,10 @@ INLINE void transpose(vf r[8])
 typedef __m512 vf;       /* 16 floats */
 typedef __mmask16 vmask; /* one bit per lane */
 
-/* MR × NR = 8 × 32: 16 of the 32 zmm registers accumulate. DOTS_NB 4: dots() tiles of 4 × 4
- * (16 accumulators, 8 loads per 16 FMAs). DIRECT_M 16: for b_trans == 0 with at most 16 rows
+/* MR × NR = 8 × 32: 16 of the 32 zmm registers accumulate. DIRECT_M 16: for b_trans == 0 with at most 16 rows
  * block() reads b in place, masking the loads past column n, which costs nothing here. */
 #define W 16
 #define MR 8
-#define DOTS_NB 4
 #define DIRECT_M 16
 
 INLINE vf v_zero(void) { return _mm512_setzero_ps(); }
@@ -405,85 +401,49 @@ static void pack(float *dst, const float *b, int b_trans, int K, int N, int k0, 
 
 /* ---- few rows: dot products and the matrix-vector product ---- */
 
-/* out rows i < mr, columns j..j+nb-1: dot products of mr rows of a with nb rows of b. */
-INLINE void dots_tile(const int mr, const int nb, float *out, long ldo, const float *a,
-                      const float *b, const float *bias, int K, int j)
+/* out rows i < mr, column j: dot products of mr rows of a with row j of b, each one vector
+ * accumulator over k (the tail masked), then a fixed horizontal sum. */
+INLINE void dots_tile(const int mr, float *out, long ldo, const float *a, const float *b,
+                      const float *bias, int K, int j)
 {
-	vf s[4][DOTS_NB];
-	const float *ap[4], *bp[DOTS_NB];
+	vf s[4];
+	const float *bp = b + (size_t)j * K;
 	int k = 0;
 	vmask kt = lane_mask(K & (W - 1), 0);
 #pragma GCC unroll 4
-	for (int i = 0; i < mr; i++) {
-		ap[i] = a + (size_t)i * K;
-#pragma GCC unroll 4
-		for (int q = 0; q < nb; q++)
-			s[i][q] = v_zero();
-	}
-#pragma GCC unroll 4
-	for (int q = 0; q < nb; q++)
-		bp[q] = b + (size_t)(j + q) * K;
+	for (int i = 0; i < mr; i++)
+		s[i] = v_zero();
 	for (; k + W <= K; k += W) {
-		vf bv[DOTS_NB];
+		vf bv = v_load(bp + k);
 #pragma GCC unroll 4
-		for (int q = 0; q < nb; q++)
-			bv[q] = v_load(bp[q] + k);
-#pragma GCC unroll 4
-		for (int i = 0; i < mr; i++) {
-			vf av = v_load(ap[i] + k);
-#pragma GCC unroll 4
-			for (int q = 0; q < nb; q++)
-				s[i][q] = v_fmadd(av, bv[q], s[i][q]);
-		}
+		for (int i = 0; i < mr; i++)
+			s[i] = v_fmadd(v_load(a + (size_t)i * K + k), bv, s[i]);
 	}
 	if (k < K) {
-		vf bv[DOTS_NB];
+		vf bv = v_load_mask(kt, bp + k);
 #pragma GCC unroll 4
-		for (int q = 0; q < nb; q++)
-			bv[q] = v_load_mask(kt, bp[q] + k);
-#pragma GCC unroll 4
-		for (int i = 0; i < mr; i++) {
-			vf av = v_load_mask(kt, ap[i] + k);
-#pragma GCC unroll 4
-			for (int q = 0; q < nb; q++)
-				s[i][q] = v_fmadd(av, bv[q], s[i][q]);
-		}
+		for (int i = 0; i < mr; i++)
+			s[i] = v_fmadd(v_load_mask(kt, a + (size_t)i * K + k), bv, s[i]);
 	}
 #pragma GCC unroll 4
 	for (int i = 0; i < mr; i++)
-#pragma GCC unroll 4
-		for (int q = 0; q < nb; q++)
-			out[i * ldo + q] = v_hsum(s[i][q]) + (bias ? bias[j + q] : 0.0f);
+		out[i * ldo] = v_hsum(s[i]) + (bias ? bias[j] : 0.0f);
 }
 
 /* out (m, j1-j0), row stride ldo = a (m,K) · b[j0:j1] (rows of (N,K))^T + bias; m <= 4,
- * in tiles of m × DOTS_NB. */
+ * one row of b at a time against all m rows of a. One sequential stream of b reached 96% of
+ * the measured read bandwidth where tiles of 2, 4 or 8 interleaved rows of b reached 45-60%
+ * (Zen 4 under KVM, 768x2048); the rows of a come from L1. */
 static void dots(float *out, long ldo, const float *a, int m, const float *b, const float *bias,
                  int K, int j0, int j1)
 {
-	int j = j0;
-	/* The matrix-vector product reads one row of b at a time: a single sequential stream
-	 * reached 96% of the measured read bandwidth where tiles of 2, 4 or 8 interleaved rows
-	 * reached 45-60% (Zen 4 under KVM, 768x2048). */
-	if (m == 1)
-		for (; j < j1; j++)
-			dots_tile(1, 1, out + (j - j0), ldo, a, b, bias, K, j);
-	for (; j + DOTS_NB <= j1; j += DOTS_NB) {
+	for (int j = j0; j < j1; j++) {
 		float *o = out + (j - j0);
 		switch (m) {
-		case 4: dots_tile(4, DOTS_NB, o, ldo, a, b, bias, K, j); break;
-		case 3: dots_tile(3, DOTS_NB, o, ldo, a, b, bias, K, j); break;
-		case 2: dots_tile(2, DOTS_NB, o, ldo, a, b, bias, K, j); break;
-		default: dots_tile(1, DOTS_NB, o, ldo, a, b, bias, K, j); break;
-		}
-	}
-	for (; j < j1; j++) {
-		float *o = out + (j - j0);
-		switch (m) {
-		case 4: dots_tile(4, 1, o, ldo, a, b, bias, K, j); break;
-		case 3: dots_tile(3, 1, o, ldo, a, b, bias, K, j); break;
-		case 2: dots_tile(2, 1, o, ldo, a, b, bias, K, j); break;
-		default: dots_tile(1, 1, o, ldo, a, b, bias, K, j); break;
+		case 4: dots_tile(4, o, ldo, a, b, bias, K, j); break;
+		case 3: dots_tile(3, o, ldo, a, b, bias, K, j); break;
+		case 2: dots_tile(2, o, ldo, a, b, bias, K, j); break;
+		default: dots_tile(1, o, ldo, a, b, bias, K, j); break;
 		}
 	}
 }
