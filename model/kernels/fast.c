@@ -98,24 +98,20 @@ static void scalar_dots(float *out, long ldo, const float *a, int m, const float
 }
 
 /* Column chunks of 64 accumulators keep b_trans == 0 reading rows of b in order. */
-static void scalar_gemv(float *out, const float *a, const float *b, const float *bias, int K,
-                        int N, int j0, int j1, int b_trans)
+static void scalar_gemv(float *out, long ldo, const float *a, long lda, int m, const float *b,
+                        int K, int N)
 {
-	if (b_trans) {
-		scalar_dots(out, 0, a, 1, b, bias, K, j0, j1);
-		return;
-	}
-	for (int jc = j0; jc < j1; jc += 64) {
-		int nc = j1 - jc < 64 ? j1 - jc : 64;
-		float acc[64] = {0};
-		for (int k = 0; k < K; k++) {
-			const float *bk = b + (size_t)k * N + jc;
-			for (int j = 0; j < nc; j++)
-				acc[j] += a[k] * bk[j];
+	for (int i = 0; i < m; i++)
+		for (int jc = 0; jc < N; jc += 64) {
+			int nc = N - jc < 64 ? N - jc : 64;
+			float acc[64] = {0};
+			for (int k = 0; k < K; k++) {
+				const float *bk = b + (size_t)k * N + jc;
+				for (int j = 0; j < nc; j++)
+					acc[j] += a[i * lda + k] * bk[j];
+			}
+			memcpy(out + i * ldo + jc, acc, (size_t)nc * sizeof *acc);
 		}
-		for (int j = 0; j < nc; j++)
-			out[jc - j0 + j] = acc[j] + (bias ? bias[jc + j] : 0.0f);
-	}
 }
 
 static void scalar_softmax(float *x, int rows, int n)
@@ -350,25 +346,23 @@ static void mm_task(void *arg, int t, int worker)
 	}
 }
 
-/* The memory-bound products: M == 1 (gemv) and b_trans == 1 with M <= dots_m (dots). */
-struct gemv_job {
+/* The memory-bound products, b_trans == 1 with M <= dots_m: dot products of rows of a with
+ * rows of b (N,K), which every thread reads as whole rows, so any split of the rows of b
+ * keeps each task's reads sequential. */
+struct dots_job {
 	const gb_isa *isa;
 	float *out;              /* (M,N) */
 	const float *a;          /* (M,K) */
-	const float *b;          /* (K,N), or (N,K) when bt */
+	const float *b;          /* (N,K) */
 	const float *bias;       /* (N) or NULL */
-	int M, K, N, bt, n_tasks;
+	int M, K, N, n_tasks;
 };
 
 enum { DOTS_JB = 64 }; /* rows of b per pass of dots: 64 K-long rows stay in L2 for every 4 rows of a */
 
-static void gemv_range(const struct gemv_job *G, int j0, int j1)
+static void dots_range(const struct dots_job *G, int j0, int j1)
 {
 	const gb_isa *isa = G->isa;
-	if (!G->bt) {
-		isa->gemv(G->out + j0, G->a, G->b, G->bias, G->K, G->N, j0, j1, 0);
-		return;
-	}
 	for (int jb = j0; jb < j1; jb += DOTS_JB) {
 		int je = j1 - jb < DOTS_JB ? j1 : jb + DOTS_JB;
 		for (int i = 0; i < G->M; i += 4)
@@ -377,45 +371,31 @@ static void gemv_range(const struct gemv_job *G, int j0, int j1)
 	}
 }
 
-/* Where task t's columns start. b_trans == 1 reads whole rows of b, so any split keeps each
- * task's reads sequential: granules of 16 rows. b_trans == 0 sweeps rows of b over the task's
- * columns and rewrites its partial sums in out at every sweep, so the split points fall on
- * 64-byte boundaries of out (no cache line written by two threads), in granules of 16
- * columns. */
-static int gemv_split(const struct gemv_job *G, int t)
+/* Task t: rows of b in granules of 16. */
+static void dots_task(void *arg, int t, int worker)
 {
-	int sh = 0, w = 16;
-	long units;
-	if (t <= 0)
-		return 0;
-	if (t >= G->n_tasks)
-		return G->N;
-	if (!G->bt)
-		sh = (int)((16 - ((uintptr_t)G->out / sizeof(float)) % 16) % 16);
-	units = G->N > sh ? (G->N - sh) / w : 0;
-	return sh + (int)(units * t / G->n_tasks) * w < G->N ? sh + (int)(units * t / G->n_tasks) * w : G->N;
-}
-
-static void gemv_task(void *arg, int t, int worker)
-{
-	const struct gemv_job *G = arg;
-	int j0 = gemv_split(G, t), j1 = gemv_split(G, t + 1);
+	const struct dots_job *G = arg;
+	int gr = (G->N + 15) / 16;
+	int j0 = (int)((long)gr * t / G->n_tasks) * 16, j1 = (int)((long)gr * (t + 1) / G->n_tasks) * 16;
+	if (j1 > G->N)
+		j1 = G->N;
 	if (j0 < j1)
-		gemv_range(G, j0, j1);
+		dots_range(G, j0, j1);
 }
 
-/* b_trans == 0 with one row: K cut into blocks of GEMV_KB rows, each a contiguous piece of b
- * that one task reads front to back into its own row of partial sums; then the partial sums
- * are added in block order, then the bias. The blocks depend on K alone, so the arithmetic
- * does not depend on the thread count, and the tasks read b as contiguous streams where a
- * split of the columns would cut every row of b into strided pieces. */
-enum { GEMV_KB = 64 };
+/* b_trans == 0 with few rows (M <= GEMV_M): K cut into blocks of GEMV_KB rows, each a
+ * contiguous piece of b that one task reads front to back (once per 8 rows of a: the block
+ * stays in L2) into its own partial sums; then the partial sums are added in block order,
+ * then the bias. The blocks depend on K alone, so the arithmetic does not depend on the
+ * thread count, and the tasks read b as contiguous streams, where a split of the columns
+ * would cut every row of b into strided pieces. */
+enum { GEMV_KB = 64, GEMV_M = 16 };
 
 struct kblock_job {
 	const gb_isa *isa;
-	float *part;             /* (blocks, ldp) */
+	float *part;             /* (blocks, M, ldp) */
 	const float *a, *b;
-	int K, N;
+	int M, K, N;
 	long ldp;
 };
 
@@ -423,29 +403,33 @@ static void kblock_task(void *arg, int t, int worker)
 {
 	const struct kblock_job *C = arg;
 	int k0 = t * GEMV_KB, kb = C->K - k0 < GEMV_KB ? C->K - k0 : GEMV_KB;
-	C->isa->gemv(C->part + t * C->ldp, C->a + k0, C->b + (size_t)k0 * C->N, NULL, kb, C->N, 0,
-	             C->N, 0);
+	for (int i = 0; i < C->M; i += 8)
+		C->isa->gemv(C->part + ((size_t)t * C->M + i) * C->ldp, C->ldp, C->a + (size_t)i * C->K + k0,
+		             C->K, C->M - i < 8 ? C->M - i : 8, C->b + (size_t)k0 * C->N, kb, C->N);
 }
 
 /* Returns 0, or -1 when there is no memory for the partial sums (the caller goes on without). */
 static int gemv_kblocks(const gb_isa *isa, float *out, const float *a, const float *b,
-                        const float *bias, int K, int N, int threads)
+                        const float *bias, int M, int K, int N, int threads)
 {
 	int blocks = (K + GEMV_KB - 1) / GEMV_KB;
 	long ldp = (N + 15) / 16 * 16; /* each row of partial sums starts a cache line */
-	struct kblock_job C = { isa, pack_buffer((size_t)blocks * ldp), a, b, K, N, ldp };
+	struct kblock_job C = { isa, pack_buffer((size_t)blocks * M * ldp), a, b, M, K, N, ldp };
 	if (!C.part)
 		return -1;
-	if (threads > 1 && (double)K * N >= GEMV_MT_MIN)
+	if (threads > 1 && blocks > 1 && (double)M * K * N >= GEMV_MT_MIN)
 		gb_pool_run(blocks, kblock_task, &C);
 	else
 		for (int t = 0; t < blocks; t++)
 			kblock_task(&C, t, 0);
-	memcpy(out, C.part, (size_t)N * sizeof *out);
-	for (int t = 1; t < blocks; t++)
-		isa->add(out, C.part + t * ldp, (size_t)N);
-	if (bias)
-		isa->add(out, bias, (size_t)N);
+	for (int i = 0; i < M; i++) {
+		float *o = out + (size_t)i * N;
+		memcpy(o, C.part + (size_t)i * ldp, (size_t)N * sizeof *o);
+		for (int t = 1; t < blocks; t++)
+			isa->add(o, C.part + ((size_t)t * M + i) * ldp, (size_t)N);
+		if (bias)
+			isa->add(o, bias, (size_t)N);
+	}
 	return 0;
 }
 
@@ -478,22 +462,19 @@ static void mm_run(const gb_isa *isa, float *out, const float *a, const float *b
 		return;
 	}
 	csr = gb_fp_fast_enter();
-	if (M == 1 && !bt && K > GEMV_KB && gemv_kblocks(isa, out, a, b, bias, K, N, threads) == 0) {
+	if (!bt && M <= GEMV_M && gemv_kblocks(isa, out, a, b, bias, M, K, N, threads) == 0) {
 		/* done */
-	} else if (M == 1 || (bt && M <= isa->dots_m)) {
-		struct gemv_job G = { isa, out, a, b, bias, M, K, N, bt, 1 };
+	} else if (bt && M <= isa->dots_m) {
+		struct dots_job G = { isa, out, a, b, bias, M, K, N, 1 };
 		double macs = (double)M * K * N;
-		/* Memory-bound: b_trans == 0 takes one contiguous range of columns per thread (more
-		 * pieces would cut each row of b into more strided segments); b_trans == 1 takes
-		 * several ranges of whole rows per thread, so a thread that shares its CPU with
+		/* Several ranges of whole rows per thread, so a thread that shares its CPU with
 		 * another program leaves more of them to the others. */
 		if (macs >= GEMV_MT_MIN && threads > 1)
-			G.n_tasks = bt ? task_count(macs, GEMV_MT_MIN / 2, (N + 15) / 16, threads)
-			               : (N >= 32 * threads ? threads : 1);
+			G.n_tasks = task_count(macs, GEMV_MT_MIN / 2, (N + 15) / 16, threads);
 		if (G.n_tasks > 1)
-			gb_pool_run(G.n_tasks, gemv_task, &G);
+			gb_pool_run(G.n_tasks, dots_task, &G);
 		else
-			gemv_range(&G, 0, N);
+			dots_range(&G, 0, N);
 	} else {
 		struct mm_job J = { isa, out, a, b, bias, M, K, N, bt, k_block(isa, K), 0, 1 };
 		int panels = (N + isa->nr - 1) / isa->nr, mblocks = (M + isa->mr - 1) / isa->mr;

@@ -30,16 +30,16 @@ typedef struct gb_isa {
 	void (*block)(float *c, long ldc, const float *a, long lda, const float *b, long ldb,
 	              long pstride, int m, int n, int kc, const float *bias, int accum);
 
-	/* out (j1-j0) = a (K) · B[:, j0:j1] + bias[j0:j1] (bias may be NULL); out points at
-	 * column j0 of the output row. Per-column arithmetic does not depend on j0, j1. */
-	void (*gemv)(float *out, const float *a, const float *b, const float *bias, int K, int N,
-	             int j0, int j1, int b_trans);
+	/* b_trans == 0 with few rows of a: out (m, N), row stride ldo, = a (m, K), row stride lda,
+	 * · b (K, N), for m <= 8, reading b in place. Each element sums its K terms in increasing
+	 * k, one multiply-add each, whatever m: the same arithmetic for every row. */
+	void (*gemv)(float *out, long ldo, const float *a, long lda, int m, const float *b, int K,
+	             int N);
 
 	/* b_trans == 1 with few rows of a: out (m, j1-j0), row stride ldo, pointing at column
 	 * j0, = a (m,K) · (rows j0..j1-1 of b (N,K))^T + bias[j0:j1], for m <= 4, as dot products
 	 * (b is read in place, no packing). Each element is one vector accumulator over k, the
-	 * tail masked, then a fixed horizontal sum: the same arithmetic whatever m, j0 and j1, and
-	 * the same as gemv's b_trans == 1. */
+	 * tail masked, then a fixed horizontal sum: the same arithmetic whatever m, j0 and j1. */
 	void (*dots)(float *out, long ldo, const float *a, int m, const float *b, const float *bias,
 	             int K, int j0, int j1);
 

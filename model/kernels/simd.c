@@ -254,7 +254,7 @@ INLINE void transpose(vf r[16])
 #define NV 2
 #define NR (W * NV)
 #define GEMV_KR 8     /* b_trans == 0 matrix-vector: rows of b per sweep */
-#define GEMV_JC 4096  /* ... and columns per chunk (16 KB of partial sums, in L1) */
+#define GEMV_JC 2048  /* ... and columns per chunk (8 KB of partial sums per row of a) */
 
 /* The first lanes of p under mask m (0 elsewhere), or the whole vector when whole: the
  * whole-vector path takes plain moves, which AVX2 does faster than masked ones. */
@@ -448,68 +448,82 @@ static void dots(float *out, long ldo, const float *a, int m, const float *b, co
 	}
 }
 
-/* b_trans == 0, rows k..k+kr-1 of b (bk points at row k, column 0 of this range; row stride
- * N): out (n) = (first ? 0 : out) + sum over those rows, in increasing k, of a[k] b[k][j], one
- * FMA per term. kr is a constant at each call site. Reading kr whole rows at a time keeps
- * every load stream sequential (the hardware prefetchers follow kr streams), where walking
- * down a stripe of columns would jump by N floats at every row. */
-INLINE void gemv_rows(const int kr, float *out, const float *a, const float *bk, long N, int n,
-                      int first)
+/* b_trans == 0, rows k..k+kr-1 of b (bk points at row k, column 0 of this chunk; row stride
+ * N) against m rows of a (a points at column k of row 0; row stride lda): out (m, n), row
+ * stride ldo, = (first ? 0 : out) + the terms a[i][k] b[k][j] of those rows, in increasing k,
+ * one FMA each. kr and m are constants at each call site. Reading kr whole rows of b at a
+ * time keeps every load stream sequential, where walking down a stripe of columns would
+ * jump by N floats at every row; each vector of b is loaded once for the m rows of a. */
+INLINE void gemv_rows(const int kr, const int m, float *out, long ldo, const float *a, long lda,
+                      const float *bk, long N, int n, int first)
 {
-	vf ak[GEMV_KR];
 	int j = 0;
-#pragma GCC unroll 8
-	for (int r = 0; r < kr; r++)
-		ak[r] = v_broadcast(a + r);
 	for (; j + W <= n; j += W) {
-		vf acc = first ? v_zero() : v_load(out + j);
+		vf bv[GEMV_KR];
 #pragma GCC unroll 8
 		for (int r = 0; r < kr; r++)
-			acc = v_fmadd(ak[r], v_load(bk + r * N + j), acc);
-		v_store(out + j, acc);
+			bv[r] = v_load(bk + r * N + j);
+#pragma GCC unroll 8
+		for (int i = 0; i < m; i++) {
+			vf acc = first ? v_zero() : v_load(out + i * ldo + j);
+#pragma GCC unroll 8
+			for (int r = 0; r < kr; r++)
+				acc = v_fmadd(v_broadcast(a + i * lda + r), bv[r], acc);
+			v_store(out + i * ldo + j, acc);
+		}
 	}
 	if (j < n) {
-		vmask m = lane_mask(n - j, 0);
-		vf acc = first ? v_zero() : v_load_mask(m, out + j);
+		vmask mk = lane_mask(n - j, 0);
+		vf bv[GEMV_KR];
 #pragma GCC unroll 8
 		for (int r = 0; r < kr; r++)
-			acc = v_fmadd(ak[r], v_load_mask(m, bk + r * N + j), acc);
-		v_store_mask(out + j, m, acc);
+			bv[r] = v_load_mask(mk, bk + r * N + j);
+#pragma GCC unroll 8
+		for (int i = 0; i < m; i++) {
+			vf acc = first ? v_zero() : v_load_mask(mk, out + i * ldo + j);
+#pragma GCC unroll 8
+			for (int r = 0; r < kr; r++)
+				acc = v_fmadd(v_broadcast(a + i * lda + r), bv[r], acc);
+			v_store_mask(out + i * ldo + j, mk, acc);
+		}
 	}
 }
 
-/* out (j1-j0) = a (K) · B[:, j0:j1] + bias. b_trans == 0: columns in chunks of GEMV_JC (the
- * partial sums stay in L1), each chunk swept by GEMV_KR rows of b at a time; every column
- * sums its terms in increasing k, one FMA each, then adds the bias, whatever j0, j1 and the
- * chunking. b_trans == 1 is dots() with one row. */
-static void gemv(float *out, const float *a, const float *b, const float *bias, int K, int N,
-                 int j0, int j1, int b_trans)
+/* All of K for m rows: sweeps of GEMV_KR rows, then the rest. */
+INLINE void gemv_sweeps(const int m, float *out, long ldo, const float *a, long lda,
+                        const float *bj, long N, int K, int n)
 {
-	if (b_trans) {
-		dots(out, 0, a, 1, b, bias, K, j0, j1);
-		return;
+	int k = 0;
+	for (; k + GEMV_KR <= K; k += GEMV_KR)
+		gemv_rows(GEMV_KR, m, out, ldo, a + k, lda, bj + (size_t)k * N, N, n, k == 0);
+	switch (K - k) {
+	case 7: gemv_rows(7, m, out, ldo, a + k, lda, bj + (size_t)k * N, N, n, k == 0); break;
+	case 6: gemv_rows(6, m, out, ldo, a + k, lda, bj + (size_t)k * N, N, n, k == 0); break;
+	case 5: gemv_rows(5, m, out, ldo, a + k, lda, bj + (size_t)k * N, N, n, k == 0); break;
+	case 4: gemv_rows(4, m, out, ldo, a + k, lda, bj + (size_t)k * N, N, n, k == 0); break;
+	case 3: gemv_rows(3, m, out, ldo, a + k, lda, bj + (size_t)k * N, N, n, k == 0); break;
+	case 2: gemv_rows(2, m, out, ldo, a + k, lda, bj + (size_t)k * N, N, n, k == 0); break;
+	case 1: gemv_rows(1, m, out, ldo, a + k, lda, bj + (size_t)k * N, N, n, k == 0); break;
 	}
-	for (int jc = j0; jc < j1; jc += GEMV_JC) {
-		int n = j1 - jc < GEMV_JC ? j1 - jc : GEMV_JC, k = 0;
-		float *o = out + (jc - j0);
-		const float *bj = b + jc;
-		for (; k + GEMV_KR <= K; k += GEMV_KR)
-			gemv_rows(GEMV_KR, o, a + k, bj + (size_t)k * N, N, n, k == 0);
-		switch (K - k) {
-		case 7: gemv_rows(7, o, a + k, bj + (size_t)k * N, N, n, k == 0); break;
-		case 6: gemv_rows(6, o, a + k, bj + (size_t)k * N, N, n, k == 0); break;
-		case 5: gemv_rows(5, o, a + k, bj + (size_t)k * N, N, n, k == 0); break;
-		case 4: gemv_rows(4, o, a + k, bj + (size_t)k * N, N, n, k == 0); break;
-		case 3: gemv_rows(3, o, a + k, bj + (size_t)k * N, N, n, k == 0); break;
-		case 2: gemv_rows(2, o, a + k, bj + (size_t)k * N, N, n, k == 0); break;
-		case 1: gemv_rows(1, o, a + k, bj + (size_t)k * N, N, n, k == 0); break;
+}
+
+/* out (m, N), row stride ldo = a (m, K), row stride lda, · b (K, N), m <= 8: columns in chunks
+ * of GEMV_JC (the partial sums stay in L1), each swept by GEMV_KR rows of b at a time. */
+static void gemv(float *out, long ldo, const float *a, long lda, int m, const float *b, int K,
+                 int N)
+{
+	for (int jc = 0; jc < N; jc += GEMV_JC) {
+		int n = N - jc < GEMV_JC ? N - jc : GEMV_JC;
+		switch (m) {
+		case 8: gemv_sweeps(8, out + jc, ldo, a, lda, b + jc, N, K, n); break;
+		case 7: gemv_sweeps(7, out + jc, ldo, a, lda, b + jc, N, K, n); break;
+		case 6: gemv_sweeps(6, out + jc, ldo, a, lda, b + jc, N, K, n); break;
+		case 5: gemv_sweeps(5, out + jc, ldo, a, lda, b + jc, N, K, n); break;
+		case 4: gemv_sweeps(4, out + jc, ldo, a, lda, b + jc, N, K, n); break;
+		case 3: gemv_sweeps(3, out + jc, ldo, a, lda, b + jc, N, K, n); break;
+		case 2: gemv_sweeps(2, out + jc, ldo, a, lda, b + jc, N, K, n); break;
+		default: gemv_sweeps(1, out + jc, ldo, a, lda, b + jc, N, K, n); break;
 		}
-		if (bias)
-			for (int j = 0; j < n; j += W) {
-				vmask m = lane_mask(n - j, 0);
-				store_part(o + j, m, n - j >= W, v_add(load_part(o + j, m, n - j >= W),
-				                                       load_part(bias + jc + j, m, n - j >= W)));
-			}
 	}
 }
 
