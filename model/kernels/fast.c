@@ -114,6 +114,37 @@ static void scalar_gemv(float *out, long ldo, const float *a, long lda, int m, c
 		}
 }
 
+/* The 16-bit weight versions: the same loops on each weight widened. */
+static void scalar_dots16(float *out, long ldo, const float *a, int m, const uint16_t *b, int wt,
+                          const float *bias, int K, int j0, int j1)
+{
+	for (int i = 0; i < m; i++)
+		for (int j = j0; j < j1; j++) {
+			const float *ai = a + (size_t)i * K;
+			const uint16_t *bj = b + (size_t)j * K;
+			float s = 0;
+			for (int k = 0; k < K; k++)
+				s += ai[k] * gb_w16_to_float(bj[k], wt);
+			out[i * ldo + j - j0] = s + (bias ? bias[j] : 0.0f);
+		}
+}
+
+static void scalar_gemv16(float *out, long ldo, const float *a, long lda, int m, const uint16_t *b,
+                          int wt, int K, int N)
+{
+	for (int i = 0; i < m; i++)
+		for (int jc = 0; jc < N; jc += 64) {
+			int nc = N - jc < 64 ? N - jc : 64;
+			float acc[64] = {0};
+			for (int k = 0; k < K; k++) {
+				const uint16_t *bk = b + (size_t)k * N + jc;
+				for (int j = 0; j < nc; j++)
+					acc[j] += a[i * lda + k] * gb_w16_to_float(bk[j], wt);
+			}
+			memcpy(out + i * ldo + jc, acc, (size_t)nc * sizeof *acc);
+		}
+}
+
 static void scalar_softmax(float *x, int rows, int n)
 {
 	for (int r = 0; r < rows; r++) {
@@ -207,6 +238,7 @@ static void scalar_add(float *y, const float *x, size_t n)
 static const gb_isa isa_scalar = {
 	.name = "scalar", .mr = S_MR, .nr = S_NR, .kc = 256, .direct_m = 0, .dots_m = 4,
 	.pack = scalar_pack, .block = scalar_block, .gemv = scalar_gemv, .dots = scalar_dots,
+	.gemv16 = scalar_gemv16, .dots16 = scalar_dots16,
 	.softmax = scalar_softmax, .layernorm = scalar_layernorm, .rmsnorm = scalar_rmsnorm,
 	.activate = scalar_activate, .mul = scalar_mul, .add = scalar_add,
 };
@@ -356,6 +388,8 @@ struct dots_job {
 	const float *b;          /* (N,K) */
 	const float *bias;       /* (N) or NULL */
 	int M, K, N, n_tasks;
+	const uint16_t *b16;     /* instead of b: 16-bit weights of type wt */
+	int wt;
 };
 
 enum { DOTS_JB = 64 }; /* rows of b per pass of dots: 64 K-long rows stay in L2 for every 4 rows of a */
@@ -365,9 +399,15 @@ static void dots_range(const struct dots_job *G, int j0, int j1)
 	const gb_isa *isa = G->isa;
 	for (int jb = j0; jb < j1; jb += DOTS_JB) {
 		int je = j1 - jb < DOTS_JB ? j1 : jb + DOTS_JB;
-		for (int i = 0; i < G->M; i += 4)
-			isa->dots(G->out + (size_t)i * G->N + jb, G->N, G->a + (size_t)i * G->K,
-			          G->M - i < 4 ? G->M - i : 4, G->b, G->bias, G->K, jb, je);
+		for (int i = 0; i < G->M; i += 4) {
+			float *o = G->out + (size_t)i * G->N + jb;
+			const float *ai = G->a + (size_t)i * G->K;
+			int m = G->M - i < 4 ? G->M - i : 4;
+			if (G->b16)
+				isa->dots16(o, G->N, ai, m, G->b16, G->wt, G->bias, G->K, jb, je);
+			else
+				isa->dots(o, G->N, ai, m, G->b, G->bias, G->K, jb, je);
+		}
 	}
 }
 
@@ -397,24 +437,33 @@ struct kblock_job {
 	const float *a, *b;
 	int M, K, N;
 	long ldp;
+	const uint16_t *b16;     /* instead of b: 16-bit weights of type wt */
+	int wt;
 };
 
 static void kblock_task(void *arg, int t, int worker)
 {
 	const struct kblock_job *C = arg;
 	int k0 = t * GEMV_KB, kb = C->K - k0 < GEMV_KB ? C->K - k0 : GEMV_KB;
-	for (int i = 0; i < C->M; i += 8)
-		C->isa->gemv(C->part + ((size_t)t * C->M + i) * C->ldp, C->ldp, C->a + (size_t)i * C->K + k0,
-		             C->K, C->M - i < 8 ? C->M - i : 8, C->b + (size_t)k0 * C->N, kb, C->N);
+	for (int i = 0; i < C->M; i += 8) {
+		float *p = C->part + ((size_t)t * C->M + i) * C->ldp;
+		const float *ai = C->a + (size_t)i * C->K + k0;
+		int m = C->M - i < 8 ? C->M - i : 8;
+		if (C->b16)
+			C->isa->gemv16(p, C->ldp, ai, C->K, m, C->b16 + (size_t)k0 * C->N, C->wt, kb, C->N);
+		else
+			C->isa->gemv(p, C->ldp, ai, C->K, m, C->b + (size_t)k0 * C->N, kb, C->N);
+	}
 }
 
 /* Returns 0, or -1 when there is no memory for the partial sums (the caller goes on without). */
 static int gemv_kblocks(const gb_isa *isa, float *out, const float *a, const float *b,
-                        const float *bias, int M, int K, int N, int threads)
+                        const uint16_t *b16, int wt, const float *bias, int M, int K, int N,
+                        int threads)
 {
 	int blocks = (K + GEMV_KB - 1) / GEMV_KB;
 	long ldp = (N + 15) / 16 * 16; /* each row of partial sums starts a cache line */
-	struct kblock_job C = { isa, pack_buffer((size_t)blocks * M * ldp), a, b, M, K, N, ldp };
+	struct kblock_job C = { isa, pack_buffer((size_t)blocks * M * ldp), a, b, M, K, N, ldp, b16, wt };
 	if (!C.part)
 		return -1;
 	if (threads > 1 && blocks > 1 && (double)M * K * N >= GEMV_MT_MIN)
@@ -462,10 +511,10 @@ static void mm_run(const gb_isa *isa, float *out, const float *a, const float *b
 		return;
 	}
 	csr = gb_fp_fast_enter();
-	if (!bt && M <= GEMV_M && gemv_kblocks(isa, out, a, b, bias, M, K, N, threads) == 0) {
+	if (!bt && M <= GEMV_M && gemv_kblocks(isa, out, a, b, NULL, 0, bias, M, K, N, threads) == 0) {
 		/* done */
 	} else if (bt && M <= isa->dots_m) {
-		struct dots_job G = { isa, out, a, b, bias, M, K, N, 1 };
+		struct dots_job G = { isa, out, a, b, bias, M, K, N, 1, NULL, 0 };
 		double macs = (double)M * K * N;
 		/* Several ranges of whole rows per thread, so a thread that shares its CPU with
 		 * another program leaves more of them to the others. */
@@ -493,6 +542,52 @@ static void mm_run(const gb_isa *isa, float *out, const float *a, const float *b
 			mm_range(&J, 0, M, 0, N);
 	}
 	gb_fp_fast_leave(csr);
+}
+
+/* matmul_w16: the memory-bound shapes read the 16-bit weights in place through the same
+ * drivers as mm_run (so the same arithmetic as matmul on the widened weights); the others
+ * widen b into a float copy and run mm_run. */
+static void mm16_run(const gb_isa *isa, float *out, const float *a, const uint16_t *b, int wt,
+                     const float *bias, int M, int K, int N, int bt)
+{
+	int threads = gb_pool_threads();
+	unsigned csr;
+	float *wide;
+	if (M <= 0 || N <= 0)
+		return;
+	if ((wt != GB_W_BF16 && wt != GB_W_F16) || K <= 0) {
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++)
+				out[(size_t)i * N + j] = K <= 0 && (wt == GB_W_BF16 || wt == GB_W_F16) ? (bias ? bias[j] : 0) : NAN;
+		return;
+	}
+	csr = gb_fp_fast_enter();
+	if (!bt && M <= GEMV_M && gemv_kblocks(isa, out, a, NULL, b, wt, bias, M, K, N, threads) == 0) {
+		gb_fp_fast_leave(csr);
+		return;
+	}
+	if (bt && M <= isa->dots_m) {
+		struct dots_job G = { isa, out, a, NULL, bias, M, K, N, 1, b, wt };
+		double macs = (double)M * K * N;
+		if (macs >= GEMV_MT_MIN && threads > 1)
+			G.n_tasks = task_count(macs, GEMV_MT_MIN / 2, (N + 15) / 16, threads);
+		if (G.n_tasks > 1)
+			gb_pool_run(G.n_tasks, dots_task, &G);
+		else
+			dots_range(&G, 0, N);
+		gb_fp_fast_leave(csr);
+		return;
+	}
+	gb_fp_fast_leave(csr);
+	wide = malloc((size_t)K * N * sizeof *wide);
+	if (wide) {
+		for (size_t i = 0; i < (size_t)K * N; i++)
+			wide[i] = gb_w16_to_float(b[i], wt);
+		mm_run(isa, out, a, wide, bias, M, K, N, bt);
+		free(wide);
+		return;
+	}
+	gb_kernels_ref()->matmul_w16(out, a, b, wt, bias, M, K, N, bt); /* no memory: slow but exact */
 }
 
 /* ---- element-wise operations: split across threads when large ---- */
@@ -585,6 +680,11 @@ static void ew_run(struct ew_job *E)
 	{                                                                                           \
 		mm_run(&ISA, out, a, b, bias, M, K, N, bt);                                             \
 	}                                                                                           \
+	static void t_##tag##_matmul_w16(float *out, const float *a, const uint16_t *b, int wt,    \
+	                                 const float *bias, int M, int K, int N, int bt)            \
+	{                                                                                           \
+		mm16_run(&ISA, out, a, b, wt, bias, M, K, N, bt);                                       \
+	}                                                                                           \
 	static void t_##tag##_softmax(float *x, int rows, int n)                                    \
 	{                                                                                           \
 		struct ew_job E = { .isa = &ISA, .op = EW_SOFTMAX, .out = x, .units = rows > 0 ? rows : 0, .d = n }; \
@@ -622,7 +722,8 @@ static void ew_run(struct ew_job *E)
 		ew_run(&E);                                                                             \
 	}                                                                                           \
 	static const gb_kernels t_##tag##_table = {                                                 \
-		.name = #tag, .matmul = t_##tag##_matmul, .softmax = t_##tag##_softmax,                 \
+		.name = #tag, .matmul = t_##tag##_matmul, .matmul_w16 = t_##tag##_matmul_w16,           \
+		.softmax = t_##tag##_softmax,                                                           \
 		.layernorm = t_##tag##_layernorm, .rmsnorm = t_##tag##_rmsnorm,                         \
 		.activate = t_##tag##_activate, .mul = t_##tag##_mul, .add = t_##tag##_add,             \
 	};
@@ -639,7 +740,8 @@ FAST_TABLE(avx512, gb_isa_avx512)
 static int have_avx2(void)
 {
 	__builtin_cpu_init();
-	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+	       __builtin_cpu_supports("f16c");
 }
 
 static int have_avx512(void)

@@ -6,6 +6,7 @@
 #define GLASSBOX_KERNELS_ISA_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct gb_isa {
 	const char *name;
@@ -42,6 +43,13 @@ typedef struct gb_isa {
 	 * tail masked, then a fixed horizontal sum: the same arithmetic whatever m, j0 and j1. */
 	void (*dots)(float *out, long ldo, const float *a, int m, const float *b, const float *bias,
 	             int K, int j0, int j1);
+
+	/* gemv and dots with b stored as 16-bit values of type wtype (GB_W_BF16 or GB_W_F16),
+	 * widened in registers: the same arithmetic as gemv and dots on the widened b. */
+	void (*gemv16)(float *out, long ldo, const float *a, long lda, int m, const uint16_t *b,
+	               int wtype, int K, int N);
+	void (*dots16)(float *out, long ldo, const float *a, int m, const uint16_t *b, int wtype,
+	               const float *bias, int K, int j0, int j1);
 
 	/* As in gb_kernels (model/kernels/kernels.h). */
 	void (*softmax)(float *x, int rows, int n);

@@ -21,6 +21,7 @@
 
 #if defined(__x86_64__)
 #include "model/config.h"
+#include "model/kernels/kernels.h"
 
 #include <immintrin.h>
 #include <math.h>
@@ -34,9 +35,9 @@
 
 /* Every function below is compiled for the instruction set (clang has no GCC target pragma). */
 #if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
+#pragma clang attribute push(__attribute__((target("avx2,fma,f16c"))), apply_to = function)
 #else
-#pragma GCC target("avx2,fma")
+#pragma GCC target("avx2,fma,f16c")
 #endif
 
 #define ISA_NAME "avx2"
@@ -75,6 +76,14 @@ INLINE vf v_pow2i(vf n)
 	__m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
 	return _mm256_castsi256_ps(e);
 }
+
+/* 8 bfloat16 (the top halves of floats) or 8 IEEE halves at p, widened exactly. */
+INLINE vf v_from_bf16(const uint16_t *p)
+{
+	__m256i x = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
+	return _mm256_castsi256_ps(_mm256_slli_epi32(x, 16));
+}
+INLINE vf v_from_f16(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
 
 /* Lanes of vector v (8 floats each) that hold one of n columns. */
 INLINE vmask lane_mask(int n, int v)
@@ -145,9 +154,9 @@ INLINE void transpose(vf r[8])
 #elif GB_SIMD_WIDTH == 16
 
 #if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx512f,avx2,fma"))), apply_to = function)
+#pragma clang attribute push(__attribute__((target("avx512f,avx2,fma,f16c"))), apply_to = function)
 #else
-#pragma GCC target("avx512f,avx2,fma")
+#pragma GCC target("avx512f,avx2,fma,f16c")
 #endif
 
 #define ISA_NAME "avx512"
@@ -185,6 +194,14 @@ INLINE vf v_pow2i(vf n)
 	__m512i e = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23);
 	return _mm512_castsi512_ps(e);
 }
+
+/* 16 bfloat16 (the top halves of floats) or 16 IEEE halves at p, widened exactly. */
+INLINE vf v_from_bf16(const uint16_t *p)
+{
+	__m512i x = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p));
+	return _mm512_castsi512_ps(_mm512_slli_epi32(x, 16));
+}
+INLINE vf v_from_f16(const uint16_t *p) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p)); }
 
 /* Lanes of vector v (16 floats each) that hold one of n columns. */
 INLINE vmask lane_mask(int n, int v)
@@ -269,6 +286,29 @@ INLINE void store_part(float *p, vmask m, int whole, vf v)
 		v_store(p, v);
 	else
 		v_store_mask(p, m, v);
+}
+
+/* Weights: a vector of b at element idx, stored as floats (wt GB_W_F32) or as 16-bit values
+ * (GB_W_BF16, GB_W_F16) widened here; wt is a constant at every call site. load_w_part reads
+ * only the first n (< W) elements, zeros elsewhere (16-bit tails go through a zeroed copy:
+ * AVX-512F has no masked 16-bit load). */
+INLINE vf load_w(const void *b, size_t idx, const int wt)
+{
+	if (wt == GB_W_BF16)
+		return v_from_bf16((const uint16_t *)b + idx);
+	if (wt == GB_W_F16)
+		return v_from_f16((const uint16_t *)b + idx);
+	return v_load((const float *)b + idx);
+}
+
+INLINE vf load_w_part(const void *b, size_t idx, int n, const int wt)
+{
+	uint16_t t[W];
+	if (wt == GB_W_F32)
+		return v_load_mask(lane_mask(n, 0), (const float *)b + idx);
+	memset(t, 0, sizeof t);
+	memcpy(t, (const uint16_t *)b + idx, (size_t)n * sizeof *t);
+	return wt == GB_W_BF16 ? v_from_bf16(t) : v_from_f16(t);
 }
 
 /* ================================================================ matmul */
@@ -401,26 +441,26 @@ static void pack(float *dst, const float *b, int b_trans, int K, int N, int k0, 
 
 /* ---- few rows: dot products and the matrix-vector product ---- */
 
-/* out rows i < mr, column j: dot products of mr rows of a with row j of b, each one vector
- * accumulator over k (the tail masked), then a fixed horizontal sum. */
-INLINE void dots_tile(const int mr, float *out, long ldo, const float *a, const float *b,
-                      const float *bias, int K, int j)
+/* out rows i < mr, column j: dot products of mr rows of a with row j of b (stored as wt),
+ * each one vector accumulator over k (the tail masked), then a fixed horizontal sum. */
+INLINE void dots_tile(const int mr, const int wt, float *out, long ldo, const float *a,
+                      const void *b, const float *bias, int K, int j)
 {
 	vf s[4];
-	const float *bp = b + (size_t)j * K;
+	size_t bp = (size_t)j * K;
 	int k = 0;
 	vmask kt = lane_mask(K & (W - 1), 0);
 #pragma GCC unroll 4
 	for (int i = 0; i < mr; i++)
 		s[i] = v_zero();
 	for (; k + W <= K; k += W) {
-		vf bv = v_load(bp + k);
+		vf bv = load_w(b, bp + k, wt);
 #pragma GCC unroll 4
 		for (int i = 0; i < mr; i++)
 			s[i] = v_fmadd(v_load(a + (size_t)i * K + k), bv, s[i]);
 	}
 	if (k < K) {
-		vf bv = v_load_mask(kt, bp + k);
+		vf bv = load_w_part(b, bp + k, K - k, wt);
 #pragma GCC unroll 4
 		for (int i = 0; i < mr; i++)
 			s[i] = v_fmadd(v_load_mask(kt, a + (size_t)i * K + k), bv, s[i]);
@@ -430,6 +470,20 @@ INLINE void dots_tile(const int mr, float *out, long ldo, const float *a, const 
 		out[i * ldo] = v_hsum(s[i]) + (bias ? bias[j] : 0.0f);
 }
 
+INLINE void dots_w(const int wt, float *out, long ldo, const float *a, int m, const void *b,
+                   const float *bias, int K, int j0, int j1)
+{
+	for (int j = j0; j < j1; j++) {
+		float *o = out + (j - j0);
+		switch (m) {
+		case 4: dots_tile(4, wt, o, ldo, a, b, bias, K, j); break;
+		case 3: dots_tile(3, wt, o, ldo, a, b, bias, K, j); break;
+		case 2: dots_tile(2, wt, o, ldo, a, b, bias, K, j); break;
+		default: dots_tile(1, wt, o, ldo, a, b, bias, K, j); break;
+		}
+	}
+}
+
 /* out (m, j1-j0), row stride ldo = a (m,K) · b[j0:j1] (rows of (N,K))^T + bias; m <= 4,
  * one row of b at a time against all m rows of a. One sequential stream of b reached 96% of
  * the measured read bandwidth where tiles of 2, 4 or 8 interleaved rows of b reached 45-60%
@@ -437,32 +491,36 @@ INLINE void dots_tile(const int mr, float *out, long ldo, const float *a, const 
 static void dots(float *out, long ldo, const float *a, int m, const float *b, const float *bias,
                  int K, int j0, int j1)
 {
-	for (int j = j0; j < j1; j++) {
-		float *o = out + (j - j0);
-		switch (m) {
-		case 4: dots_tile(4, o, ldo, a, b, bias, K, j); break;
-		case 3: dots_tile(3, o, ldo, a, b, bias, K, j); break;
-		case 2: dots_tile(2, o, ldo, a, b, bias, K, j); break;
-		default: dots_tile(1, o, ldo, a, b, bias, K, j); break;
-		}
-	}
+	dots_w(GB_W_F32, out, ldo, a, m, b, bias, K, j0, j1);
 }
 
-/* b_trans == 0, rows k..k+kr-1 of b (bk points at row k, column 0 of this chunk; row stride
- * N) against m rows of a (a points at column k of row 0; row stride lda): out (m, n), row
- * stride ldo, = (first ? 0 : out) + the terms a[i][k] b[k][j] of those rows, in increasing k,
- * one FMA each. kr and m are constants at each call site. Reading kr whole rows of b at a
- * time keeps every load stream sequential, where walking down a stripe of columns would
- * jump by N floats at every row; each vector of b is loaded once for the m rows of a. */
-INLINE void gemv_rows(const int kr, const int m, float *out, long ldo, const float *a, long lda,
-                      const float *bk, long N, int n, int first)
+/* dots() on 16-bit weights of type wt, widened in registers: the same arithmetic as dots()
+ * on the widened b. */
+static void dots16(float *out, long ldo, const float *a, int m, const uint16_t *b, int wt,
+                   const float *bias, int K, int j0, int j1)
+{
+	if (wt == GB_W_BF16)
+		dots_w(GB_W_BF16, out, ldo, a, m, b, bias, K, j0, j1);
+	else
+		dots_w(GB_W_F16, out, ldo, a, m, b, bias, K, j0, j1);
+}
+
+/* b_trans == 0, rows k..k+kr-1 of b (stored as wt; element bk is row k, column 0 of this
+ * chunk; row stride N) against m rows of a (a points at column k of row 0; row stride lda):
+ * out (m, n), row stride ldo, = (first ? 0 : out) + the terms a[i][k] b[k][j] of those rows, in
+ * increasing k, one FMA each. kr, m and wt are constants at each call site. Reading kr whole
+ * rows of b at a time keeps every load stream sequential, where walking down a stripe of
+ * columns would jump by N floats at every row; each vector of b is loaded once for the m rows
+ * of a. */
+INLINE void gemv_rows(const int kr, const int m, const int wt, float *out, long ldo,
+                      const float *a, long lda, const void *b, size_t bk, long N, int n, int first)
 {
 	int j = 0;
 	for (; j + W <= n; j += W) {
 		vf bv[GEMV_KR];
 #pragma GCC unroll 8
 		for (int r = 0; r < kr; r++)
-			bv[r] = v_load(bk + r * N + j);
+			bv[r] = load_w(b, bk + r * N + j, wt);
 #pragma GCC unroll 8
 		for (int i = 0; i < m; i++) {
 			vf acc = first ? v_zero() : v_load(out + i * ldo + j);
@@ -477,7 +535,7 @@ INLINE void gemv_rows(const int kr, const int m, float *out, long ldo, const flo
 		vf bv[GEMV_KR];
 #pragma GCC unroll 8
 		for (int r = 0; r < kr; r++)
-			bv[r] = v_load_mask(mk, bk + r * N + j);
+			bv[r] = load_w_part(b, bk + r * N + j, n - j, wt);
 #pragma GCC unroll 8
 		for (int i = 0; i < m; i++) {
 			vf acc = first ? v_zero() : v_load_mask(mk, out + i * ldo + j);
@@ -490,41 +548,59 @@ INLINE void gemv_rows(const int kr, const int m, float *out, long ldo, const flo
 }
 
 /* All of K for m rows: sweeps of GEMV_KR rows, then the rest. */
-INLINE void gemv_sweeps(const int m, float *out, long ldo, const float *a, long lda,
-                        const float *bj, long N, int K, int n)
+INLINE void gemv_sweeps(const int m, const int wt, float *out, long ldo, const float *a, long lda,
+                        const void *b, size_t bj, long N, int K, int n)
 {
 	int k = 0;
 	for (; k + GEMV_KR <= K; k += GEMV_KR)
-		gemv_rows(GEMV_KR, m, out, ldo, a + k, lda, bj + (size_t)k * N, N, n, k == 0);
+		gemv_rows(GEMV_KR, m, wt, out, ldo, a + k, lda, b, bj + (size_t)k * N, N, n, k == 0);
 	switch (K - k) {
-	case 7: gemv_rows(7, m, out, ldo, a + k, lda, bj + (size_t)k * N, N, n, k == 0); break;
-	case 6: gemv_rows(6, m, out, ldo, a + k, lda, bj + (size_t)k * N, N, n, k == 0); break;
-	case 5: gemv_rows(5, m, out, ldo, a + k, lda, bj + (size_t)k * N, N, n, k == 0); break;
-	case 4: gemv_rows(4, m, out, ldo, a + k, lda, bj + (size_t)k * N, N, n, k == 0); break;
-	case 3: gemv_rows(3, m, out, ldo, a + k, lda, bj + (size_t)k * N, N, n, k == 0); break;
-	case 2: gemv_rows(2, m, out, ldo, a + k, lda, bj + (size_t)k * N, N, n, k == 0); break;
-	case 1: gemv_rows(1, m, out, ldo, a + k, lda, bj + (size_t)k * N, N, n, k == 0); break;
+	case 7: gemv_rows(7, m, wt, out, ldo, a + k, lda, b, bj + (size_t)k * N, N, n, k == 0); break;
+	case 6: gemv_rows(6, m, wt, out, ldo, a + k, lda, b, bj + (size_t)k * N, N, n, k == 0); break;
+	case 5: gemv_rows(5, m, wt, out, ldo, a + k, lda, b, bj + (size_t)k * N, N, n, k == 0); break;
+	case 4: gemv_rows(4, m, wt, out, ldo, a + k, lda, b, bj + (size_t)k * N, N, n, k == 0); break;
+	case 3: gemv_rows(3, m, wt, out, ldo, a + k, lda, b, bj + (size_t)k * N, N, n, k == 0); break;
+	case 2: gemv_rows(2, m, wt, out, ldo, a + k, lda, b, bj + (size_t)k * N, N, n, k == 0); break;
+	case 1: gemv_rows(1, m, wt, out, ldo, a + k, lda, b, bj + (size_t)k * N, N, n, k == 0); break;
 	}
 }
 
-/* out (m, N), row stride ldo = a (m, K), row stride lda, · b (K, N), m <= 8: columns in chunks
- * of GEMV_JC (the partial sums stay in L1), each swept by GEMV_KR rows of b at a time. */
-static void gemv(float *out, long ldo, const float *a, long lda, int m, const float *b, int K,
-                 int N)
+/* out (m, N), row stride ldo = a (m, K), row stride lda, · b (K, N) stored as wt, m <= 8:
+ * columns in chunks of GEMV_JC (the partial sums stay in L1), each swept by GEMV_KR rows of b
+ * at a time. */
+INLINE void gemv_w(const int wt, float *out, long ldo, const float *a, long lda, int m,
+                   const void *b, int K, int N)
 {
 	for (int jc = 0; jc < N; jc += GEMV_JC) {
 		int n = N - jc < GEMV_JC ? N - jc : GEMV_JC;
 		switch (m) {
-		case 8: gemv_sweeps(8, out + jc, ldo, a, lda, b + jc, N, K, n); break;
-		case 7: gemv_sweeps(7, out + jc, ldo, a, lda, b + jc, N, K, n); break;
-		case 6: gemv_sweeps(6, out + jc, ldo, a, lda, b + jc, N, K, n); break;
-		case 5: gemv_sweeps(5, out + jc, ldo, a, lda, b + jc, N, K, n); break;
-		case 4: gemv_sweeps(4, out + jc, ldo, a, lda, b + jc, N, K, n); break;
-		case 3: gemv_sweeps(3, out + jc, ldo, a, lda, b + jc, N, K, n); break;
-		case 2: gemv_sweeps(2, out + jc, ldo, a, lda, b + jc, N, K, n); break;
-		default: gemv_sweeps(1, out + jc, ldo, a, lda, b + jc, N, K, n); break;
+		case 8: gemv_sweeps(8, wt, out + jc, ldo, a, lda, b, jc, N, K, n); break;
+		case 7: gemv_sweeps(7, wt, out + jc, ldo, a, lda, b, jc, N, K, n); break;
+		case 6: gemv_sweeps(6, wt, out + jc, ldo, a, lda, b, jc, N, K, n); break;
+		case 5: gemv_sweeps(5, wt, out + jc, ldo, a, lda, b, jc, N, K, n); break;
+		case 4: gemv_sweeps(4, wt, out + jc, ldo, a, lda, b, jc, N, K, n); break;
+		case 3: gemv_sweeps(3, wt, out + jc, ldo, a, lda, b, jc, N, K, n); break;
+		case 2: gemv_sweeps(2, wt, out + jc, ldo, a, lda, b, jc, N, K, n); break;
+		default: gemv_sweeps(1, wt, out + jc, ldo, a, lda, b, jc, N, K, n); break;
 		}
 	}
+}
+
+static void gemv(float *out, long ldo, const float *a, long lda, int m, const float *b, int K,
+                 int N)
+{
+	gemv_w(GB_W_F32, out, ldo, a, lda, m, b, K, N);
+}
+
+/* gemv() on 16-bit weights of type wt, widened in registers: the same arithmetic as gemv()
+ * on the widened b. */
+static void gemv16(float *out, long ldo, const float *a, long lda, int m, const uint16_t *b,
+                   int wt, int K, int N)
+{
+	if (wt == GB_W_BF16)
+		gemv_w(GB_W_BF16, out, ldo, a, lda, m, b, K, N);
+	else
+		gemv_w(GB_W_F16, out, ldo, a, lda, m, b, K, N);
 }
 
 /* ================================================================ element-wise */
@@ -736,7 +812,7 @@ static void add(float *y, const float *x, size_t n)
 
 const gb_isa ISA(gb_isa) = {
 	.name = ISA_NAME, .mr = MR, .nr = NR, .kc = 256, .direct_m = DIRECT_M, .dots_m = 16,
-	.pack = pack, .block = block, .gemv = gemv, .dots = dots,
+	.pack = pack, .block = block, .gemv = gemv, .dots = dots, .gemv16 = gemv16, .dots16 = dots16,
 	.softmax = softmax, .layernorm = layernorm, .rmsnorm = rmsnorm,
 	.activate = activate, .mul = mul, .add = add,
 };
