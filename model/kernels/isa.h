@@ -1,7 +1,8 @@
-/* isa.h — internal to the fast kernel table (fast.c, simd.c): what one instruction-set path
- * provides. fast.c owns blocking, threading, dispatch and the floating-point mode, and the
- * portable scalar path; simd.c, compiled once per vector width, owns only the inner loops of
- * the avx2 and avx512 paths. Nothing outside those two files includes this. */
+/* isa.h — internal to the fast kernel table (fast.c, scalar.c, simd.c): what one
+ * instruction-set path provides. fast.c owns blocking, threading, dispatch and the
+ * floating-point mode; scalar.c the portable inner loops; simd.c, compiled once per vector
+ * width, the inner loops of the avx2 and avx512 paths. Nothing outside these files includes
+ * this. */
 #ifndef GLASSBOX_KERNELS_ISA_H
 #define GLASSBOX_KERNELS_ISA_H
 
@@ -62,6 +63,7 @@ typedef struct gb_isa {
 	void (*add)(float *y, const float *x, size_t n);
 } gb_isa;
 
+extern const gb_isa gb_isa_scalar; /* scalar.c */
 #if defined(__x86_64__) /* simd.c, with GB_SIMD_WIDTH 8 and 16 */
 extern const gb_isa gb_isa_avx2;
 extern const gb_isa gb_isa_avx512;

@@ -4,10 +4,9 @@
  *
  * Owns: the register-blocked matmul micro-kernel (any m <= MR and n <= NR through
  * compile-time row counts and column masks), B packing for both layouts (a W × W register
- * transpose for b_trans == 1), the dot-product kernel for b_trans == 1 with few rows, the
- * matrix-vector product, and vectorized softmax, norms and activations (a polynomial exp;
- * gelu through an erfc approximation). Column edges use masked loads and stores; packed B
- * panels are zero-padded.
+ * transpose for b_trans == 1), the few-row products that read the weights in place (float,
+ * bf16 or f16, widened in registers), and vectorized softmax, norms and activations (a
+ * polynomial exp; gelu through an erfc approximation). Edges use masked loads and stores.
  *
  * Everything that differs between the two widths lives in the "width" section below: vector
  * and mask types, thin wrappers over the intrinsics, the register transpose, the horizontal
@@ -266,8 +265,7 @@ INLINE void transpose(vf r[16])
 #error "simd.c: compile with -DGB_SIMD_WIDTH=8 (AVX2) or -DGB_SIMD_WIDTH=16 (AVX-512); see the Makefile"
 #endif
 
-/* Both widths: two vectors per micro-tile row; the matrix-vector product with b (K,N) sweeps
- * GEMV_KR rows at a time over chunks of GEMV_JC columns. */
+/* Both widths: two vectors per micro-tile row; few-row products with b (K,N) sweep: */
 #define NV 2
 #define NR (W * NV)
 #define GEMV_KR 8     /* b_trans == 0 matrix-vector: rows of b per sweep */
@@ -448,22 +446,16 @@ INLINE void dots_tile(const int mr, const int wt, float *out, long ldo, const fl
 {
 	vf s[4];
 	size_t bp = (size_t)j * K;
-	int k = 0;
 	vmask kt = lane_mask(K & (W - 1), 0);
 #pragma GCC unroll 4
 	for (int i = 0; i < mr; i++)
 		s[i] = v_zero();
-	for (; k + W <= K; k += W) {
-		vf bv = load_w(b, bp + k, wt);
+	for (int k = 0; k < K; k += W) {
+		int whole = K - k >= W; /* the tail: masked */
+		vf bv = whole ? load_w(b, bp + k, wt) : load_w_part(b, bp + k, K - k, wt);
 #pragma GCC unroll 4
 		for (int i = 0; i < mr; i++)
-			s[i] = v_fmadd(v_load(a + (size_t)i * K + k), bv, s[i]);
-	}
-	if (k < K) {
-		vf bv = load_w_part(b, bp + k, K - k, wt);
-#pragma GCC unroll 4
-		for (int i = 0; i < mr; i++)
-			s[i] = v_fmadd(v_load_mask(kt, a + (size_t)i * K + k), bv, s[i]);
+			s[i] = v_fmadd(load_part(a + (size_t)i * K + k, kt, whole), bv, s[i]);
 	}
 #pragma GCC unroll 4
 	for (int i = 0; i < mr; i++)
@@ -499,10 +491,8 @@ static void dots(float *out, long ldo, const float *a, int m, const float *b, co
 static void dots16(float *out, long ldo, const float *a, int m, const uint16_t *b, int wt,
                    const float *bias, int K, int j0, int j1)
 {
-	if (wt == GB_W_BF16)
-		dots_w(GB_W_BF16, out, ldo, a, m, b, bias, K, j0, j1);
-	else
-		dots_w(GB_W_F16, out, ldo, a, m, b, bias, K, j0, j1);
+	wt == GB_W_BF16 ? dots_w(GB_W_BF16, out, ldo, a, m, b, bias, K, j0, j1)
+	                : dots_w(GB_W_F16, out, ldo, a, m, b, bias, K, j0, j1);
 }
 
 /* b_trans == 0, rows k..k+kr-1 of b (stored as wt; element bk is row k, column 0 of this
@@ -515,34 +505,20 @@ static void dots16(float *out, long ldo, const float *a, int m, const uint16_t *
 INLINE void gemv_rows(const int kr, const int m, const int wt, float *out, long ldo,
                       const float *a, long lda, const void *b, size_t bk, long N, int n, int first)
 {
-	int j = 0;
-	for (; j + W <= n; j += W) {
-		vf bv[GEMV_KR];
-#pragma GCC unroll 8
-		for (int r = 0; r < kr; r++)
-			bv[r] = load_w(b, bk + r * N + j, wt);
-#pragma GCC unroll 8
-		for (int i = 0; i < m; i++) {
-			vf acc = first ? v_zero() : v_load(out + i * ldo + j);
-#pragma GCC unroll 8
-			for (int r = 0; r < kr; r++)
-				acc = v_fmadd(v_broadcast(a + i * lda + r), bv[r], acc);
-			v_store(out + i * ldo + j, acc);
-		}
-	}
-	if (j < n) {
+	for (int j = 0; j < n; j += W) {
+		int whole = n - j >= W; /* the tail: masked */
 		vmask mk = lane_mask(n - j, 0);
 		vf bv[GEMV_KR];
 #pragma GCC unroll 8
 		for (int r = 0; r < kr; r++)
-			bv[r] = load_w_part(b, bk + r * N + j, n - j, wt);
+			bv[r] = whole ? load_w(b, bk + r * N + j, wt) : load_w_part(b, bk + r * N + j, n - j, wt);
 #pragma GCC unroll 8
 		for (int i = 0; i < m; i++) {
-			vf acc = first ? v_zero() : v_load_mask(mk, out + i * ldo + j);
+			vf acc = first ? v_zero() : load_part(out + i * ldo + j, mk, whole);
 #pragma GCC unroll 8
 			for (int r = 0; r < kr; r++)
 				acc = v_fmadd(v_broadcast(a + i * lda + r), bv[r], acc);
-			v_store_mask(out + i * ldo + j, mk, acc);
+			store_part(out + i * ldo + j, mk, whole, acc);
 		}
 	}
 }
@@ -554,15 +530,16 @@ INLINE void gemv_sweeps(const int m, const int wt, float *out, long ldo, const f
 	int k = 0;
 	for (; k + GEMV_KR <= K; k += GEMV_KR)
 		gemv_rows(GEMV_KR, m, wt, out, ldo, a + k, lda, b, bj + (size_t)k * N, N, n, k == 0);
-	switch (K - k) {
-	case 7: gemv_rows(7, m, wt, out, ldo, a + k, lda, b, bj + (size_t)k * N, N, n, k == 0); break;
-	case 6: gemv_rows(6, m, wt, out, ldo, a + k, lda, b, bj + (size_t)k * N, N, n, k == 0); break;
-	case 5: gemv_rows(5, m, wt, out, ldo, a + k, lda, b, bj + (size_t)k * N, N, n, k == 0); break;
-	case 4: gemv_rows(4, m, wt, out, ldo, a + k, lda, b, bj + (size_t)k * N, N, n, k == 0); break;
-	case 3: gemv_rows(3, m, wt, out, ldo, a + k, lda, b, bj + (size_t)k * N, N, n, k == 0); break;
-	case 2: gemv_rows(2, m, wt, out, ldo, a + k, lda, b, bj + (size_t)k * N, N, n, k == 0); break;
-	case 1: gemv_rows(1, m, wt, out, ldo, a + k, lda, b, bj + (size_t)k * N, N, n, k == 0); break;
+	if (K - k >= 4) { /* the rest: 4, 2 and 1 rows, the same terms in the same order */
+		gemv_rows(4, m, wt, out, ldo, a + k, lda, b, bj + (size_t)k * N, N, n, k == 0);
+		k += 4;
 	}
+	if (K - k >= 2) {
+		gemv_rows(2, m, wt, out, ldo, a + k, lda, b, bj + (size_t)k * N, N, n, k == 0);
+		k += 2;
+	}
+	if (K - k >= 1)
+		gemv_rows(1, m, wt, out, ldo, a + k, lda, b, bj + (size_t)k * N, N, n, k == 0);
 }
 
 /* out (m, N), row stride ldo = a (m, K), row stride lda, · b (K, N) stored as wt, m <= 8:
@@ -597,10 +574,8 @@ static void gemv(float *out, long ldo, const float *a, long lda, int m, const fl
 static void gemv16(float *out, long ldo, const float *a, long lda, int m, const uint16_t *b,
                    int wt, int K, int N)
 {
-	if (wt == GB_W_BF16)
-		gemv_w(GB_W_BF16, out, ldo, a, lda, m, b, K, N);
-	else
-		gemv_w(GB_W_F16, out, ldo, a, lda, m, b, K, N);
+	wt == GB_W_BF16 ? gemv_w(GB_W_BF16, out, ldo, a, lda, m, b, K, N)
+	                : gemv_w(GB_W_F16, out, ldo, a, lda, m, b, K, N);
 }
 
 /* ================================================================ element-wise */
