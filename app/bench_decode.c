@@ -18,6 +18,7 @@
 #include "model/model.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -89,18 +90,19 @@ void bench_probe_free(bench_probe *p)
 	memset(p, 0, sizeof *p);
 }
 
-double bench_probe_sample(bench_probe *p, int threads)
+double bench_probe_sample(bench_probe *p, int threads, int passes)
 {
 	double t0;
 	if (threads > 64)
 		threads = 64;
 	gb_pool_set_threads(threads);
 	t0 = bench_now();
-	gb_pool_run(threads, probe_task, p);
-	t0 = bench_now() - t0;
-	for (int t = 0; t < threads; t++)
-		bench_probe_sink += probe_sums[t * SUM_PAD];
-	return t0;
+	for (int i = 0; i < passes; i++) {
+		gb_pool_run(threads, probe_task, p);
+		for (int t = 0; t < threads; t++)
+			bench_probe_sink += probe_sums[t * SUM_PAD];
+	}
+	return (bench_now() - t0) / (passes > 0 ? passes : 1);
 }
 
 /* ---- matrix-vector products ---- */
@@ -121,16 +123,14 @@ static const struct {
 };
 #define NMV (int)(sizeof mv_shapes / sizeof *mv_shapes)
 
-/* Seconds to run out (M,N) = a (M,K) · w for enough consecutive copies of w in the probe
- * buffer to read at least 256 MB (so nothing comes from the 32 MB-class caches); *bytes gets
- * the bytes of w read. */
+/* Seconds to run out (M,N) = a (M,K) · w for every whole copy of w that fits in the probe
+ * buffer (so nothing comes from the caches, and a sample is as long as a probe sample); *bytes
+ * gets the bytes of w read. */
 static double mv_sample(const gb_kernels *T, bench_probe *P, float *a, float *o, int M, int K,
                         int N, int bt, double *bytes)
 {
 	size_t per = (size_t)K * N, copies = P->n / per;
 	double t0;
-	if (copies > (256u << 20) / (per * sizeof(float)) + 1)
-		copies = (256u << 20) / (per * sizeof(float)) + 1;
 	*bytes = (double)copies * per * sizeof(float);
 	t0 = bench_now();
 	for (size_t c = 0; c < copies; c++)
@@ -152,7 +152,7 @@ int bench_matvec(FILE *out)
 	}
 	for (int i = 0; i < 16 * 4096; i++)
 		a[i] = (float)(i % 97) * 0.01f - 0.5f;
-	fprintf(out, "\nmatrix-vector products (%s table): weights read from %zu MB of copies (not from cache),\n"
+	fprintf(out, "\nmatrix-vector products (%s table): weights read from up to %zu MB of copies (not from cache),\n"
 	             "GB/s of weights, and %% of the read bandwidth measured between the samples; best of 5\n",
 	        T->name, P.n * sizeof(float) >> 20);
 	fprintf(out, "  %-20s %-18s %-3s %17s %17s %8s\n", "layer", "M x K x N", "b_t", "1 thread",
@@ -168,7 +168,7 @@ int bench_matvec(FILE *out)
 			gb_kernels_set_threads(thr[ti]);
 			mv_sample(T, &P, a, o, M, K, N, bt, &bytes); /* warm-up */
 			for (int rep = 0; rep < 5; rep++) {
-				double t = bench_probe_sample(&P, thr[ti]);
+				double t = bench_probe_sample(&P, thr[ti], 1);
 				pb = t < pb ? t : pb;
 				gb_kernels_set_threads(thr[ti]);
 				t = mv_sample(T, &P, a, o, M, K, N, bt, &bytes);
@@ -209,6 +209,9 @@ struct wp_ctx {
 	int n_lin;
 	float *x, *y;            /* (max in), (max out) */
 	double bytes;            /* weights and biases read per token */
+	uint16_t **w16;          /* (n_lin): the weights rounded to bf16, or NULL */
+	double bytes16;          /* the same with bf16 weights */
+	int use16;               /* steps read w16 through matmul_w16 */
 };
 
 static void wp_add(struct wp_ctx *c, const gb_linear *L)
@@ -262,8 +265,32 @@ static int wp_init(struct wp_ctx *c, const gb_model *m, const gb_kernels *k)
 	return 0;
 }
 
+/* bf16 copies of the weights (round to nearest even), as a bf16 checkpoint would hold them. */
+static int wp_init16(struct wp_ctx *c)
+{
+	c->w16 = calloc((size_t)c->n_lin, sizeof *c->w16);
+	if (!c->w16)
+		return -1;
+	for (int i = 0; i < c->n_lin; i++) {
+		const gb_linear *L = c->lin[i];
+		size_t n = (size_t)L->in * L->out;
+		if (!(c->w16[i] = malloc(n * sizeof **c->w16)))
+			return -1;
+		for (size_t e = 0; e < n; e++) {
+			uint32_t u;
+			memcpy(&u, &L->w[e], sizeof u);
+			c->w16[i][e] = (uint16_t)((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+		}
+		c->bytes16 += ((double)n * 2 + (L->b ? L->out * 4.0 : 0));
+	}
+	return 0;
+}
+
 static void wp_free(struct wp_ctx *c)
 {
+	for (int i = 0; c->w16 && i < c->n_lin; i++)
+		free(c->w16[i]);
+	free(c->w16);
 	free(c->lin);
 	free(c->x);
 	free(c->y);
@@ -278,9 +305,32 @@ static int wp_step(void *ctx, int tok, int pos, float *logits)
 		memcpy(c->x, c->m->tok_embed + (size_t)tok * D, (size_t)D * sizeof *c->x);
 	for (int i = 0; i < c->n_lin; i++) {
 		const gb_linear *L = c->lin[i];
-		c->k->matmul(i == c->n_lin - 1 ? logits : c->y, c->x, L->w, L->b, 1, L->in, L->out, L->trans);
+		float *o = i == c->n_lin - 1 ? logits : c->y;
+		if (c->use16)
+			c->k->matmul_w16(o, c->x, c->w16[i], GB_W_BF16, L->b, 1, L->in, L->out, L->trans);
+		else
+			c->k->matmul(o, c->x, L->w, L->b, 1, L->in, L->out, L->trans);
 	}
 	return 0;
+}
+
+/* Seconds for one plain read (a sum, like the probe) of every weight the step reads: the
+ * same bytes in the same memory, without the arithmetic. */
+static double wp_read_sample(const struct wp_ctx *c, int use16)
+{
+	double t0 = bench_now();
+	for (int i = 0; i < c->n_lin; i++) {
+		const gb_linear *L = c->lin[i];
+		size_t n = (size_t)L->in * L->out / (use16 ? 2 : 1) / 64 * 64;
+		const float *p = use16 ? (const float *)c->w16[i] : L->w;
+#if defined(__x86_64__)
+		if (__builtin_cpu_supports("avx2"))
+			bench_probe_sink += sum_avx2(p, n);
+		else
+#endif
+			bench_probe_sink += sum_generic(p, n);
+	}
+	return bench_now() - t0;
 }
 
 /* Seconds for n greedy steps from token 0. */
@@ -360,14 +410,15 @@ static void shape_config(gb_config *c, int gpt2)
 int bench_decode_main(FILE *out, int argc, char **argv)
 {
 	const char *dir = NULL, *shape = "llama110m";
-	int threads = gb_kernels_threads(), tokens = 32, thr[2], nt;
+	int threads = gb_kernels_threads(), tokens = 16, thr[2], nt, passes;
 	gb_model m;
 	gb_err err;
 	struct wp_ctx wp = { 0 };
 	bench_probe P;
 	bench_stepper S;
 	float *logits;
-	double tps[2] = { 0, 0 }, bw[2] = { 0, 0 }, pt[2] = { 0, 0 };
+	double tps[2] = { 0, 0 }, tps16[2] = { 0, 0 }, bw[2] = { 0, 0 }, pt[2] = { 0, 0 };
+	double wr[2] = { 0, 0 }; /* plain read of the weights, GB/s (1 thread) */
 	char why[2][200] = { "", "" };
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--threads") || !strcmp(argv[i], "--tokens") || !strcmp(argv[i], "--shape")) {
@@ -413,13 +464,17 @@ int bench_decode_main(FILE *out, int argc, char **argv)
 		}
 	}
 	logits = malloc((size_t)m.cfg.vocab * sizeof *logits);
-	if (!logits || wp_init(&wp, &m, gb_kernels_fast()) || bench_probe_init(&P)) {
+	if (!logits || wp_init(&wp, &m, gb_kernels_fast()) || wp_init16(&wp) || bench_probe_init(&P)) {
 		fprintf(stderr, "bench decode: out of memory\n");
 		free(logits);
 		wp_free(&wp);
 		gb_model_free(&m);
 		return -1;
 	}
+	/* Probe samples about as long as a decode sample: a best-of over short samples would
+	 * catch quiet moments of a shared machine that long ones cannot. */
+	passes = (int)(wp.bytes * tokens / (P.n * sizeof(float)) + 0.5);
+	passes = passes < 1 ? 1 : passes;
 	S.what = "weights pass (no attention): one token through every linear layer of the decoder "
 	         "and the output projection as matrix-vector products";
 	S.ctx = &wp;
@@ -436,18 +491,36 @@ int bench_decode_main(FILE *out, int argc, char **argv)
 	fprintf(out, "  step: %s\n", S.what);
 	fflush(out);
 	for (int ti = 0; ti < nt; ti++) {
-		double best = 1e30, pb = 1e30;
+		double best = 1e30, best16 = 1e30, pb = 1e30, best_r = 1e30;
 		gb_kernels_set_threads(thr[ti]);
-		if (decode_run(&S, 2, logits, m.cfg.vocab) < 0) /* warm-up */
-			break;
-		for (int rep = 0; rep < 5; rep++) {
-			double t = bench_probe_sample(&P, thr[ti]);
+		wp.use16 = 1;
+		decode_run(&S, 2, logits, m.cfg.vocab); /* warm-up */
+		wp.use16 = 0;
+		decode_run(&S, 2, logits, m.cfg.vocab);
+		for (int rep = 0; rep < 5; rep++) { /* probe, fp32, bf16, in turn */
+			double t = bench_probe_sample(&P, thr[ti], passes);
 			pb = t < pb ? t : pb;
 			gb_kernels_set_threads(thr[ti]);
-			t = decode_run(&S, tokens, logits, m.cfg.vocab);
-			best = t < best ? t : best;
+			for (int w = 0; w < 2; w++) {
+				wp.use16 = w;
+				t = decode_run(&S, tokens, logits, m.cfg.vocab);
+				if (w)
+					best16 = t < best16 ? t : best16;
+				else
+					best = t < best ? t : best;
+			}
+			wp.use16 = 0;
+			if (ti == 0) { /* the plain read, `tokens` passes */
+				t = 0;
+				for (int r = 0; r < tokens; r++)
+					t += wp_read_sample(&wp, 0);
+				best_r = t < best_r ? t : best_r;
+			}
 		}
+		if (ti == 0)
+			wr[0] = wp.bytes * tokens / best_r * 1e-9;
 		tps[ti] = tokens / best;
+		tps16[ti] = tokens / best16;
 		bw[ti] = P.n * sizeof(float) / pb * 1e-9;
 	}
 	gb_kernels_set_threads(0);
@@ -457,9 +530,10 @@ int bench_decode_main(FILE *out, int argc, char **argv)
 	fprintf(out, "  %-34s %22s", "", "1 thread");
 	if (nt > 1)
 		fprintf(out, " %22s %8s", threads == 2 ? "2 threads" : "N threads", "speedup");
-	fprintf(out, "\n  %-34s %17.1f GB/s", "read bandwidth (probe, best of 5)", bw[0]);
+	fprintf(out, "\n  %-34s %17.1f GB/s", "read bandwidth (probe)", bw[0]);
 	if (nt > 1)
 		fprintf(out, " %17.1f GB/s %7.2fx", bw[1], bw[1] / bw[0]);
+	fprintf(out, "\n  %-34s %17.1f GB/s", "plain read of the weights (sum)", wr[0]);
 	fprintf(out, "\n  %-34s %16.1f tok/s", "bound: bandwidth / bytes per token", bw[0] * 1e9 / wp.bytes);
 	if (nt > 1)
 		fprintf(out, " %16.1f tok/s", bw[1] * 1e9 / wp.bytes);
@@ -468,6 +542,14 @@ int bench_decode_main(FILE *out, int argc, char **argv)
 	if (nt > 1)
 		fprintf(out, " %10.1f tok/s %3.0f%% %7.2fx", tps[1], 100 * tps[1] * wp.bytes / (bw[1] * 1e9),
 		        tps[1] / tps[0]);
+	fprintf(out, "\n  %-34s %10.1f tok/s %3.0f%%", "glassbox, bf16 weights", tps16[0],
+	        100 * tps16[0] * wp.bytes16 / (bw[0] * 1e9));
+	if (nt > 1)
+		fprintf(out, " %10.1f tok/s %3.0f%% %7.2fx", tps16[1], 100 * tps16[1] * wp.bytes16 / (bw[1] * 1e9),
+		        tps16[1] / tps16[0]);
+	fprintf(out, "\n  %-34s %16.2fx", "  bf16 / fp32 tok/s", tps16[0] / tps[0]);
+	if (nt > 1)
+		fprintf(out, " %16.2fx", tps16[1] / tps[1]);
 	fprintf(out, "\n");
 	if (pt[0] > 0) {
 		fprintf(out, "  %-34s %10.1f tok/s %3.0f%%", "PyTorch (same matvec chain)", pt[0],
@@ -480,7 +562,12 @@ int bench_decode_main(FILE *out, int argc, char **argv)
 	} else {
 		fprintf(out, "  PyTorch: skipped (%s)\n", why[0]);
 	}
-	fprintf(out, "  %% = fraction of the bound: tok/s x bytes per token / bandwidth measured between the samples\n");
+	fprintf(out, "  %% = fraction of the bound: tok/s x bytes per token / bandwidth measured between the samples;\n"
+	             "  the plain read sums the weights themselves (1 thread, samples as long as the decode samples):\n"
+	             "  fp32 weights pass / plain read of the same bytes = %.0f%%\n", 100 * tps[0] * wp.bytes / (wr[0] * 1e9));
+	fprintf(out, ""
+	             "  (bf16: the weights rounded to bf16, %.1f MB per token, kept 16-bit and widened in the kernel)\n",
+	        wp.bytes16 / 1e6);
 	bench_probe_free(&P);
 	free(logits);
 	wp_free(&wp);

@@ -18,8 +18,9 @@ typedef struct bench_probe {
 int bench_probe_init(bench_probe *p);
 void bench_probe_free(bench_probe *p);
 
-/* Seconds for one read of the whole buffer on `threads` threads (the kernel thread pool). */
-double bench_probe_sample(bench_probe *p, int threads);
+/* Seconds per read of the whole buffer on `threads` threads (the kernel thread pool), over
+ * `passes` reads in a row. */
+double bench_probe_sample(bench_probe *p, int threads, int passes);
 
 /* One decoding step of a model: feed token `tok` at position `pos` and leave the logits of
  * the next token in logits (vocab). Returns 0, or -1 (the run stops). `what` says what a
