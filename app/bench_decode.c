@@ -568,6 +568,12 @@ int bench_decode_main(FILE *out, int argc, char **argv)
 	fprintf(out, ""
 	             "  (bf16: the weights rounded to bf16, %.1f MB per token, kept 16-bit and widened in the kernel)\n",
 	        wp.bytes16 / 1e6);
+	{
+		long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+		if (wp.bytes < 2.0 * (l3 > 0 ? l3 : 32 << 20))
+			fprintf(out, "  note: %.1f MB of weights stay in the caches (L3: %ld MB), so the memory bound does not apply\n",
+			        wp.bytes / 1e6, (l3 > 0 ? l3 : 32 << 20) >> 20);
+	}
 	bench_probe_free(&P);
 	free(logits);
 	wp_free(&wp);
