@@ -28,7 +28,7 @@ enum { PROBE_MAX_MB = 1024, PROBE_MIN_MB = 256, SUM_PAD = 16 };
 /* ---- the bandwidth probe ---- */
 
 static float probe_sums[64 * SUM_PAD]; /* one cache line per task */
-volatile float bench_probe_sink;       /* read, so the compiler cannot drop the sums */
+static volatile float bench_probe_sink; /* read, so the compiler cannot drop the sums */
 
 typedef float v8f __attribute__((vector_size(32)));
 
