@@ -501,8 +501,9 @@ static void test_threads(const gb_kernels *T)
 /* Matrix-vector and few-row products (the decode paths): M = 1..17 rows against odd K and N
  * (N not a multiple of any vector width, chunked past 4096 columns, K odd and shorter than a
  * vector), both weight layouts, with and without bias, on 1, 2 and 3 threads. Shapes of at
- * least 128K multiply-adds are split across threads, and the output starts 0-3 floats past
- * a cache line, which moves the b_trans == 0 split points. Each result must be within the
+ * least 128K multiply-adds are split across threads (b_trans 0: blocks of 64 rows of b whose
+ * partial sums are added in order; b_trans 1: ranges of rows of b), and the output starts
+ * 0-3 floats past a cache line. Each result must be within the
  * (K+3) u sum|terms| bound of the reference, and the 2- and 3-thread results must equal the
  * 1-thread result bit for bit. */
 static void test_matvec(const gb_kernels *T)
