@@ -2,12 +2,16 @@
  * 4 heads, full trace) on each kernel table in one run, so the ratios are measured side by
  * side on the same machine state. Prints figures; asserts nothing (speed is not a test). */
 #include "app/bench_forward.h"
+#include "app/bench_kv.h"
+#include "app/bench_long.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <time.h>
 
 #include "app/bench.h"
+#include "app/bench_decode.h"
 #include "app/bench_raster.h"
 #include "app/bench_train.h"
 #include "app/bench_viz.h"
@@ -32,36 +36,47 @@ int bench_forward(FILE *out)
 	for (int i = 0; i < T; i++)
 		ids[i] = gb_rng_below(&r, c.vocab);
 	fprintf(out, "\nforward pass: 64 tokens, gpt2 family, 4 layers, d_model 128, 4 heads, FFN 512, vocabulary 512,\n"
-	             "full trace; median and best of the repetitions (ms)\n");
+	             "full trace; median and best of the repetitions (ms), 1 thread and all threads alternating\n");
 	const char *names[] = { "ref", "scalar", "avx2", "avx512" };
-	int threads[] = { 1, 0 };
+	int nthr = gb_kernels_threads();
 	double ref_ms = 0;
-	for (int ti = 0; ti < 2; ti++) {
-		gb_kernels_set_threads(threads[ti]);
-		for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-			const gb_kernels *k = gb_kernels_by_name(names[i]);
-			if (!k || (ti == 1 && i == 0))
-				continue;
-			gb_trace tr = { 0 };
-			gb_fwd_opts o = { 0 };
-			o.k = k;
-			int reps = i == 0 ? 20 : 200;
-			double *t = malloc(sizeof(double) * reps);
-			gb_forward(&m, ids, T, NULL, 0, &tr, &o, &err); /* warm-up: sizes the trace */
-			for (int rep = 0; rep < reps; rep++) {
+	/* Per table, the 1-thread and all-thread repetitions alternate, so both see the same
+	 * machine state (other programs on a shared machine come and go). */
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		const gb_kernels *k = gb_kernels_by_name(names[i]);
+		int nt = i == 0 || nthr < 2 ? 1 : 2, reps = i == 0 ? 20 : 200;
+		double *t[2] = { malloc(sizeof(double) * reps), malloc(sizeof(double) * reps) };
+		gb_trace tr = { 0 };
+		gb_fwd_opts o = { 0 };
+		if (!k || !t[0] || !t[1]) {
+			free(t[0]), free(t[1]);
+			continue;
+		}
+		o.k = k;
+		for (int ti = 0; ti < nt; ti++) { /* warm-up: sizes the trace, starts the pool */
+			gb_kernels_set_threads(ti ? nthr : 1);
+			gb_forward(&m, ids, T, NULL, 0, &tr, &o, &err);
+		}
+		for (int rep = 0; rep < reps; rep++)
+			for (int ti = 0; ti < nt; ti++) {
+				gb_kernels_set_threads(ti ? nthr : 1);
 				double t0 = bench_now();
 				gb_forward(&m, ids, T, NULL, 0, &tr, &o, &err);
-				t[rep] = (bench_now() - t0) * 1e3;
+				t[ti][rep] = (bench_now() - t0) * 1e3;
 			}
-			qsort(t, (size_t)reps, sizeof *t, bench_cmp_double);
-			if (i == 0)
-				ref_ms = t[reps / 2];
-			fprintf(out, "  %-7s %d thread%s  median %8.3f ms  best %8.3f ms  (%5.1fx ref)\n", k->name,
-			        gb_kernels_threads(), gb_kernels_threads() == 1 ? " " : "s", t[reps / 2], t[0],
-			        ref_ms / t[reps / 2]);
-			free(t);
-			gb_trace_free(&tr);
-		}
+		for (int ti = 0; ti < nt; ti++)
+			qsort(t[ti], (size_t)reps, sizeof *t[ti], bench_cmp_double);
+		if (i == 0)
+			ref_ms = t[0][reps / 2];
+		fprintf(out, "  %-7s 1 thread   median %8.3f ms  best %8.3f ms  (%5.1fx ref)", k->name,
+		        t[0][reps / 2], t[0][0], ref_ms / t[0][reps / 2]);
+		if (nt > 1)
+			fprintf(out, " | %d threads  median %8.3f ms  best %8.3f ms  (%.2fx / %.2fx 1 thread)",
+			        nthr, t[1][reps / 2], t[1][0], t[0][reps / 2] / t[1][reps / 2], t[0][0] / t[1][0]);
+		fprintf(out, "\n");
+		free(t[0]);
+		free(t[1]);
+		gb_trace_free(&tr);
 	}
 	gb_kernels_set_threads(0);
 	gb_model_free(&m);
@@ -112,9 +127,30 @@ int bench_session(FILE *out)
 
 int bench_all(FILE *out)
 {
-	if (bench_session(out) || bench_kernels(out) || bench_forward(out))
+	if (bench_session(out) || bench_kernels(out) || bench_matvec(out) || bench_forward(out))
 		return -1;
 	if (bench_cells(out) || bench_raster(out))
 		return -1;
 	return bench_train(out);
+}
+
+int bench_main(FILE *out, int argc, char **argv)
+{
+	if (argc == 0)
+		return bench_all(out);
+	if (!strcmp(argv[0], "decode"))
+		return bench_decode_main(out, argc - 1, argv + 1);
+	if (argc == 1 && !strcmp(argv[0], "matvec"))
+		return bench_matvec(out);
+	if (argc == 1 && !strcmp(argv[0], "kernels"))
+		return bench_kernels(out);
+	if (argc == 1 && !strcmp(argv[0], "forward"))
+		return bench_forward(out);
+	if (argc == 1 && !strcmp(argv[0], "kv"))
+		return bench_kvcache(out);
+	if (argc == 1 && !strcmp(argv[0], "long"))
+		return bench_long(out);
+	fprintf(stderr, "bench: unknown '%s' (bench [kernels|matvec|forward|kv|long|decode [DIR] [--shape llama110m|gpt2small] "
+	                "[--threads N] [--tokens N]])\n", argv[0]);
+	return -1;
 }

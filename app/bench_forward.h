@@ -11,7 +11,11 @@ int bench_forward(FILE *out);
 /* Loading tiny-lm, and run + attn on a 30-token sentence. */
 int bench_session(FILE *out);
 
-/* Everything `glassbox bench` measures: the kernels, then the forward pass. */
+/* Everything `glassbox bench` measures: the kernels, matrix-vector products, the forward pass. */
 int bench_all(FILE *out);
+
+/* `glassbox bench [kernels|matvec|forward|decode ...]`: argv holds the words after "bench";
+ * none runs bench_all. Returns 0, or -1 after a message on stderr. */
+int bench_main(FILE *out, int argc, char **argv);
 
 #endif

@@ -10,8 +10,6 @@
 #include <sys/stat.h>
 
 #include "app/bench_forward.h"
-#include "app/bench_kv.h"
-#include "app/bench_long.h"
 #include "model/formats/llama2c.h"
 #include "model/tokenizer/tokenizer.h"
 #include "viz/colormap.h"
@@ -510,9 +508,5 @@ int cmd_set(session *s, int argc, char **argv, const char *rest)
 
 int cmd_bench(session *s, int argc, char **argv, const char *rest)
 {
-	if (argc == 2 && !strcmp(argv[1], "kv"))
-		return bench_kvcache(stdout);
-	if (argc == 2 && !strcmp(argv[1], "long"))
-		return bench_long(stdout);
-	return bench_all(stdout);
+	return bench_main(stdout, argc - 1, argv + 1);
 }

@@ -429,7 +429,11 @@ const command commands[] = {
 	  "every figure as DIR/01-NAME.png ... and DIR/lesson.md, a handout for pandoc (an existing\n"
 	  "DIR needs --force); --answers prints the answer key; --check runs it quietly and checks\n"
 	  "its answers and the claims of its prose (expect:), as FILE:LINE errors.", cmd_lesson },
-	{ "bench", "", "measure the kernels and the forward pass", "", cmd_bench },
+	{ "bench", "[kernels|matvec|forward|decode ...]", "measure the kernels, the forward pass and decoding",
+	  "With no argument, everything. bench decode [DIR] [--shape llama110m|gpt2small] [--threads N]\n"
+	  "[--tokens N]: tokens per second of greedy decoding of the model in DIR (or a random Llama-110M-\n"
+	  "or GPT-2-small-shaped one) on 1 and N threads, against the bound set by reading every weight\n"
+	  "once per token at the memory bandwidth the bench measures.", cmd_bench },
 	{ "tui", "", "the full-screen explorer: every stage, layer and head under the keys, a cursor on the figure",
 	  "Tab and Shift-Tab change the stage, [ and ] the layer, < and > the head; the arrows move\n"
 	  "the cursor and the status line shows the value under it with its query and key; e exports\n"

@@ -2,7 +2,7 @@
  *   glassbox                 a prompt (on a terminal) or a script read from stdin
  *   glassbox -c "CMD; CMD"   run commands and exit
  *   glassbox FILE            run a script file and exit
- *   glassbox bench           the benchmarks
+ *   glassbox bench [...]     the benchmarks (bench decode DIR: decoding speed)
  * Scripts print no prompt or banner and stop at the first error with exit status 1. */
 #include <errno.h>
 #include <poll.h>
@@ -153,8 +153,8 @@ int main(int argc, char **argv)
 		rc = tui_run(&s) < 0 ? 1 : 0;
 	} else if (argc == 3 && !strcmp(argv[1], "-c")) {
 		rc = command_script(&s, argv[2], "-c") ? 1 : 0;
-	} else if (argc == 2 && !strcmp(argv[1], "bench")) {
-		rc = bench_all(stdout) ? 1 : 0;
+	} else if (argc >= 2 && !strcmp(argv[1], "bench")) {
+		rc = bench_main(stdout, argc - 2, argv + 2) ? 1 : 0;
 	} else if (argc >= 2 && (!strcmp(argv[1], "train") || !strcmp(argv[1], "eval") ||
 	                         !strcmp(argv[1], "export-model"))) {
 		/* glassbox train ... / glassbox eval DIR / glassbox export-model ...: the commands

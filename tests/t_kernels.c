@@ -498,6 +498,181 @@ static void test_threads(const gb_kernels *T)
 	gb_kernels_set_threads(0);
 }
 
+/* Matrix-vector and few-row products (the decode paths): M = 1..17 rows against odd K and N
+ * (N not a multiple of any vector width, chunked past 4096 columns, K odd and shorter than a
+ * vector), both weight layouts, with and without bias, on 1, 2 and 3 threads. Shapes of at
+ * least 128K multiply-adds are split across threads (b_trans 0: blocks of 64 rows of b whose
+ * partial sums are added in order; b_trans 1: ranges of rows of b), and the output starts
+ * 0-3 floats past a cache line. Each result must be within the
+ * (K+3) u sum|terms| bound of the reference, and the 2- and 3-thread results must equal the
+ * 1-thread result bit for bit. */
+static void test_matvec(const gb_kernels *T)
+{
+	static const int kn[][2] = {
+		{ 1, 1 }, { 7, 15 }, { 33, 17 }, { 31, 100 }, { 257, 1031 }, { 33, 4111 }, { 769, 170 },
+		{ 100, 4100 },
+	};
+	static const int ms[] = { 1, 2, 3, 4, 5, 8, 9, 16, 17 };
+	for (size_t s = 0; s < sizeof kn / sizeof *kn; s++)
+		for (int bt = 0; bt < 2; bt++) {
+			int K = kn[s][0], N = kn[s][1], ok = 1, same = 1, variant = 0;
+			double worst = 0;
+			for (size_t mc = 0; mc < 2 * sizeof ms / sizeof *ms; mc++) {
+				int M = ms[mc / 2], with_bias = mc & 1, off = variant++ % 4;
+				size_t no = (size_t)M * N;
+				float *a = xmalloc((size_t)M * K * sizeof *a), *b = xmalloc((size_t)K * N * sizeof *b);
+				float *bias = xmalloc((size_t)N * sizeof *bias), *ref = xmalloc(no * sizeof *ref);
+				float *absum = xmalloc(no * sizeof *absum), *o1 = xmalloc(no * sizeof *o1);
+				float *ob = aligned_alloc(64, ((no + 4) * sizeof(float) + 63) / 64 * 64), *o = ob + off;
+				fill(a, (size_t)M * K, 1);
+				fill(b, (size_t)K * N, 1);
+				fill(bias, (size_t)N, 1);
+				gb_kernels_ref()->matmul(ref, a, b, with_bias ? bias : NULL, M, K, N, bt);
+				abs_sums(absum, a, b, with_bias ? bias : NULL, M, K, N, bt);
+				for (int th = 1; th <= 3; th++) {
+					gb_kernels_set_threads(th);
+					T->matmul(o, a, b, with_bias ? bias : NULL, M, K, N, bt);
+					if (th == 1) {
+						memcpy(o1, o, no * sizeof *o);
+						for (size_t i = 0; i < no; i++) {
+							double e = fabs((double)o[i] - ref[i]), tol = (K + 3) * U * absum[i] + 1e-30;
+							if (!(e <= tol))
+								ok = 0;
+							if (e / tol > worst || e != e)
+								worst = e / tol;
+						}
+					} else if (memcmp(o1, o, no * sizeof *o) != 0) {
+						same = 0;
+					}
+				}
+				free(a), free(b), free(bias), free(ref), free(absum), free(o1), free(ob);
+			}
+			tap_ok(ok, "%s matmul M = 1..17 x K %d x N %d, b_trans %d, bias none/some: within (K+3) u sum|terms| of ref (worst %.3g of it)",
+			       T->name, K, N, bt, worst);
+			tap_ok(same, "%s matmul M = 1..17 x K %d x N %d, b_trans %d: 2 and 3 threads give the 1-thread result bit for bit",
+			       T->name, K, N, bt);
+		}
+	gb_kernels_set_threads(0);
+}
+
+/* ---------------------------------------------------------------- 16-bit weights */
+
+/* Widening by hand: bf16 is the top half of a float; f16 has 5 exponent bits (bias 15) and
+ * 10 fraction bits, subnormals at 2^-24 steps. */
+static void test_w16_hand(void)
+{
+	static const struct { uint16_t v; int wt; float want; } cases[] = {
+		{ 0x3f80, GB_W_BF16, 1.0f }, { 0xc000, GB_W_BF16, -2.0f }, { 0x3e20, GB_W_BF16, 0.15625f },
+		{ 0x7f80, GB_W_BF16, INFINITY }, { 0x3c00, GB_W_F16, 1.0f }, { 0xc000, GB_W_F16, -2.0f },
+		{ 0x0001, GB_W_F16, 0x1p-24f }, { 0x03ff, GB_W_F16, 1023 * 0x1p-24f },
+		{ 0x0400, GB_W_F16, 0x1p-14f }, { 0x7bff, GB_W_F16, 65504.0f }, { 0x7c00, GB_W_F16, INFINITY },
+		{ 0x3555, GB_W_F16, 0.333251953125f }, { 0x8000, GB_W_F16, -0.0f },
+	};
+	int ok = 1;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		float got = gb_w16_to_float(cases[i].v, cases[i].wt);
+		if (memcmp(&got, &cases[i].want, sizeof got) != 0) {
+			ok = 0;
+			tap_diag("  %s 0x%04x: got %.9g, want %.9g", cases[i].wt == GB_W_BF16 ? "bf16" : "f16",
+			         cases[i].v, got, cases[i].want);
+		}
+	}
+	tap_ok(ok, "gb_w16_to_float: bf16 and f16 by hand (1, -2, 2^-24, 65504, inf, -0, ...)");
+	tap_ok(isnan(gb_w16_to_float(0x7e00, GB_W_F16)) && isnan(gb_w16_to_float(0x3c00, 7)),
+	       "gb_w16_to_float: an f16 NaN stays NaN, an unknown type gives NaN");
+}
+
+/* Random 16-bit weights of magnitude below ~2 (f16: exponents 0..15 with subnormals among
+ * them; bf16: the top halves of random floats in [-1, 1)). */
+static void fill16(uint16_t *w, size_t n, int wt)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (wt == GB_W_BF16) {
+			float f = (float)rnd();
+			uint32_t u;
+			memcpy(&u, &f, sizeof u);
+			w[i] = (uint16_t)(u >> 16);
+		} else {
+			uint64_t r = (uint64_t)((rnd() + 1) * 0x1p40);
+			w[i] = (uint16_t)((r & 0x8000) | ((r >> 16) % 16) << 10 | (r & 1023));
+		}
+	}
+}
+
+/* matmul_w16 must give exactly what matmul gives on the widened weights (the same drivers and
+ * arithmetic; the few-row paths widen in registers), on 1, 2 and 3 threads, and so stay within
+ * the matmul tolerance of the reference's matmul_w16. Every f16 value widens as
+ * gb_w16_to_float says (all 65536, as a K = 1 product, both layouts). */
+static void test_w16(const gb_kernels *T)
+{
+	static const int kn[][2] = { { 1, 1 }, { 33, 17 }, { 257, 1031 }, { 100, 4100 }, { 769, 170 } };
+	static const int ms[] = { 1, 3, 16, 17, 40 };
+	for (int wt = GB_W_BF16; wt <= GB_W_F16; wt++) {
+		const char *wn = wt == GB_W_BF16 ? "bf16" : "f16";
+		for (size_t s = 0; s < sizeof kn / sizeof *kn; s++)
+			for (int bt = 0; bt < 2; bt++) {
+				int K = kn[s][0], N = kn[s][1], same = 1, ok = 1;
+				double worst = 0;
+				for (size_t mi = 0; mi < sizeof ms / sizeof *ms; mi++) {
+					int M = ms[mi], with_bias = (int)mi & 1;
+					size_t no = (size_t)M * N, nb = (size_t)K * N;
+					float *a = xmalloc((size_t)M * K * sizeof *a), *wide = xmalloc(nb * sizeof *wide);
+					float *bias = xmalloc((size_t)N * sizeof *bias), *ref = xmalloc(no * sizeof *ref);
+					float *absum = xmalloc(no * sizeof *absum), *o32 = xmalloc(no * sizeof *o32);
+					float *o16 = xmalloc(no * sizeof *o16);
+					uint16_t *w = xmalloc(nb * sizeof *w);
+					fill(a, (size_t)M * K, 1);
+					fill(bias, (size_t)N, 1);
+					fill16(w, nb, wt);
+					for (size_t i = 0; i < nb; i++)
+						wide[i] = gb_w16_to_float(w[i], wt);
+					gb_kernels_ref()->matmul_w16(ref, a, w, wt, with_bias ? bias : NULL, M, K, N, bt);
+					abs_sums(absum, a, wide, with_bias ? bias : NULL, M, K, N, bt);
+					for (int th = 1; th <= 3; th++) {
+						gb_kernels_set_threads(th);
+						T->matmul(o32, a, wide, with_bias ? bias : NULL, M, K, N, bt);
+						T->matmul_w16(o16, a, w, wt, with_bias ? bias : NULL, M, K, N, bt);
+						if (memcmp(o32, o16, no * sizeof *o16) != 0)
+							same = 0;
+					}
+					for (size_t i = 0; i < no; i++) {
+						double e = fabs((double)o16[i] - ref[i]), tol = (K + 3) * U * absum[i] + 1e-30;
+						if (!(e <= tol))
+							ok = 0;
+						if (e / tol > worst || e != e)
+							worst = e / tol;
+					}
+					free(a), free(wide), free(bias), free(ref), free(absum), free(o32), free(o16), free(w);
+				}
+				tap_ok(same, "%s matmul_w16 %s M = 1..40 x K %d x N %d, b_trans %d: equals matmul on the widened weights bit for bit (1-3 threads)",
+				       T->name, wn, K, N, bt);
+				tap_ok(ok, "%s matmul_w16 %s M = 1..40 x K %d x N %d, b_trans %d: within (K+3) u sum|terms| of ref (worst %.3g of it)",
+				       T->name, wn, K, N, bt, worst);
+			}
+	}
+	gb_kernels_set_threads(0);
+	{
+		int n = 65536, bad = 0;
+		uint16_t *w = xmalloc((size_t)n * sizeof *w);
+		float *o = xmalloc((size_t)n * sizeof *o), one = 1;
+		for (int i = 0; i < n; i++)
+			w[i] = (uint16_t)i;
+		for (int bt = 0; bt < 2; bt++) {
+			T->matmul_w16(o, &one, w, GB_W_F16, NULL, 1, 1, n, bt);
+			for (int i = 0; i < n; i++) {
+				float want = gb_w16_to_float(w[i], GB_W_F16);
+				if (isnan(want) ? !isnan(o[i]) : o[i] != want)
+					bad++;
+			}
+		}
+		tap_ok(bad == 0, "%s matmul_w16: every f16 value (all 65536, both layouts) widens exactly (%d wrong)", T->name, bad);
+		T->matmul_w16(o, &one, w + 0x3c00, 9, NULL, 1, 1, 4, 0);
+		tap_ok(isnan(o[0]) && isnan(o[3]), "%s matmul_w16 with an unknown weight type gives NaN, not a guess", T->name);
+		free(w);
+		free(o);
+	}
+}
+
 static void test_ftz(const gb_kernels *T)
 {
 	/* 1e-20 * 1e-20 = 1e-40 is a float denormal: the reference keeps it, the fast table
@@ -626,6 +801,7 @@ int main(int argc, char **argv)
 	else
 		snprintf(self_exe, sizeof self_exe, "%s", argv[0]);
 	test_ref_hand();
+	test_w16_hand();
 	for (int t = 0; t < 3; t++) {
 		const gb_kernels *T = gb_kernels_by_name(fast[t]);
 		if (!T) {
@@ -639,6 +815,8 @@ int main(int argc, char **argv)
 		test_activations(T);
 		test_mul_add(T);
 		test_threads(T);
+		test_matvec(T);
+		test_w16(T);
 		test_ftz(T);
 	}
 	test_pool();

@@ -1,6 +1,7 @@
 /* fast.c — the fast kernel tables ("scalar", "avx2", "avx512"): CPU dispatch, the
  * GLASSBOX_KERNELS override, the blocked and threaded matmul driver, and the portable scalar
- * path. The SIMD inner loops live in simd.c, compiled once per vector width (isa.h).
+ * path's dispatch. The portable inner loops live in scalar.c, the SIMD ones in simd.c,
+ * compiled once per vector width (isa.h).
  *
  * Contract:
  *  - every fast-table call runs with flush-to-zero and denormals-are-zero on (pool.h says
@@ -17,6 +18,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,190 +30,6 @@ enum {
 	GEMV_MT_MIN = 1 << 17,   /* the same for the memory-bound matrix-vector products */
 	TASKS_PER_THREAD = 4,
 	EW_MT_MIN = 1 << 15,     /* element-wise operations: elements above which they split */
-};
-
-/* ---- the scalar path: plain C, float accumulation ---- */
-
-static void pack_generic(float *dst, int nr, const float *b, int b_trans, int K, int N, int k0,
-                         int kc, int j0, int nc)
-{
-	for (int p = 0; p * nr < nc; p++) {
-		float *d = dst + (size_t)p * kc * nr;
-		int jb = j0 + p * nr, jn = nc - p * nr < nr ? nc - p * nr : nr;
-		for (int k = 0; k < kc; k++) {
-			float *dk = d + (size_t)k * nr;
-			if (!b_trans)
-				memcpy(dk, b + (size_t)(k0 + k) * N + jb, (size_t)jn * sizeof *dk);
-			else
-				for (int j = 0; j < jn; j++)
-					dk[j] = b[(size_t)(jb + j) * K + k0 + k];
-			for (int j = jn; j < nr; j++)
-				dk[j] = 0;
-		}
-	}
-}
-
-enum { S_MR = 4, S_NR = 8 };
-
-static void scalar_pack(float *dst, const float *b, int b_trans, int K, int N, int k0, int kc,
-                        int j0, int nc)
-{
-	pack_generic(dst, S_NR, b, b_trans, K, N, k0, kc, j0, nc);
-}
-
-/* One S_MR × S_NR tile; B panels are zero-padded, so only the stores look at m and n. */
-static void scalar_block(float *c, long ldc, const float *a, long lda, const float *b, long ldb,
-                         long pstride, int m, int n, int kc, const float *bias, int accum)
-{
-	for (int i0 = 0; i0 < m; i0 += S_MR)
-		for (int j0 = 0; j0 < n; j0 += S_NR) {
-			const float *bp = b + (j0 / S_NR) * pstride;
-			int mm = m - i0 < S_MR ? m - i0 : S_MR, nn = n - j0 < S_NR ? n - j0 : S_NR;
-			float acc[S_MR][S_NR] = {{0}};
-			const float *ar[S_MR];
-			for (int i = 0; i < S_MR; i++)
-				ar[i] = a + (i0 + (i < mm ? i : 0)) * lda; /* clamp: rows past m are never stored */
-			for (int k = 0; k < kc; k++)
-				for (int i = 0; i < S_MR; i++)
-					for (int j = 0; j < S_NR; j++)
-						acc[i][j] += ar[i][k] * bp[k * ldb + j];
-			for (int i = 0; i < mm; i++)
-				for (int j = 0; j < nn; j++) {
-					float *cp = c + (i0 + i) * ldc + j0 + j;
-					*cp = acc[i][j] + (accum ? *cp : bias ? bias[j0 + j] : 0.0f);
-				}
-		}
-}
-
-static void scalar_dots(float *out, long ldo, const float *a, int m, const float *b,
-                        const float *bias, int K, int j0, int j1)
-{
-	for (int i = 0; i < m; i++)
-		for (int j = j0; j < j1; j++) {
-			const float *ai = a + (size_t)i * K, *bj = b + (size_t)j * K;
-			float s = 0;
-			for (int k = 0; k < K; k++)
-				s += ai[k] * bj[k];
-			out[i * ldo + j - j0] = s + (bias ? bias[j] : 0.0f);
-		}
-}
-
-/* Column chunks of 64 accumulators keep b_trans == 0 reading rows of b in order. */
-static void scalar_gemv(float *out, const float *a, const float *b, const float *bias, int K,
-                        int N, int j0, int j1, int b_trans)
-{
-	if (b_trans) {
-		scalar_dots(out, 0, a, 1, b, bias, K, j0, j1);
-		return;
-	}
-	for (int jc = j0; jc < j1; jc += 64) {
-		int nc = j1 - jc < 64 ? j1 - jc : 64;
-		float acc[64] = {0};
-		for (int k = 0; k < K; k++) {
-			const float *bk = b + (size_t)k * N + jc;
-			for (int j = 0; j < nc; j++)
-				acc[j] += a[k] * bk[j];
-		}
-		for (int j = 0; j < nc; j++)
-			out[jc - j0 + j] = acc[j] + (bias ? bias[jc + j] : 0.0f);
-	}
-}
-
-static void scalar_softmax(float *x, int rows, int n)
-{
-	for (int r = 0; r < rows; r++) {
-		float *row = x + (size_t)r * n, max = -INFINITY, sum = 0, inv;
-		for (int j = 0; j < n; j++)
-			max = row[j] > max ? row[j] : max;
-		if (max == -INFINITY) {
-			memset(row, 0, (size_t)n * sizeof *row);
-			continue;
-		}
-		for (int j = 0; j < n; j++)
-			sum += row[j] = expf(row[j] - max);
-		inv = 1.0f / sum;
-		for (int j = 0; j < n; j++)
-			row[j] *= inv;
-	}
-}
-
-static void scalar_layernorm(float *out, float *mean, float *var, const float *x, const float *g,
-                             const float *b, int rows, int d, float eps, int textbook)
-{
-	for (int r = 0; r < rows; r++) {
-		const float *xr = x + (size_t)r * d;
-		float *yr = out + (size_t)r * d;
-		float mu = 0, v = 0, inv;
-		for (int j = 0; j < d; j++)
-			mu += xr[j];
-		mu /= d;
-		for (int j = 0; j < d; j++)
-			v += (xr[j] - mu) * (xr[j] - mu);
-		v /= d;
-		inv = 1.0f / (textbook ? sqrtf(v) + eps : sqrtf(v + eps));
-		if (mean)
-			mean[r] = mu;
-		if (var)
-			var[r] = v;
-		for (int j = 0; j < d; j++)
-			yr[j] = (xr[j] - mu) * inv * (g ? g[j] : 1.0f) + (b ? b[j] : 0.0f);
-	}
-}
-
-static void scalar_rmsnorm(float *out, float *rms, const float *x, const float *g, int rows,
-                           int d, float eps)
-{
-	for (int r = 0; r < rows; r++) {
-		const float *xr = x + (size_t)r * d;
-		float *yr = out + (size_t)r * d;
-		float ss = 0, q, inv;
-		for (int j = 0; j < d; j++)
-			ss += xr[j] * xr[j];
-		q = sqrtf(ss / d + eps);
-		inv = 1.0f / q;
-		if (rms)
-			rms[r] = q;
-		for (int j = 0; j < d; j++)
-			yr[j] = xr[j] * inv * (g ? g[j] : 1.0f);
-	}
-}
-
-static void scalar_activate(float *out, const float *x, size_t n, int act)
-{
-	for (size_t i = 0; i < n; i++) {
-		float v = x[i];
-		switch (act) {
-		case GB_ACT_RELU: out[i] = v > 0 ? v : 0; break;
-		case GB_ACT_GELU: out[i] = v * 0.5f * erfcf(-v * (float)M_SQRT1_2); break;
-		case GB_ACT_GELU_TANH: {
-			/* 0.5 x (1 + tanh u) == x / (1 + exp(-2u)), without tanh's cancellation near -1 */
-			float u = 0.7978845608f * (v + 0.044715f * v * v * v);
-			out[i] = v / (1.0f + expf(-2.0f * u));
-			break;
-		}
-		case GB_ACT_SILU: out[i] = v / (1.0f + expf(-v)); break;
-		default: out[i] = NAN;
-		}
-	}
-}
-
-static void scalar_mul(float *out, const float *a, const float *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		out[i] = a[i] * b[i];
-}
-
-static void scalar_add(float *y, const float *x, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		y[i] += x[i];
-}
-
-static const gb_isa isa_scalar = {
-	.name = "scalar", .mr = S_MR, .nr = S_NR, .kc = 256, .direct_m = 0, .dots_m = 4,
-	.pack = scalar_pack, .block = scalar_block, .gemv = scalar_gemv, .dots = scalar_dots,
-	.softmax = scalar_softmax, .layernorm = scalar_layernorm, .rmsnorm = scalar_rmsnorm,
-	.activate = scalar_activate, .mul = scalar_mul, .add = scalar_add,
 };
 
 /* ---- per-thread packing buffer ---- */
@@ -349,50 +167,108 @@ static void mm_task(void *arg, int t, int worker)
 	}
 }
 
-/* The memory-bound products: M == 1 (gemv) and b_trans == 1 with M <= dots_m (dots). */
-struct gemv_job {
+/* The memory-bound products, b_trans == 1 with M <= dots_m: dot products of rows of a with
+ * rows of b (N,K), which every thread reads as whole rows, so any split of the rows of b
+ * keeps each task's reads sequential. */
+struct dots_job {
 	const gb_isa *isa;
 	float *out;              /* (M,N) */
 	const float *a;          /* (M,K) */
-	const float *b;          /* (K,N), or (N,K) when bt */
+	const float *b;          /* (N,K) */
 	const float *bias;       /* (N) or NULL */
-	int M, K, N, bt, n_tasks;
+	int M, K, N, n_tasks;
+	const uint16_t *b16;     /* instead of b: 16-bit weights of type wt */
+	int wt;
 };
 
 enum { DOTS_JB = 64 }; /* rows of b per pass of dots: 64 K-long rows stay in L2 for every 4 rows of a */
 
-static void gemv_range(const struct gemv_job *G, int j0, int j1)
+static void dots_range(const struct dots_job *G, int j0, int j1)
 {
 	const gb_isa *isa = G->isa;
-	if (!G->bt) {
-		isa->gemv(G->out + j0, G->a, G->b, G->bias, G->K, G->N, j0, j1, 0);
-		return;
-	}
 	for (int jb = j0; jb < j1; jb += DOTS_JB) {
 		int je = j1 - jb < DOTS_JB ? j1 : jb + DOTS_JB;
-		for (int i = 0; i < G->M; i += 4)
-			isa->dots(G->out + (size_t)i * G->N + jb, G->N, G->a + (size_t)i * G->K,
-			          G->M - i < 4 ? G->M - i : 4, G->b, G->bias, G->K, jb, je);
+		for (int i = 0; i < G->M; i += 4) {
+			float *o = G->out + (size_t)i * G->N + jb;
+			const float *ai = G->a + (size_t)i * G->K;
+			int m = G->M - i < 4 ? G->M - i : 4;
+			if (G->b16)
+				isa->dots16(o, G->N, ai, m, G->b16, G->wt, G->bias, G->K, jb, je);
+			else
+				isa->dots(o, G->N, ai, m, G->b, G->bias, G->K, jb, je);
+		}
 	}
 }
 
-/* Column granules: b_trans == 0 walks down b in stripes of 128 columns (each row of the stripe
- * a few whole cache lines), so tasks take whole stripes; b_trans == 1 reads whole rows of b
- * and can split anywhere. */
-static int gemv_granule(int bt)
+/* Task t: rows of b in granules of 16. */
+static void dots_task(void *arg, int t, int worker)
 {
-	return bt ? 16 : 128;
-}
-
-static void gemv_task(void *arg, int t, int worker)
-{
-	const struct gemv_job *G = arg;
-	int w = gemv_granule(G->bt), gr = (G->N + w - 1) / w;
-	int j0 = (int)((long)gr * t / G->n_tasks) * w, j1 = (int)((long)gr * (t + 1) / G->n_tasks) * w;
+	const struct dots_job *G = arg;
+	int gr = (G->N + 15) / 16;
+	int j0 = (int)((long)gr * t / G->n_tasks) * 16, j1 = (int)((long)gr * (t + 1) / G->n_tasks) * 16;
 	if (j1 > G->N)
 		j1 = G->N;
 	if (j0 < j1)
-		gemv_range(G, j0, j1);
+		dots_range(G, j0, j1);
+}
+
+/* b_trans == 0 with few rows (M <= GEMV_M): K cut into blocks of GEMV_KB rows, each a
+ * contiguous piece of b that one task reads front to back (once per 8 rows of a: the block
+ * stays in L2) into its own partial sums; then the partial sums are added in block order,
+ * then the bias. The blocks depend on K alone, so the arithmetic does not depend on the
+ * thread count, and the tasks read b as contiguous streams, where a split of the columns
+ * would cut every row of b into strided pieces. */
+enum { GEMV_KB = 64, GEMV_M = 16 };
+
+struct kblock_job {
+	const gb_isa *isa;
+	float *part;             /* (blocks, M, ldp) */
+	const float *a, *b;
+	int M, K, N;
+	long ldp;
+	const uint16_t *b16;     /* instead of b: 16-bit weights of type wt */
+	int wt;
+};
+
+static void kblock_task(void *arg, int t, int worker)
+{
+	const struct kblock_job *C = arg;
+	int k0 = t * GEMV_KB, kb = C->K - k0 < GEMV_KB ? C->K - k0 : GEMV_KB;
+	for (int i = 0; i < C->M; i += 8) {
+		float *p = C->part + ((size_t)t * C->M + i) * C->ldp;
+		const float *ai = C->a + (size_t)i * C->K + k0;
+		int m = C->M - i < 8 ? C->M - i : 8;
+		if (C->b16)
+			C->isa->gemv16(p, C->ldp, ai, C->K, m, C->b16 + (size_t)k0 * C->N, C->wt, kb, C->N);
+		else
+			C->isa->gemv(p, C->ldp, ai, C->K, m, C->b + (size_t)k0 * C->N, kb, C->N);
+	}
+}
+
+/* Returns 0, or -1 when there is no memory for the partial sums (the caller goes on without). */
+static int gemv_kblocks(const gb_isa *isa, float *out, const float *a, const float *b,
+                        const uint16_t *b16, int wt, const float *bias, int M, int K, int N,
+                        int threads)
+{
+	int blocks = (K + GEMV_KB - 1) / GEMV_KB;
+	long ldp = (N + 15) / 16 * 16; /* each row of partial sums starts a cache line */
+	struct kblock_job C = { isa, pack_buffer((size_t)blocks * M * ldp), a, b, M, K, N, ldp, b16, wt };
+	if (!C.part)
+		return -1;
+	if (threads > 1 && blocks > 1 && (double)M * K * N >= GEMV_MT_MIN)
+		gb_pool_run(blocks, kblock_task, &C);
+	else
+		for (int t = 0; t < blocks; t++)
+			kblock_task(&C, t, 0);
+	for (int i = 0; i < M; i++) {
+		float *o = out + (size_t)i * N;
+		memcpy(o, C.part + (size_t)i * ldp, (size_t)N * sizeof *o);
+		for (int t = 1; t < blocks; t++)
+			isa->add(o, C.part + ((size_t)t * M + i) * ldp, (size_t)N);
+		if (bias)
+			isa->add(o, bias, (size_t)N);
+	}
+	return 0;
 }
 
 /* Tasks for a parallel loop of `work` multiply-adds over `units` indivisible pieces: several
@@ -424,16 +300,19 @@ static void mm_run(const gb_isa *isa, float *out, const float *a, const float *b
 		return;
 	}
 	csr = gb_fp_fast_enter();
-	if (M == 1 || (bt && M <= isa->dots_m)) {
-		struct gemv_job G = { isa, out, a, b, bias, M, K, N, bt, 1 };
-		int w = gemv_granule(bt);
+	if (!bt && M <= GEMV_M && gemv_kblocks(isa, out, a, b, NULL, 0, bias, M, K, N, threads) == 0) {
+		/* done */
+	} else if (bt && M <= isa->dots_m) {
+		struct dots_job G = { isa, out, a, b, bias, M, K, N, 1, NULL, 0 };
 		double macs = (double)M * K * N;
+		/* Several ranges of whole rows per thread, so a thread that shares its CPU with
+		 * another program leaves more of them to the others. */
 		if (macs >= GEMV_MT_MIN && threads > 1)
-			G.n_tasks = task_count(macs, GEMV_MT_MIN / 2, (N + w - 1) / w, threads);
+			G.n_tasks = task_count(macs, GEMV_MT_MIN / 2, (N + 15) / 16, threads);
 		if (G.n_tasks > 1)
-			gb_pool_run(G.n_tasks, gemv_task, &G);
+			gb_pool_run(G.n_tasks, dots_task, &G);
 		else
-			gemv_range(&G, 0, N);
+			dots_range(&G, 0, N);
 	} else {
 		struct mm_job J = { isa, out, a, b, bias, M, K, N, bt, k_block(isa, K), 0, 1 };
 		int panels = (N + isa->nr - 1) / isa->nr, mblocks = (M + isa->mr - 1) / isa->mr;
@@ -452,6 +331,52 @@ static void mm_run(const gb_isa *isa, float *out, const float *a, const float *b
 			mm_range(&J, 0, M, 0, N);
 	}
 	gb_fp_fast_leave(csr);
+}
+
+/* matmul_w16: the memory-bound shapes read the 16-bit weights in place through the same
+ * drivers as mm_run (so the same arithmetic as matmul on the widened weights); the others
+ * widen b into a float copy and run mm_run. */
+static void mm16_run(const gb_isa *isa, float *out, const float *a, const uint16_t *b, int wt,
+                     const float *bias, int M, int K, int N, int bt)
+{
+	int threads = gb_pool_threads();
+	unsigned csr;
+	float *wide;
+	if (M <= 0 || N <= 0)
+		return;
+	if ((wt != GB_W_BF16 && wt != GB_W_F16) || K <= 0) {
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++)
+				out[(size_t)i * N + j] = K <= 0 && (wt == GB_W_BF16 || wt == GB_W_F16) ? (bias ? bias[j] : 0) : NAN;
+		return;
+	}
+	csr = gb_fp_fast_enter();
+	if (!bt && M <= GEMV_M && gemv_kblocks(isa, out, a, NULL, b, wt, bias, M, K, N, threads) == 0) {
+		gb_fp_fast_leave(csr);
+		return;
+	}
+	if (bt && M <= isa->dots_m) {
+		struct dots_job G = { isa, out, a, NULL, bias, M, K, N, 1, b, wt };
+		double macs = (double)M * K * N;
+		if (macs >= GEMV_MT_MIN && threads > 1)
+			G.n_tasks = task_count(macs, GEMV_MT_MIN / 2, (N + 15) / 16, threads);
+		if (G.n_tasks > 1)
+			gb_pool_run(G.n_tasks, dots_task, &G);
+		else
+			dots_range(&G, 0, N);
+		gb_fp_fast_leave(csr);
+		return;
+	}
+	gb_fp_fast_leave(csr);
+	wide = malloc((size_t)K * N * sizeof *wide);
+	if (wide) {
+		for (size_t i = 0; i < (size_t)K * N; i++)
+			wide[i] = gb_w16_to_float(b[i], wt);
+		mm_run(isa, out, a, wide, bias, M, K, N, bt);
+		free(wide);
+		return;
+	}
+	gb_kernels_ref()->matmul_w16(out, a, b, wt, bias, M, K, N, bt); /* no memory: slow but exact */
 }
 
 /* ---- element-wise operations: split across threads when large ---- */
@@ -544,6 +469,11 @@ static void ew_run(struct ew_job *E)
 	{                                                                                           \
 		mm_run(&ISA, out, a, b, bias, M, K, N, bt);                                             \
 	}                                                                                           \
+	static void t_##tag##_matmul_w16(float *out, const float *a, const uint16_t *b, int wt,    \
+	                                 const float *bias, int M, int K, int N, int bt)            \
+	{                                                                                           \
+		mm16_run(&ISA, out, a, b, wt, bias, M, K, N, bt);                                       \
+	}                                                                                           \
 	static void t_##tag##_softmax(float *x, int rows, int n)                                    \
 	{                                                                                           \
 		struct ew_job E = { .isa = &ISA, .op = EW_SOFTMAX, .out = x, .units = rows > 0 ? rows : 0, .d = n }; \
@@ -581,12 +511,13 @@ static void ew_run(struct ew_job *E)
 		ew_run(&E);                                                                             \
 	}                                                                                           \
 	static const gb_kernels t_##tag##_table = {                                                 \
-		.name = #tag, .matmul = t_##tag##_matmul, .softmax = t_##tag##_softmax,                 \
+		.name = #tag, .matmul = t_##tag##_matmul, .matmul_w16 = t_##tag##_matmul_w16,           \
+		.softmax = t_##tag##_softmax,                                                           \
 		.layernorm = t_##tag##_layernorm, .rmsnorm = t_##tag##_rmsnorm,                         \
 		.activate = t_##tag##_activate, .mul = t_##tag##_mul, .add = t_##tag##_add,             \
 	};
 
-FAST_TABLE(scalar, isa_scalar)
+FAST_TABLE(scalar, gb_isa_scalar)
 #if defined(__x86_64__)
 FAST_TABLE(avx2, gb_isa_avx2)
 FAST_TABLE(avx512, gb_isa_avx512)
@@ -598,7 +529,8 @@ FAST_TABLE(avx512, gb_isa_avx512)
 static int have_avx2(void)
 {
 	__builtin_cpu_init();
-	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+	       __builtin_cpu_supports("f16c");
 }
 
 static int have_avx512(void)

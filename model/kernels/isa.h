@@ -1,11 +1,13 @@
-/* isa.h — internal to the fast kernel table (fast.c, simd.c): what one instruction-set path
- * provides. fast.c owns blocking, threading, dispatch and the floating-point mode, and the
- * portable scalar path; simd.c, compiled once per vector width, owns only the inner loops of
- * the avx2 and avx512 paths. Nothing outside those two files includes this. */
+/* isa.h — internal to the fast kernel table (fast.c, scalar.c, simd.c): what one
+ * instruction-set path provides. fast.c owns blocking, threading, dispatch and the
+ * floating-point mode; scalar.c the portable inner loops; simd.c, compiled once per vector
+ * width, the inner loops of the avx2 and avx512 paths. Nothing outside these files includes
+ * this. */
 #ifndef GLASSBOX_KERNELS_ISA_H
 #define GLASSBOX_KERNELS_ISA_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct gb_isa {
 	const char *name;
@@ -30,18 +32,25 @@ typedef struct gb_isa {
 	void (*block)(float *c, long ldc, const float *a, long lda, const float *b, long ldb,
 	              long pstride, int m, int n, int kc, const float *bias, int accum);
 
-	/* out (j1-j0) = a (K) · B[:, j0:j1] + bias[j0:j1] (bias may be NULL); out points at
-	 * column j0 of the output row. Per-column arithmetic does not depend on j0, j1. */
-	void (*gemv)(float *out, const float *a, const float *b, const float *bias, int K, int N,
-	             int j0, int j1, int b_trans);
+	/* b_trans == 0 with few rows of a: out (m, N), row stride ldo, = a (m, K), row stride lda,
+	 * · b (K, N), for m <= 8, reading b in place. Each element sums its K terms in increasing
+	 * k, one multiply-add each, whatever m: the same arithmetic for every row. */
+	void (*gemv)(float *out, long ldo, const float *a, long lda, int m, const float *b, int K,
+	             int N);
 
 	/* b_trans == 1 with few rows of a: out (m, j1-j0), row stride ldo, pointing at column
 	 * j0, = a (m,K) · (rows j0..j1-1 of b (N,K))^T + bias[j0:j1], for m <= 4, as dot products
 	 * (b is read in place, no packing). Each element is one vector accumulator over k, the
-	 * tail masked, then a fixed horizontal sum: the same arithmetic whatever m, j0 and j1, and
-	 * the same as gemv's b_trans == 1. */
+	 * tail masked, then a fixed horizontal sum: the same arithmetic whatever m, j0 and j1. */
 	void (*dots)(float *out, long ldo, const float *a, int m, const float *b, const float *bias,
 	             int K, int j0, int j1);
+
+	/* gemv and dots with b stored as 16-bit values of type wtype (GB_W_BF16 or GB_W_F16),
+	 * widened in registers: the same arithmetic as gemv and dots on the widened b. */
+	void (*gemv16)(float *out, long ldo, const float *a, long lda, int m, const uint16_t *b,
+	               int wtype, int K, int N);
+	void (*dots16)(float *out, long ldo, const float *a, int m, const uint16_t *b, int wtype,
+	               const float *bias, int K, int j0, int j1);
 
 	/* As in gb_kernels (model/kernels/kernels.h). */
 	void (*softmax)(float *x, int rows, int n);
@@ -54,6 +63,7 @@ typedef struct gb_isa {
 	void (*add)(float *y, const float *x, size_t n);
 } gb_isa;
 
+extern const gb_isa gb_isa_scalar; /* scalar.c */
 #if defined(__x86_64__) /* simd.c, with GB_SIMD_WIDTH 8 and 16 */
 extern const gb_isa gb_isa_avx2;
 extern const gb_isa gb_isa_avx512;

@@ -15,6 +15,12 @@
 #define GLASSBOX_KERNELS_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+/* How a weight matrix is stored: 32-bit floats, or 16-bit bfloat16 / IEEE half floats kept in
+ * that format in memory (half the bytes to read per token) and widened to float inside the
+ * kernel. Widening is exact: every bf16 and f16 value is a float. */
+enum gb_wtype { GB_W_F32, GB_W_BF16, GB_W_F16 };
 
 typedef struct gb_kernels {
 	const char *name;
@@ -23,6 +29,13 @@ typedef struct gb_kernels {
 	 * B = transpose of b (N,K) when b_trans == 1. bias may be NULL. out never aliases a or b. */
 	void (*matmul)(float *out, const float *a, const float *b, const float *bias,
 	               int M, int K, int N, int b_trans);
+
+	/* matmul with b stored as 16-bit values of type wtype (GB_W_BF16 or GB_W_F16; any other
+	 * value fills out with NaN): the same product as matmul on b widened to float. Few rows
+	 * (M <= 16, decoding) read b once, widening in registers; more rows widen b into a float
+	 * copy first (temporary memory: K·N floats), then run matmul. */
+	void (*matmul_w16)(float *out, const float *a, const uint16_t *b, int wtype,
+	                   const float *bias, int M, int K, int N, int b_trans);
 
 	/* Row-wise softmax in place over x (rows, n). -INFINITY entries become exactly 0; a row
 	 * that is entirely -INFINITY becomes all 0 (nothing to attend to). */
@@ -71,6 +84,10 @@ const char *gb_kernels_env_problem(void);
  * n <= 0 restores the default. The reference table always uses one thread. */
 void gb_kernels_set_threads(int n);
 int gb_kernels_threads(void);
+
+/* One 16-bit weight widened to float (exact), as every table reads it; NaN for an unknown
+ * wtype. */
+float gb_w16_to_float(uint16_t v, int wtype);
 
 /* The activation function scalar definitions, shared by every table so they agree on meaning
  * (the tables may vectorize their own versions). */

@@ -9,6 +9,7 @@
 #include "model/config.h"
 
 #include <math.h>
+#include <string.h>
 
 double gb_act_ref(double x, int act)
 {
@@ -41,6 +42,41 @@ static void ref_matmul(float *out, const float *a, const float *b, const float *
 			for (int k = 0; k < K; k++) {
 				double bkj = b_trans ? b[(size_t)j * K + k] : b[(size_t)k * N + j];
 				s += (double)a[(size_t)i * K + k] * bkj;
+			}
+			if (bias)
+				s += bias[j];
+			out[(size_t)i * N + j] = (float)s;
+		}
+}
+
+float gb_w16_to_float(uint16_t v, int wtype)
+{
+	if (wtype == GB_W_BF16) { /* the top half of a float */
+		uint32_t u = (uint32_t)v << 16;
+		float f;
+		memcpy(&f, &u, sizeof f);
+		return f;
+	}
+	if (wtype == GB_W_F16) { /* sign, 5 exponent bits (bias 15), 10 fraction bits */
+		int e = (v >> 10) & 31, f = v & 1023;
+		float mag = e == 0 ? ldexpf((float)f, -24)                 /* zero and subnormals */
+		          : e == 31 ? (f ? NAN : INFINITY)
+		          : ldexpf((float)(f | 1024), e - 25);
+		return v & 0x8000 ? -mag : mag;
+	}
+	return NAN;
+}
+
+/* matmul on b widened element by element. */
+static void ref_matmul_w16(float *out, const float *a, const uint16_t *b, int wtype,
+                           const float *bias, int M, int K, int N, int b_trans)
+{
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			double s = 0;
+			for (int k = 0; k < K; k++) {
+				uint16_t w = b_trans ? b[(size_t)j * K + k] : b[(size_t)k * N + j];
+				s += (double)a[(size_t)i * K + k] * gb_w16_to_float(w, wtype);
 			}
 			if (bias)
 				s += bias[j];
@@ -142,6 +178,7 @@ static void ref_add(float *y, const float *x, size_t n)
 static const gb_kernels ref_table = {
 	.name = "ref",
 	.matmul = ref_matmul,
+	.matmul_w16 = ref_matmul_w16,
 	.softmax = ref_softmax,
 	.layernorm = ref_layernorm,
 	.rmsnorm = ref_rmsnorm,

@@ -4,10 +4,9 @@
  *
  * Owns: the register-blocked matmul micro-kernel (any m <= MR and n <= NR through
  * compile-time row counts and column masks), B packing for both layouts (a W × W register
- * transpose for b_trans == 1), the dot-product kernel for b_trans == 1 with few rows, the
- * matrix-vector product, and vectorized softmax, norms and activations (a polynomial exp;
- * gelu through an erfc approximation). Column edges use masked loads and stores; packed B
- * panels are zero-padded.
+ * transpose for b_trans == 1), the few-row products that read the weights in place (float,
+ * bf16 or f16, widened in registers), and vectorized softmax, norms and activations (a
+ * polynomial exp; gelu through an erfc approximation). Edges use masked loads and stores.
  *
  * Everything that differs between the two widths lives in the "width" section below: vector
  * and mask types, thin wrappers over the intrinsics, the register transpose, the horizontal
@@ -21,6 +20,7 @@
 
 #if defined(__x86_64__)
 #include "model/config.h"
+#include "model/kernels/kernels.h"
 
 #include <immintrin.h>
 #include <math.h>
@@ -34,9 +34,9 @@
 
 /* Every function below is compiled for the instruction set (clang has no GCC target pragma). */
 #if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
+#pragma clang attribute push(__attribute__((target("avx2,fma,f16c"))), apply_to = function)
 #else
-#pragma GCC target("avx2,fma")
+#pragma GCC target("avx2,fma,f16c")
 #endif
 
 #define ISA_NAME "avx2"
@@ -46,12 +46,10 @@ typedef __m256 vf;     /* 8 floats */
 typedef __m256i vmask; /* a lane is all ones or all zeros, as vmaskmovps takes it */
 
 /* MR × NR = 6 × 16: 12 ymm accumulators, the classic shape for 16 ymm registers.
- * DOTS_NB 3: dots() tiles of 4 × 3 (12 accumulators, 3 b vectors and one a vector fill the
- * 16 registers). DIRECT_M 0: block() always reads packed, zero-padded panels, so its B loads
+ * DIRECT_M 0: block() always reads packed, zero-padded panels, so its B loads
  * need no mask (a masked load costs more than a plain one on AVX2). */
 #define W 8
 #define MR 6
-#define DOTS_NB 3
 #define DIRECT_M 0
 
 INLINE vf v_zero(void) { return _mm256_setzero_ps(); }
@@ -77,6 +75,14 @@ INLINE vf v_pow2i(vf n)
 	__m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
 	return _mm256_castsi256_ps(e);
 }
+
+/* 8 bfloat16 (the top halves of floats) or 8 IEEE halves at p, widened exactly. */
+INLINE vf v_from_bf16(const uint16_t *p)
+{
+	__m256i x = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
+	return _mm256_castsi256_ps(_mm256_slli_epi32(x, 16));
+}
+INLINE vf v_from_f16(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
 
 /* Lanes of vector v (8 floats each) that hold one of n columns. */
 INLINE vmask lane_mask(int n, int v)
@@ -147,9 +153,9 @@ INLINE void transpose(vf r[8])
 #elif GB_SIMD_WIDTH == 16
 
 #if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx512f,avx2,fma"))), apply_to = function)
+#pragma clang attribute push(__attribute__((target("avx512f,avx2,fma,f16c"))), apply_to = function)
 #else
-#pragma GCC target("avx512f,avx2,fma")
+#pragma GCC target("avx512f,avx2,fma,f16c")
 #endif
 
 #define ISA_NAME "avx512"
@@ -158,12 +164,10 @@ INLINE void transpose(vf r[8])
 typedef __m512 vf;       /* 16 floats */
 typedef __mmask16 vmask; /* one bit per lane */
 
-/* MR × NR = 8 × 32: 16 of the 32 zmm registers accumulate. DOTS_NB 4: dots() tiles of 4 × 4
- * (16 accumulators, 8 loads per 16 FMAs). DIRECT_M 16: for b_trans == 0 with at most 16 rows
+/* MR × NR = 8 × 32: 16 of the 32 zmm registers accumulate. DIRECT_M 16: for b_trans == 0 with at most 16 rows
  * block() reads b in place, masking the loads past column n, which costs nothing here. */
 #define W 16
 #define MR 8
-#define DOTS_NB 4
 #define DIRECT_M 16
 
 INLINE vf v_zero(void) { return _mm512_setzero_ps(); }
@@ -189,6 +193,14 @@ INLINE vf v_pow2i(vf n)
 	__m512i e = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23);
 	return _mm512_castsi512_ps(e);
 }
+
+/* 16 bfloat16 (the top halves of floats) or 16 IEEE halves at p, widened exactly. */
+INLINE vf v_from_bf16(const uint16_t *p)
+{
+	__m512i x = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p));
+	return _mm512_castsi512_ps(_mm512_slli_epi32(x, 16));
+}
+INLINE vf v_from_f16(const uint16_t *p) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p)); }
 
 /* Lanes of vector v (16 floats each) that hold one of n columns. */
 INLINE vmask lane_mask(int n, int v)
@@ -253,11 +265,11 @@ INLINE void transpose(vf r[16])
 #error "simd.c: compile with -DGB_SIMD_WIDTH=8 (AVX2) or -DGB_SIMD_WIDTH=16 (AVX-512); see the Makefile"
 #endif
 
-/* Both widths: two vectors per micro-tile row, and matrix-vector products down stripes of
- * GEMV_NV vectors (8 accumulators, as many rows of b in flight). */
+/* Both widths: two vectors per micro-tile row; few-row products with b (K,N) sweep: */
 #define NV 2
 #define NR (W * NV)
-#define GEMV_NV 8
+#define GEMV_KR 8     /* b_trans == 0 matrix-vector: rows of b per sweep */
+#define GEMV_JC 2048  /* ... and columns per chunk (8 KB of partial sums per row of a) */
 
 /* The first lanes of p under mask m (0 elsewhere), or the whole vector when whole: the
  * whole-vector path takes plain moves, which AVX2 does faster than masked ones. */
@@ -272,6 +284,29 @@ INLINE void store_part(float *p, vmask m, int whole, vf v)
 		v_store(p, v);
 	else
 		v_store_mask(p, m, v);
+}
+
+/* Weights: a vector of b at element idx, stored as floats (wt GB_W_F32) or as 16-bit values
+ * (GB_W_BF16, GB_W_F16) widened here; wt is a constant at every call site. load_w_part reads
+ * only the first n (< W) elements, zeros elsewhere (16-bit tails go through a zeroed copy:
+ * AVX-512F has no masked 16-bit load). */
+INLINE vf load_w(const void *b, size_t idx, const int wt)
+{
+	if (wt == GB_W_BF16)
+		return v_from_bf16((const uint16_t *)b + idx);
+	if (wt == GB_W_F16)
+		return v_from_f16((const uint16_t *)b + idx);
+	return v_load((const float *)b + idx);
+}
+
+INLINE vf load_w_part(const void *b, size_t idx, int n, const int wt)
+{
+	uint16_t t[W];
+	if (wt == GB_W_F32)
+		return v_load_mask(lane_mask(n, 0), (const float *)b + idx);
+	memset(t, 0, sizeof t);
+	memcpy(t, (const uint16_t *)b + idx, (size_t)n * sizeof *t);
+	return wt == GB_W_BF16 ? v_from_bf16(t) : v_from_f16(t);
 }
 
 /* ================================================================ matmul */
@@ -404,138 +439,143 @@ static void pack(float *dst, const float *b, int b_trans, int K, int N, int k0, 
 
 /* ---- few rows: dot products and the matrix-vector product ---- */
 
-/* out rows i < mr, columns j..j+nb-1: dot products of mr rows of a with nb rows of b. */
-INLINE void dots_tile(const int mr, const int nb, float *out, long ldo, const float *a,
-                      const float *b, const float *bias, int K, int j)
+/* out rows i < mr, column j: dot products of mr rows of a with row j of b (stored as wt),
+ * each one vector accumulator over k (the tail masked), then a fixed horizontal sum. */
+INLINE void dots_tile(const int mr, const int wt, float *out, long ldo, const float *a,
+                      const void *b, const float *bias, int K, int j)
 {
-	vf s[4][DOTS_NB];
-	const float *ap[4], *bp[DOTS_NB];
-	int k = 0;
+	vf s[4];
+	size_t bp = (size_t)j * K;
 	vmask kt = lane_mask(K & (W - 1), 0);
 #pragma GCC unroll 4
-	for (int i = 0; i < mr; i++) {
-		ap[i] = a + (size_t)i * K;
+	for (int i = 0; i < mr; i++)
+		s[i] = v_zero();
+	for (int k = 0; k < K; k += W) {
+		int whole = K - k >= W; /* the tail: masked */
+		vf bv = whole ? load_w(b, bp + k, wt) : load_w_part(b, bp + k, K - k, wt);
 #pragma GCC unroll 4
-		for (int q = 0; q < nb; q++)
-			s[i][q] = v_zero();
-	}
-#pragma GCC unroll 4
-	for (int q = 0; q < nb; q++)
-		bp[q] = b + (size_t)(j + q) * K;
-	for (; k + W <= K; k += W) {
-		vf bv[DOTS_NB];
-#pragma GCC unroll 4
-		for (int q = 0; q < nb; q++)
-			bv[q] = v_load(bp[q] + k);
-#pragma GCC unroll 4
-		for (int i = 0; i < mr; i++) {
-			vf av = v_load(ap[i] + k);
-#pragma GCC unroll 4
-			for (int q = 0; q < nb; q++)
-				s[i][q] = v_fmadd(av, bv[q], s[i][q]);
-		}
-	}
-	if (k < K) {
-		vf bv[DOTS_NB];
-#pragma GCC unroll 4
-		for (int q = 0; q < nb; q++)
-			bv[q] = v_load_mask(kt, bp[q] + k);
-#pragma GCC unroll 4
-		for (int i = 0; i < mr; i++) {
-			vf av = v_load_mask(kt, ap[i] + k);
-#pragma GCC unroll 4
-			for (int q = 0; q < nb; q++)
-				s[i][q] = v_fmadd(av, bv[q], s[i][q]);
-		}
+		for (int i = 0; i < mr; i++)
+			s[i] = v_fmadd(load_part(a + (size_t)i * K + k, kt, whole), bv, s[i]);
 	}
 #pragma GCC unroll 4
 	for (int i = 0; i < mr; i++)
-#pragma GCC unroll 4
-		for (int q = 0; q < nb; q++)
-			out[i * ldo + q] = v_hsum(s[i][q]) + (bias ? bias[j + q] : 0.0f);
+		out[i * ldo] = v_hsum(s[i]) + (bias ? bias[j] : 0.0f);
+}
+
+INLINE void dots_w(const int wt, float *out, long ldo, const float *a, int m, const void *b,
+                   const float *bias, int K, int j0, int j1)
+{
+	for (int j = j0; j < j1; j++) {
+		float *o = out + (j - j0);
+		switch (m) {
+		case 4: dots_tile(4, wt, o, ldo, a, b, bias, K, j); break;
+		case 3: dots_tile(3, wt, o, ldo, a, b, bias, K, j); break;
+		case 2: dots_tile(2, wt, o, ldo, a, b, bias, K, j); break;
+		default: dots_tile(1, wt, o, ldo, a, b, bias, K, j); break;
+		}
+	}
 }
 
 /* out (m, j1-j0), row stride ldo = a (m,K) · b[j0:j1] (rows of (N,K))^T + bias; m <= 4,
- * in tiles of m × DOTS_NB. */
+ * one row of b at a time against all m rows of a. One sequential stream of b reached 96% of
+ * the measured read bandwidth where tiles of 2, 4 or 8 interleaved rows of b reached 45-60%
+ * (Zen 4 under KVM, 768x2048); the rows of a come from L1. */
 static void dots(float *out, long ldo, const float *a, int m, const float *b, const float *bias,
                  int K, int j0, int j1)
 {
-	int j = j0;
-	for (; j + DOTS_NB <= j1; j += DOTS_NB) {
-		float *o = out + (j - j0);
-		switch (m) {
-		case 4: dots_tile(4, DOTS_NB, o, ldo, a, b, bias, K, j); break;
-		case 3: dots_tile(3, DOTS_NB, o, ldo, a, b, bias, K, j); break;
-		case 2: dots_tile(2, DOTS_NB, o, ldo, a, b, bias, K, j); break;
-		default: dots_tile(1, DOTS_NB, o, ldo, a, b, bias, K, j); break;
-		}
-	}
-	for (; j < j1; j++) {
-		float *o = out + (j - j0);
-		switch (m) {
-		case 4: dots_tile(4, 1, o, ldo, a, b, bias, K, j); break;
-		case 3: dots_tile(3, 1, o, ldo, a, b, bias, K, j); break;
-		case 2: dots_tile(2, 1, o, ldo, a, b, bias, K, j); break;
-		default: dots_tile(1, 1, o, ldo, a, b, bias, K, j); break;
+	dots_w(GB_W_F32, out, ldo, a, m, b, bias, K, j0, j1);
+}
+
+/* dots() on 16-bit weights of type wt, widened in registers: the same arithmetic as dots()
+ * on the widened b. */
+static void dots16(float *out, long ldo, const float *a, int m, const uint16_t *b, int wt,
+                   const float *bias, int K, int j0, int j1)
+{
+	wt == GB_W_BF16 ? dots_w(GB_W_BF16, out, ldo, a, m, b, bias, K, j0, j1)
+	                : dots_w(GB_W_F16, out, ldo, a, m, b, bias, K, j0, j1);
+}
+
+/* b_trans == 0, rows k..k+kr-1 of b (stored as wt; element bk is row k, column 0 of this
+ * chunk; row stride N) against m rows of a (a points at column k of row 0; row stride lda):
+ * out (m, n), row stride ldo, = (first ? 0 : out) + the terms a[i][k] b[k][j] of those rows, in
+ * increasing k, one FMA each. kr, m and wt are constants at each call site. Reading kr whole
+ * rows of b at a time keeps every load stream sequential, where walking down a stripe of
+ * columns would jump by N floats at every row; each vector of b is loaded once for the m rows
+ * of a. */
+INLINE void gemv_rows(const int kr, const int m, const int wt, float *out, long ldo,
+                      const float *a, long lda, const void *b, size_t bk, long N, int n, int first)
+{
+	for (int j = 0; j < n; j += W) {
+		int whole = n - j >= W; /* the tail: masked */
+		vmask mk = lane_mask(n - j, 0);
+		vf bv[GEMV_KR];
+#pragma GCC unroll 8
+		for (int r = 0; r < kr; r++)
+			bv[r] = whole ? load_w(b, bk + r * N + j, wt) : load_w_part(b, bk + r * N + j, n - j, wt);
+#pragma GCC unroll 8
+		for (int i = 0; i < m; i++) {
+			vf acc = first ? v_zero() : load_part(out + i * ldo + j, mk, whole);
+#pragma GCC unroll 8
+			for (int r = 0; r < kr; r++)
+				acc = v_fmadd(v_broadcast(a + i * lda + r), bv[r], acc);
+			store_part(out + i * ldo + j, mk, whole, acc);
 		}
 	}
 }
 
-/* out (n) = a (K) · B[:, j:j+n] + bias[j:j+n], in nv vectors (nv a constant at each call
- * site, n <= nv W), one accumulator each, walking down the rows of b. With masked, the last
- * vector stops at column n; else all nv are whole. */
-INLINE void gemv_cols(const int nv, const int masked, float *out, const float *a, const float *b,
-                      const float *bias, int K, int N, int j, int n)
+/* All of K for m rows: sweeps of GEMV_KR rows, then the rest. */
+INLINE void gemv_sweeps(const int m, const int wt, float *out, long ldo, const float *a, long lda,
+                        const void *b, size_t bj, long N, int K, int n)
 {
-	vf acc[GEMV_NV];
-	vmask last = lane_mask(n, nv - 1);
-#pragma GCC unroll 8
-	for (int v = 0; v < nv; v++)
-		acc[v] = v_zero();
-	for (int k = 0; k < K; k++) {
-		vf ak = v_broadcast(a + k);
-		const float *bk = b + (size_t)k * N + j;
-#pragma GCC unroll 8
-		for (int v = 0; v < nv; v++)
-			acc[v] = v_fmadd(ak, load_part(bk + W * v, last, !masked || v < nv - 1), acc[v]);
+	int k = 0;
+	for (; k + GEMV_KR <= K; k += GEMV_KR)
+		gemv_rows(GEMV_KR, m, wt, out, ldo, a + k, lda, b, bj + (size_t)k * N, N, n, k == 0);
+	if (K - k >= 4) { /* the rest: 4, 2 and 1 rows, the same terms in the same order */
+		gemv_rows(4, m, wt, out, ldo, a + k, lda, b, bj + (size_t)k * N, N, n, k == 0);
+		k += 4;
 	}
-#pragma GCC unroll 8
-	for (int v = 0; v < nv; v++) {
-		int whole = !masked || v < nv - 1;
-		vf r = acc[v];
-		if (bias)
-			r = v_add(r, load_part(bias + j + W * v, last, whole));
-		store_part(out + W * v, last, whole, r);
+	if (K - k >= 2) {
+		gemv_rows(2, m, wt, out, ldo, a + k, lda, b, bj + (size_t)k * N, N, n, k == 0);
+		k += 2;
+	}
+	if (K - k >= 1)
+		gemv_rows(1, m, wt, out, ldo, a + k, lda, b, bj + (size_t)k * N, N, n, k == 0);
+}
+
+/* out (m, N), row stride ldo = a (m, K), row stride lda, · b (K, N) stored as wt, m <= 8:
+ * columns in chunks of GEMV_JC (the partial sums stay in L1), each swept by GEMV_KR rows of b
+ * at a time. */
+INLINE void gemv_w(const int wt, float *out, long ldo, const float *a, long lda, int m,
+                   const void *b, int K, int N)
+{
+	for (int jc = 0; jc < N; jc += GEMV_JC) {
+		int n = N - jc < GEMV_JC ? N - jc : GEMV_JC;
+		switch (m) {
+		case 8: gemv_sweeps(8, wt, out + jc, ldo, a, lda, b, jc, N, K, n); break;
+		case 7: gemv_sweeps(7, wt, out + jc, ldo, a, lda, b, jc, N, K, n); break;
+		case 6: gemv_sweeps(6, wt, out + jc, ldo, a, lda, b, jc, N, K, n); break;
+		case 5: gemv_sweeps(5, wt, out + jc, ldo, a, lda, b, jc, N, K, n); break;
+		case 4: gemv_sweeps(4, wt, out + jc, ldo, a, lda, b, jc, N, K, n); break;
+		case 3: gemv_sweeps(3, wt, out + jc, ldo, a, lda, b, jc, N, K, n); break;
+		case 2: gemv_sweeps(2, wt, out + jc, ldo, a, lda, b, jc, N, K, n); break;
+		default: gemv_sweeps(1, wt, out + jc, ldo, a, lda, b, jc, N, K, n); break;
+		}
 	}
 }
 
-/* out (j1-j0) = a (K) · B[:, j0:j1] + bias. b_trans == 0 walks GEMV_NV W columns at a time
- * down the rows of b, then the rest in one masked stripe (each column the same arithmetic
- * either way); b_trans == 1 is dots() with one row. */
-static void gemv(float *out, const float *a, const float *b, const float *bias, int K, int N,
-                 int j0, int j1, int b_trans)
+static void gemv(float *out, long ldo, const float *a, long lda, int m, const float *b, int K,
+                 int N)
 {
-	int j = j0;
-	if (b_trans) {
-		dots(out, 0, a, 1, b, bias, K, j0, j1);
-		return;
-	}
-	for (; j + GEMV_NV * W <= j1; j += GEMV_NV * W)
-		gemv_cols(GEMV_NV, 0, out + (j - j0), a, b, bias, K, N, j, GEMV_NV * W);
-	if (j < j1) {
-		int n = j1 - j;
-		float *o = out + (j - j0);
-		switch ((n + W - 1) / W) {
-		case 8: gemv_cols(8, 1, o, a, b, bias, K, N, j, n); break;
-		case 7: gemv_cols(7, 1, o, a, b, bias, K, N, j, n); break;
-		case 6: gemv_cols(6, 1, o, a, b, bias, K, N, j, n); break;
-		case 5: gemv_cols(5, 1, o, a, b, bias, K, N, j, n); break;
-		case 4: gemv_cols(4, 1, o, a, b, bias, K, N, j, n); break;
-		case 3: gemv_cols(3, 1, o, a, b, bias, K, N, j, n); break;
-		case 2: gemv_cols(2, 1, o, a, b, bias, K, N, j, n); break;
-		default: gemv_cols(1, 1, o, a, b, bias, K, N, j, n); break;
-		}
-	}
+	gemv_w(GB_W_F32, out, ldo, a, lda, m, b, K, N);
+}
+
+/* gemv() on 16-bit weights of type wt, widened in registers: the same arithmetic as gemv()
+ * on the widened b. */
+static void gemv16(float *out, long ldo, const float *a, long lda, int m, const uint16_t *b,
+                   int wt, int K, int N)
+{
+	wt == GB_W_BF16 ? gemv_w(GB_W_BF16, out, ldo, a, lda, m, b, K, N)
+	                : gemv_w(GB_W_F16, out, ldo, a, lda, m, b, K, N);
 }
 
 /* ================================================================ element-wise */
@@ -747,7 +787,7 @@ static void add(float *y, const float *x, size_t n)
 
 const gb_isa ISA(gb_isa) = {
 	.name = ISA_NAME, .mr = MR, .nr = NR, .kc = 256, .direct_m = DIRECT_M, .dots_m = 16,
-	.pack = pack, .block = block, .gemv = gemv, .dots = dots,
+	.pack = pack, .block = block, .gemv = gemv, .dots = dots, .gemv16 = gemv16, .dots16 = dots16,
 	.softmax = softmax, .layernorm = layernorm, .rmsnorm = rmsnorm,
 	.activate = activate, .mul = mul, .add = add,
 };

@@ -1,0 +1,635 @@
+/* bench_decode.c — the memory-bound benchmarks: the read-bandwidth probe, matrix-vector
+ * products against it, and `glassbox bench decode`.
+ *
+ * Decoding one token reads every weight once, so its speed limit is (bytes of weights) /
+ * (memory bandwidth). The probe measures the bandwidth in the same run, and every figure is
+ * the best of several samples, with probe samples interleaved with the measured work so both
+ * see the same machine state (other programs only ever add time).
+ *
+ * The decode step. The KV-cached forward pass is not on this branch yet, so the step used
+ * here is a stand-in that is labelled as such in the output: a "weights pass", one token's
+ * worth of matrix-vector products through every linear layer of the decoder and the output
+ * projection, through the fast kernel table (no attention, no norms, no cache). It reads
+ * exactly the bytes the bound counts. A real step plugs in through bench_stepper. */
+#include "app/bench_decode.h"
+#include "app/bench.h"
+#include "model/forward.h"
+#include "model/kernels/kernels.h"
+#include "model/kvcache.h"
+#include "model/kernels/pool.h"
+#include "model/model.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { PROBE_MAX_MB = 1024, PROBE_MIN_MB = 256, SUM_PAD = 16 };
+
+/* ---- the bandwidth probe ---- */
+
+static float probe_sums[64 * SUM_PAD]; /* one cache line per task */
+static volatile float bench_probe_sink; /* read, so the compiler cannot drop the sums */
+
+typedef float v8f __attribute__((vector_size(32)));
+
+/* Sum of p[0..n), n a multiple of 64, 8 independent accumulators of 8 floats: the loads, not
+ * the adds, are the limit. */
+#define PROBE_BODY                                                                      \
+	v8f s[8] = { { 0 } }, t;                                                            \
+	for (size_t i = 0; i < n; i += 64)                                                  \
+		for (int q = 0; q < 8; q++) {                                                   \
+			memcpy(&t, p + i + 8 * q, sizeof t);                                        \
+			s[q] += t;                                                                  \
+		}                                                                               \
+	for (int q = 1; q < 8; q++)                                                         \
+		s[0] += s[q];                                                                   \
+	return s[0][0] + s[0][1] + s[0][2] + s[0][3] + s[0][4] + s[0][5] + s[0][6] + s[0][7];
+
+static float sum_generic(const float *p, size_t n) { PROBE_BODY }
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) static float sum_avx2(const float *p, size_t n) { PROBE_BODY }
+#endif
+
+static void probe_task(void *arg, int t, int worker)
+{
+	bench_probe *P = arg;
+	int nt = gb_pool_threads();
+	size_t blocks = P->n / 64, b0 = blocks * t / nt, b1 = blocks * (t + 1) / nt;
+	const float *p = P->buf + b0 * 64;
+	size_t n = (b1 - b0) * 64;
+#if defined(__x86_64__)
+	if (__builtin_cpu_supports("avx2")) {
+		probe_sums[t * SUM_PAD] = sum_avx2(p, n);
+		return;
+	}
+#endif
+	probe_sums[t * SUM_PAD] = sum_generic(p, n);
+}
+
+int bench_probe_init(bench_probe *p)
+{
+	memset(p, 0, sizeof *p);
+	for (size_t mb = PROBE_MAX_MB; mb >= PROBE_MIN_MB; mb /= 2) {
+		p->n = mb << 18; /* floats */
+		p->buf = aligned_alloc(64, p->n * sizeof(float));
+		if (p->buf)
+			break;
+	}
+	if (!p->buf)
+		return -1;
+	/* Small values: the same buffer holds the matrices of bench_matvec. Writing it also
+	 * takes the page faults out of the timings. */
+	for (size_t i = 0; i < p->n; i++)
+		p->buf[i] = (float)((i * 2654435761u) % 1000) * 1e-4f - 0.05f;
+	return 0;
+}
+
+void bench_probe_free(bench_probe *p)
+{
+	free(p->buf);
+	memset(p, 0, sizeof *p);
+}
+
+double bench_probe_sample(bench_probe *p, int threads, int passes)
+{
+	double t0;
+	if (threads > 64)
+		threads = 64;
+	gb_pool_set_threads(threads);
+	t0 = bench_now();
+	for (int i = 0; i < passes; i++) {
+		gb_pool_run(threads, probe_task, p);
+		for (int t = 0; t < threads; t++)
+			bench_probe_sink += probe_sums[t * SUM_PAD];
+	}
+	return (bench_now() - t0) / (passes > 0 ? passes : 1);
+}
+
+/* ---- matrix-vector products ---- */
+
+static const struct {
+	const char *what;
+	int K, N, bt;
+} mv_shapes[] = {
+	{ "llama q,k,v,o", 768, 768, 1 },
+	{ "llama gate,up", 768, 2048, 1 },
+	{ "llama down", 2048, 768, 1 },
+	{ "llama lm_head", 768, 32000, 1 },
+	{ "gpt2 c_attn", 768, 2304, 0 },
+	{ "gpt2 attn c_proj", 768, 768, 0 },
+	{ "gpt2 c_fc", 768, 3072, 0 },
+	{ "gpt2 mlp c_proj", 3072, 768, 0 },
+	{ "gpt2 lm_head (wte)", 768, 50257, 1 },
+};
+#define NMV (int)(sizeof mv_shapes / sizeof *mv_shapes)
+
+/* Seconds to run out (M,N) = a (M,K) · w for every whole copy of w that fits in the probe
+ * buffer (so nothing comes from the caches, and a sample is as long as a probe sample); *bytes
+ * gets the bytes of w read. */
+static double mv_sample(const gb_kernels *T, bench_probe *P, float *a, float *o, int M, int K,
+                        int N, int bt, double *bytes)
+{
+	size_t per = (size_t)K * N, copies = P->n / per;
+	double t0;
+	*bytes = (double)copies * per * sizeof(float);
+	t0 = bench_now();
+	for (size_t c = 0; c < copies; c++)
+		T->matmul(o, a, P->buf + c * per, NULL, M, K, N, bt);
+	return bench_now() - t0;
+}
+
+int bench_matvec(FILE *out)
+{
+	const gb_kernels *T = gb_kernels_fast();
+	int nthr = gb_kernels_threads(), thr[2] = { 1, nthr }, nt = nthr > 1 ? 2 : 1;
+	bench_probe P;
+	float *a = malloc(16 * 4096 * sizeof *a), *o = malloc(16 * 51200 * sizeof *o);
+	double best_bw[2] = { 1e30, 1e30 };
+	if (!a || !o || bench_probe_init(&P)) {
+		free(a), free(o);
+		fprintf(out, "bench: out of memory for the bandwidth probe\n");
+		return -1;
+	}
+	for (int i = 0; i < 16 * 4096; i++)
+		a[i] = (float)(i % 97) * 0.01f - 0.5f;
+	fprintf(out, "\nmatrix-vector products (%s table): weights read from up to %zu MB of copies (not from cache),\n"
+	             "GB/s of weights, and %% of the read bandwidth measured between the samples; best of 5\n",
+	        T->name, P.n * sizeof(float) >> 20);
+	fprintf(out, "  %-20s %-18s %-3s %17s %17s %8s\n", "layer", "M x K x N", "b_t", "1 thread",
+	         nt > 1 ? "2 threads" : "-", "speedup");
+	/* every shape with M = 1, then M = 2, 4, 8, 16 on llama's gate and gpt2's c_fc */
+	for (int c = 0; c < NMV + 8; c++) {
+		int si = c < NMV ? c : c % 2 ? 6 : 1, M = c < NMV ? 1 : 2 << (c - NMV) / 2;
+		int K = mv_shapes[si].K, N = mv_shapes[si].N, bt = mv_shapes[si].bt;
+		double gbs[2] = { 0, 0 }, bw[2] = { 0, 0 };
+		char shape[40];
+		for (int ti = 0; ti < nt; ti++) {
+			double best = 1e30, bytes = 0, pb = 1e30;
+			gb_kernels_set_threads(thr[ti]);
+			mv_sample(T, &P, a, o, M, K, N, bt, &bytes); /* warm-up */
+			for (int rep = 0; rep < 5; rep++) {
+				double t = bench_probe_sample(&P, thr[ti], 1);
+				pb = t < pb ? t : pb;
+				gb_kernels_set_threads(thr[ti]);
+				t = mv_sample(T, &P, a, o, M, K, N, bt, &bytes);
+				best = t < best ? t : best;
+			}
+			gbs[ti] = bytes / best * 1e-9;
+			bw[ti] = P.n * sizeof(float) / pb * 1e-9;
+			best_bw[ti] = pb < best_bw[ti] ? pb : best_bw[ti];
+		}
+		snprintf(shape, sizeof shape, "%dx%dx%d", M, K, N);
+		fprintf(out, "  %-20s %-18s %-3d %6.1f GB/s %3.0f%% ", mv_shapes[si].what, shape, bt, gbs[0],
+		        100 * gbs[0] / bw[0]);
+		if (nt > 1)
+			fprintf(out, "%6.1f GB/s %3.0f%% %7.2fx\n", gbs[1], 100 * gbs[1] / bw[1], gbs[1] / gbs[0]);
+		else
+			fprintf(out, "%17s %8s\n", "-", "-");
+		fflush(out);
+	}
+	fprintf(out, "  read bandwidth (best probe): %.1f GB/s on 1 thread", P.n * sizeof(float) / best_bw[0] * 1e-9);
+	if (nt > 1)
+		fprintf(out, ", %.1f GB/s on %d threads", P.n * sizeof(float) / best_bw[1] * 1e-9, nthr);
+	fprintf(out, "\n");
+	gb_kernels_set_threads(0);
+	bench_probe_free(&P);
+	free(a);
+	free(o);
+	return 0;
+}
+
+/* ---- decode ---- */
+
+/* The stand-in step: every linear layer a decoded token passes through, in order, as M = 1
+ * products, then the output projection into the logits. */
+struct wp_ctx {
+	const gb_model *m;
+	const gb_kernels *k;
+	const gb_linear **lin;   /* (n_lin): the decoder's linears, then lm_head */
+	int n_lin;
+	float *x, *y;            /* (max in), (max out) */
+	double bytes;            /* weights and biases read per token */
+	uint16_t **w16;          /* (n_lin): the weights rounded to bf16, or NULL */
+	double bytes16;          /* the same with bf16 weights */
+	int use16;               /* steps read w16 through matmul_w16 */
+};
+
+static void wp_add(struct wp_ctx *c, const gb_linear *L)
+{
+	if (L->w && L->in > 0 && L->out > 0)
+		c->lin[c->n_lin++] = L;
+}
+
+static int wp_init(struct wp_ctx *c, const gb_model *m, const gb_kernels *k)
+{
+	const gb_config *cfg = &m->cfg;
+	int max_in = cfg->d_model, max_out = cfg->d_model;
+	memset(c, 0, sizeof *c);
+	c->m = m;
+	c->k = k;
+	c->lin = malloc(((size_t)m->dec.n_layer * 11 + 1) * sizeof *c->lin);
+	if (!c->lin)
+		return -1;
+	for (int l = 0; l < m->dec.n_layer; l++) {
+		const gb_layer_w *L = &m->dec.layers[l];
+		if (L->attn.fused) {
+			wp_add(c, &L->attn.qkv);
+		} else {
+			wp_add(c, &L->attn.q);
+			wp_add(c, &L->attn.k);
+			wp_add(c, &L->attn.v);
+		}
+		wp_add(c, &L->attn.o);
+		if (cfg->encdec) { /* cross-attention's keys and values come from the encoder, once */
+			wp_add(c, L->cross.fused ? &L->cross.qkv : &L->cross.q);
+			wp_add(c, &L->cross.o);
+		}
+		wp_add(c, &L->ffn.up);
+		if (cfg->ffn == GB_FFN_GATED && !L->ffn.fused_gate)
+			wp_add(c, &L->ffn.gate);
+		wp_add(c, &L->ffn.down);
+	}
+	wp_add(c, &m->lm_head);
+	for (int i = 0; i < c->n_lin; i++) {
+		const gb_linear *L = c->lin[i];
+		max_in = L->in > max_in ? L->in : max_in;
+		max_out = L->out > max_out ? L->out : max_out;
+		c->bytes += ((double)L->in * L->out + (L->b ? L->out : 0)) * sizeof(float);
+	}
+	c->x = malloc((size_t)max_in * sizeof *c->x);
+	c->y = malloc((size_t)max_out * sizeof *c->y);
+	if (!c->x || !c->y || c->n_lin == 0 || c->lin[c->n_lin - 1] != &m->lm_head)
+		return -1;
+	for (int i = 0; i < max_in; i++)
+		c->x[i] = (float)(i % 89) * 0.01f - 0.44f;
+	return 0;
+}
+
+/* bf16 copies of the weights (round to nearest even), as a bf16 checkpoint would hold them. */
+static int wp_init16(struct wp_ctx *c)
+{
+	c->w16 = calloc((size_t)c->n_lin, sizeof *c->w16);
+	if (!c->w16)
+		return -1;
+	for (int i = 0; i < c->n_lin; i++) {
+		const gb_linear *L = c->lin[i];
+		size_t n = (size_t)L->in * L->out;
+		if (!(c->w16[i] = malloc(n * sizeof **c->w16)))
+			return -1;
+		for (size_t e = 0; e < n; e++) {
+			uint32_t u;
+			memcpy(&u, &L->w[e], sizeof u);
+			c->w16[i][e] = (uint16_t)((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+		}
+		c->bytes16 += ((double)n * 2 + (L->b ? L->out * 4.0 : 0));
+	}
+	return 0;
+}
+
+static void wp_free(struct wp_ctx *c)
+{
+	for (int i = 0; c->w16 && i < c->n_lin; i++)
+		free(c->w16[i]);
+	free(c->w16);
+	free(c->lin);
+	free(c->x);
+	free(c->y);
+}
+
+/* The real step: one token through the model with its key/value cache (gb_forward_cached),
+ * every intermediate of the step recorded, as generate runs it. */
+struct kv_ctx {
+	const gb_model *m;
+	gb_kvcache *kc;
+	gb_trace tr;
+	gb_fwd_opts o;
+};
+
+static int kv_step(void *ctx, int tok, int pos, float *logits)
+{
+	struct kv_ctx *c = ctx;
+	gb_err err;
+	if (pos == 0)
+		gb_kvcache_truncate(c->kc, 0);
+	if (gb_forward_cached(c->m, c->kc, &tok, 1, &c->tr, &c->o, &err))
+		return -1;
+	const float *row = gb_trace_last_row(&c->tr, "logits");
+	if (!row)
+		return -1;
+	memcpy(logits, row, sizeof(float) * (size_t)c->m->cfg.vocab);
+	return 0;
+}
+
+static int wp_step(void *ctx, int tok, int pos, float *logits)
+{
+	struct wp_ctx *c = ctx;
+	int D = c->m->cfg.d_model;
+	(void)pos;
+	if (c->m->tok_embed) /* the token's embedding row, as the first layer would see it */
+		memcpy(c->x, c->m->tok_embed + (size_t)tok * D, (size_t)D * sizeof *c->x);
+	for (int i = 0; i < c->n_lin; i++) {
+		const gb_linear *L = c->lin[i];
+		float *o = i == c->n_lin - 1 ? logits : c->y;
+		if (c->use16)
+			c->k->matmul_w16(o, c->x, c->w16[i], GB_W_BF16, L->b, 1, L->in, L->out, L->trans);
+		else
+			c->k->matmul(o, c->x, L->w, L->b, 1, L->in, L->out, L->trans);
+	}
+	return 0;
+}
+
+/* Seconds for one plain read (a sum, like the probe) of every weight the step reads: the
+ * same bytes in the same memory, without the arithmetic. */
+static double wp_read_sample(const struct wp_ctx *c, int use16)
+{
+	double t0 = bench_now();
+	for (int i = 0; i < c->n_lin; i++) {
+		const gb_linear *L = c->lin[i];
+		size_t n = (size_t)L->in * L->out / (use16 ? 2 : 1) / 64 * 64;
+		const float *p = use16 ? (const float *)c->w16[i] : L->w;
+#if defined(__x86_64__)
+		if (__builtin_cpu_supports("avx2"))
+			bench_probe_sink += sum_avx2(p, n);
+		else
+#endif
+			bench_probe_sink += sum_generic(p, n);
+	}
+	return bench_now() - t0;
+}
+
+/* Seconds for n greedy steps from token 0. */
+static double decode_run(const bench_stepper *S, int n, float *logits, int vocab)
+{
+	double t0 = bench_now();
+	int tok = 0;
+	for (int pos = 0; pos < n; pos++) {
+		if (S->step(S->ctx, tok, pos, logits))
+			return -1;
+		tok = 0;
+		for (int v = 1; v < vocab; v++)
+			if (logits[v] > logits[tok])
+				tok = v;
+	}
+	return bench_now() - t0;
+}
+
+/* The PyTorch figure: tools/bench_torch_decode.py next to the program, run by
+ * /usr/bin/python3 with the same layer list. Returns tokens/s, or 0 with why filled. */
+static double torch_tok_s(const struct wp_ctx *c, int threads, int tokens, char *why, size_t cap)
+{
+	char exe[1024], script[1100], *cmd, line[256];
+	size_t len = 0, cmdcap;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	double tps = 0;
+	FILE *p;
+	if (n <= 0) {
+		snprintf(why, cap, "cannot find the program's folder");
+		return 0;
+	}
+	exe[n] = 0;
+	if (strrchr(exe, '/'))
+		*strrchr(exe, '/') = 0;
+	snprintf(script, sizeof script, "%s/tools/bench_torch_decode.py", exe);
+	if (access("/usr/bin/python3", X_OK) || access(script, R_OK)) {
+		snprintf(why, cap, "%s", access("/usr/bin/python3", X_OK) ? "no /usr/bin/python3" : "tools/bench_torch_decode.py not found next to the program");
+		return 0;
+	}
+	cmdcap = strlen(script) + 200 + (size_t)c->n_lin * 32;
+	cmd = malloc(cmdcap);
+	if (!cmd)
+		return 0;
+	len = (size_t)snprintf(cmd, cmdcap, "/usr/bin/python3 '%s' --threads %d --tokens %d --layers ", script, threads, tokens);
+	for (int i = 0; i < c->n_lin; i++)
+		len += (size_t)snprintf(cmd + len, cmdcap - len, "%s%d:%d:%d:%d", i ? "," : "", c->lin[i]->in,
+		                        c->lin[i]->out, c->lin[i]->trans, c->lin[i]->b != NULL);
+	snprintf(cmd + len, cmdcap - len, " 2>&1");
+	fflush(NULL);
+	p = popen(cmd, "r");
+	free(cmd);
+	snprintf(why, cap, "the PyTorch script printed nothing");
+	if (!p)
+		return 0;
+	while (fgets(line, sizeof line, p)) {
+		if (!strncmp(line, "tok/s ", 6))
+			tps = atof(line + 6);
+		else if (!strncmp(line, "skip: ", 6))
+			snprintf(why, cap, "%.*s", (int)strcspn(line + 6, "\n"), line + 6);
+	}
+	pclose(p);
+	return tps;
+}
+
+static void shape_config(gb_config *c, int gpt2)
+{
+	gb_config_defaults(c, gpt2 ? GB_FAM_GPT2 : GB_FAM_LLAMA);
+	c->d_model = 768;
+	c->n_layer = 12;
+	c->n_head = c->n_kv_head = 12;
+	c->d_head = 64;
+	c->d_ffn = gpt2 ? 3072 : 2048;
+	c->vocab = gpt2 ? 50257 : 32000;
+	c->n_ctx = 1024;
+}
+
+int bench_decode_main(FILE *out, int argc, char **argv)
+{
+	const char *dir = NULL, *shape = "llama110m";
+	int threads = gb_kernels_threads(), tokens = 16, thr[2], nt, passes;
+	gb_model m;
+	gb_err err;
+	struct wp_ctx wp = { 0 };
+	bench_probe P;
+	bench_stepper S;
+	float *logits;
+	double tps[2] = { 0, 0 }, tps16[2] = { 0, 0 }, bw[2] = { 0, 0 }, pt[2] = { 0, 0 }, tkv[2] = { 0, 0 };
+	struct kv_ctx kv = { 0 };
+	bench_stepper K;
+	double wr[2] = { 0, 0 }; /* plain read of the weights, GB/s (1 thread) */
+	char why[2][200] = { "", "" };
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--threads") || !strcmp(argv[i], "--tokens") || !strcmp(argv[i], "--shape")) {
+			char *end;
+			long v;
+			if (i + 1 >= argc) {
+				fprintf(stderr, "bench decode: %s needs a value\n", argv[i]);
+				return -1;
+			}
+			if (!strcmp(argv[i], "--shape")) {
+				shape = argv[++i];
+				if (strcmp(shape, "llama110m") && strcmp(shape, "gpt2small")) {
+					fprintf(stderr, "bench decode: unknown --shape '%s' (llama110m or gpt2small)\n", shape);
+					return -1;
+				}
+				continue;
+			}
+			v = strtol(argv[i + 1], &end, 10);
+			if (*end || v < 1 || v > (!strcmp(argv[i], "--threads") ? 64 : 100000)) {
+				fprintf(stderr, "bench decode: %s wants a positive number (got '%s')\n", argv[i], argv[i + 1]);
+				return -1;
+			}
+			*(!strcmp(argv[i], "--threads") ? &threads : &tokens) = (int)v;
+			i++;
+		} else if (argv[i][0] == '-' || dir) {
+			fprintf(stderr, "bench decode: unexpected '%s' (usage: bench decode [DIR] [--shape llama110m|gpt2small] [--threads N] [--tokens N])\n", argv[i]);
+			return -1;
+		} else {
+			dir = argv[i];
+		}
+	}
+	if (dir) {
+		if (gb_model_load(&m, dir, &err)) {
+			fprintf(stderr, "bench decode: %s\n", err.msg);
+			return -1;
+		}
+	} else {
+		gb_config c;
+		shape_config(&c, !strcmp(shape, "gpt2small"));
+		if (gb_model_init(&m, &c, 11, 0.02f, &err)) {
+			fprintf(stderr, "bench decode: %s\n", err.msg);
+			return -1;
+		}
+	}
+	logits = malloc((size_t)m.cfg.vocab * sizeof *logits);
+	if (!logits || wp_init(&wp, &m, gb_kernels_fast()) || wp_init16(&wp) || bench_probe_init(&P)) {
+		fprintf(stderr, "bench decode: out of memory\n");
+		free(logits);
+		wp_free(&wp);
+		gb_model_free(&m);
+		return -1;
+	}
+	/* Probe samples about as long as a decode sample: a best-of over short samples would
+	 * catch quiet moments of a shared machine that long ones cannot. */
+	passes = (int)(wp.bytes * tokens / (P.n * sizeof(float)) + 0.5);
+	passes = passes < 1 ? 1 : passes;
+	S.what = "weights pass (no attention): one token through every linear layer of the decoder "
+	         "and the output projection as matrix-vector products";
+	S.ctx = &wp;
+	S.step = wp_step;
+	kv.m = &m;
+	kv.o.k = gb_kernels_fast();
+	kv.kc = gb_kvcache_new(&m, m.cfg.n_ctx < tokens + 2 ? m.cfg.n_ctx : tokens + 2, &err);
+	K.what = "the cached forward pass (gb_forward_cached), as generate runs it";
+	K.ctx = &kv;
+	K.step = kv_step;
+	thr[0] = 1;
+	thr[1] = threads;
+	nt = threads > 1 ? 2 : 1;
+
+	fprintf(out, "decode: %s, %s family, d_model %d, %d layers, %d heads (%d kv), FFN %d, vocabulary %d,\n"
+	             "  %.1fM weights in %d linear layers, fp32: %.1f MB read per token; kernels %s; %d tokens per sample\n",
+	        dir ? dir : !strcmp(shape, "gpt2small") ? "GPT-2-small shape, random weights" : "Llama-110M shape, random weights",
+	        gb_family_names[m.cfg.family], m.cfg.d_model, m.cfg.n_layer, m.cfg.n_head, m.cfg.n_kv_head,
+	        m.cfg.d_ffn, m.cfg.vocab, wp.bytes / 4e6, wp.n_lin, wp.bytes / 1e6, wp.k->name, tokens);
+	fprintf(out, "  step: %s\n", S.what);
+	fflush(out);
+	for (int ti = 0; ti < nt; ti++) {
+		double best = 1e30, best16 = 1e30, pb = 1e30, best_r = 1e30;
+		gb_kernels_set_threads(thr[ti]);
+		wp.use16 = 1;
+		decode_run(&S, 2, logits, m.cfg.vocab); /* warm-up */
+		wp.use16 = 0;
+		decode_run(&S, 2, logits, m.cfg.vocab);
+		for (int rep = 0; rep < 5; rep++) { /* probe, fp32, bf16, in turn */
+			double t = bench_probe_sample(&P, thr[ti], passes);
+			pb = t < pb ? t : pb;
+			gb_kernels_set_threads(thr[ti]);
+			for (int w = 0; w < 2; w++) {
+				wp.use16 = w;
+				t = decode_run(&S, tokens, logits, m.cfg.vocab);
+				if (w)
+					best16 = t < best16 ? t : best16;
+				else
+					best = t < best ? t : best;
+			}
+			wp.use16 = 0;
+			if (kv.kc && !m.cfg.encdec) { /* the real step, attention and trace included */
+				t = decode_run(&K, tokens, logits, m.cfg.vocab);
+				if (t > 0 && (tkv[ti] == 0 || tokens / t > tkv[ti]))
+					tkv[ti] = tokens / t;
+			}
+			if (ti == 0) { /* the plain read, `tokens` passes */
+				t = 0;
+				for (int r = 0; r < tokens; r++)
+					t += wp_read_sample(&wp, 0);
+				best_r = t < best_r ? t : best_r;
+			}
+		}
+		if (ti == 0)
+			wr[0] = wp.bytes * tokens / best_r * 1e-9;
+		tps[ti] = tokens / best;
+		tps16[ti] = tokens / best16;
+		bw[ti] = P.n * sizeof(float) / pb * 1e-9;
+	}
+	gb_kernels_set_threads(0);
+	for (int ti = 0; ti < nt; ti++)
+		pt[ti] = torch_tok_s(&wp, thr[ti], tokens, why[ti], sizeof why[ti]);
+
+	fprintf(out, "  %-34s %22s", "", "1 thread");
+	if (nt > 1)
+		fprintf(out, " %22s %8s", threads == 2 ? "2 threads" : "N threads", "speedup");
+	fprintf(out, "\n  %-34s %17.1f GB/s", "read bandwidth (probe)", bw[0]);
+	if (nt > 1)
+		fprintf(out, " %17.1f GB/s %7.2fx", bw[1], bw[1] / bw[0]);
+	fprintf(out, "\n  %-34s %17.1f GB/s", "plain read of the weights (sum)", wr[0]);
+	fprintf(out, "\n  %-34s %16.1f tok/s", "bound: bandwidth / bytes per token", bw[0] * 1e9 / wp.bytes);
+	if (nt > 1)
+		fprintf(out, " %16.1f tok/s", bw[1] * 1e9 / wp.bytes);
+	fprintf(out, "\n  %-34s %10.1f tok/s %3.0f%%", "glassbox (weights pass)", tps[0],
+	        100 * tps[0] * wp.bytes / (bw[0] * 1e9));
+	if (nt > 1)
+		fprintf(out, " %10.1f tok/s %3.0f%% %7.2fx", tps[1], 100 * tps[1] * wp.bytes / (bw[1] * 1e9),
+		        tps[1] / tps[0]);
+	if (tkv[0] > 0) {
+		fprintf(out, "\n  %-34s %10.1f tok/s %3.0f%%", "glassbox (cached forward, fp32)", tkv[0],
+		        100 * tkv[0] * wp.bytes / (bw[0] * 1e9));
+		if (nt > 1)
+			fprintf(out, " %10.1f tok/s %3.0f%% %7.2fx", tkv[1], 100 * tkv[1] * wp.bytes / (bw[1] * 1e9), tkv[1] / tkv[0]);
+	}
+	fprintf(out, "\n  %-34s %10.1f tok/s %3.0f%%", "glassbox, bf16 weights", tps16[0],
+	        100 * tps16[0] * wp.bytes16 / (bw[0] * 1e9));
+	if (nt > 1)
+		fprintf(out, " %10.1f tok/s %3.0f%% %7.2fx", tps16[1], 100 * tps16[1] * wp.bytes16 / (bw[1] * 1e9),
+		        tps16[1] / tps16[0]);
+	fprintf(out, "\n  %-34s %16.2fx", "  bf16 / fp32 tok/s", tps16[0] / tps[0]);
+	if (nt > 1)
+		fprintf(out, " %16.2fx", tps16[1] / tps[1]);
+	fprintf(out, "\n");
+	if (pt[0] > 0) {
+		fprintf(out, "  %-34s %10.1f tok/s %3.0f%%", "PyTorch (same matvec chain)", pt[0],
+		        100 * pt[0] * wp.bytes / (bw[0] * 1e9));
+		if (nt > 1 && pt[1] > 0)
+			fprintf(out, " %10.1f tok/s %3.0f%% %7.2fx", pt[1], 100 * pt[1] * wp.bytes / (bw[1] * 1e9),
+			        pt[1] / pt[0]);
+		fprintf(out, "\n  (PyTorch: tools/bench_torch_decode.py, the same layer shapes and layouts as torch\n"
+		             "   matrix-vector products, torch.set_num_threads as above, run after glassbox's samples)\n");
+	} else {
+		fprintf(out, "  PyTorch: skipped (%s)\n", why[0]);
+	}
+	fprintf(out, "  %% = fraction of the bound: tok/s x bytes per token / bandwidth measured between the samples;\n"
+	             "  the plain read sums the weights themselves (1 thread, samples as long as the decode samples):\n"
+	             "  fp32 weights pass / plain read of the same bytes = %.0f%%\n", 100 * tps[0] * wp.bytes / (wr[0] * 1e9));
+	fprintf(out, ""
+	             "  (bf16: the weights rounded to bf16, %.1f MB per token, kept 16-bit and widened in the kernel)\n",
+	        wp.bytes16 / 1e6);
+	{
+		/* The kernel's figure: glibc's sysconf reports 10x the L3 under some hypervisors. */
+		FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
+		long kb = 0;
+		if (!f || fscanf(f, "%ldK", &kb) != 1 || kb <= 0)
+			kb = 32 << 10;
+		if (f)
+			fclose(f);
+		if (wp.bytes < 2.0 * kb * 1024)
+			fprintf(out, "  note: %.1f MB of weights stay in the caches (L3: %ld MB), so the memory bound does not apply\n",
+			        wp.bytes / 1e6, kb >> 10);
+	}
+	bench_probe_free(&P);
+	free(logits);
+	wp_free(&wp);
+	gb_kvcache_free(kv.kc);
+	gb_trace_free(&kv.tr);
+	gb_model_free(&m);
+	return 0;
+}
