@@ -483,6 +483,40 @@ int bench_decode_main(FILE *out, int argc, char **argv)
 			fprintf(stderr, "bench decode: %s\n", err.msg);
 			return -1;
 		}
+		/* A folder of BF16/F16 weights decodes with them kept 16-bit: timed first, as they
+		 * are; then widened for the fp32 figures below (the weights pass reads floats). */
+		int k16 = 0;
+		for (int i = 0; i < m.n_params; i++)
+			k16 += m.params[i].data16 != NULL;
+		if (k16 && !m.cfg.encdec) {
+			struct kv_ctx k = { 0 };
+			bench_stepper KS = { "cached forward on the kept 16-bit weights", &k, kv_step };
+			float *lg = malloc((size_t)m.cfg.vocab * sizeof *lg);
+			k.m = &m;
+			k.o.k = gb_kernels_fast();
+			k.kc = gb_kvcache_new(&m, m.cfg.n_ctx < tokens + 2 ? m.cfg.n_ctx : tokens + 2, &err);
+			fprintf(out, "decode: %s keeps %d weight matrices 16-bit\n", dir, k16);
+			for (int ti = 0; lg && k.kc && ti < (threads > 1 ? 2 : 1); ti++) {
+				double best = 1e30;
+				gb_kernels_set_threads(ti ? threads : 1);
+				decode_run(&KS, 2, lg, m.cfg.vocab);
+				for (int rep = 0; rep < 5; rep++) {
+					double t = decode_run(&KS, tokens, lg, m.cfg.vocab);
+					best = t > 0 && t < best ? t : best;
+				}
+				fprintf(out, "  glassbox (cached forward, 16-bit weights kept), %d thread%s: %.1f tok/s\n", ti ? threads : 1,
+				        ti && threads > 1 ? "s" : "", tokens / best);
+			}
+			gb_kernels_set_threads(0);
+			free(lg);
+			gb_kvcache_free(k.kc);
+			gb_trace_free(&k.tr);
+			if (gb_model_make_writable(&m, &err)) {
+				fprintf(stderr, "bench decode: %s\n", err.msg);
+				gb_model_free(&m);
+				return -1;
+			}
+		}
 	} else {
 		gb_config c;
 		shape_config(&c, !strcmp(shape, "gpt2small"));

@@ -200,7 +200,8 @@ int cmd_export_model(session *s, int argc, char **argv, const char *rest)
 	gb_err err;
 	if (load_model(what, NULL, &m))
 		return -1;
-	int rc = gb_llama2c_write(&m, out, version, &err);
+	/* llama2.c files hold floats: 16-bit weights are widened first (exactly) */
+	int rc = gb_model_make_writable(&m, &err) ? -1 : gb_llama2c_write(&m, out, version, &err);
 	if (rc)
 		errorf("%s", err.msg);
 	else if (s->interactive)

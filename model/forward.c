@@ -83,7 +83,10 @@ static float *data(fctx *f, int idx) { return f->tr->t[idx].data; }
 
 static void lin(fctx *f, float *out, const float *x, int T, const gb_linear *l)
 {
-	f->k->matmul(out, x, l->w, l->b, T, l->in, l->out, l->trans);
+	if (l->w16) /* kept as the file's BF16/F16: half the bytes read, widened in the kernel */
+		f->k->matmul_w16(out, x, l->w16, l->wtype, l->b, T, l->in, l->out, l->trans);
+	else
+		f->k->matmul(out, x, l->w, l->b, T, l->in, l->out, l->trans);
 }
 
 /* The sinusoidal encoding of positions pos0 .. pos0 + T - 1 into pe (T, D). */
@@ -547,7 +550,7 @@ static void output(fctx *f, int x, int T)
 	const gb_config *c = f->c;
 	const unsigned char *tv = AXES(GB_AX_TOKEN, GB_AX_VOCAB);
 	float *logits = tens(f, 2, SHAPE(T, c->vocab), tv, "logits");
-	f->k->matmul(logits, data(f, x), f->m->lm_head.w, NULL, T, c->d_model, c->vocab, f->m->lm_head.trans);
+	lin(f, logits, data(f, x), T, &f->m->lm_head);
 	float *probs = tens(f, 2, SHAPE(T, c->vocab), tv, "probs");
 	memcpy(probs, logits, (size_t)T * c->vocab * sizeof(float));
 	f->k->softmax(probs, T, c->vocab);
@@ -590,8 +593,7 @@ static void lazy_output(fctx *f, int x, int T)
 	const unsigned char *tv = AXES(GB_AX_TOKEN, GB_AX_VOCAB);
 	size_t tv_n = (size_t)T * c->vocab;
 	float *row = scratch(f, (size_t)c->vocab);
-	f->k->matmul(row, data(f, x) + (size_t)(T - 1) * c->d_model, f->m->lm_head.w, NULL, 1, c->d_model, c->vocab,
-	             f->m->lm_head.trans);
+	lin(f, row, data(f, x) + (size_t)(T - 1) * c->d_model, 1, &f->m->lm_head);
 	f->tr->tail_logits = row;
 	f->lazy->x_out = x;
 	int gl = gb_lazy_add_group(f->lazy, 1, -1, tv_n), gp = gb_lazy_add_group(f->lazy, 1, -2, tv_n);
@@ -617,7 +619,7 @@ int gb_fwd_replay(const gb_lazy *z, const gb_trace *main, int g, gb_trace *sub)
 		int T = x->shape[0];
 		float *p = tens(&f, 2, SHAPE(T, c->vocab), AXES(GB_AX_TOKEN, GB_AX_VOCAB), "%s",
 		                G->layer == -1 ? "logits" : "probs");
-		f.k->matmul(p, x->data, m->lm_head.w, NULL, T, c->d_model, c->vocab, m->lm_head.trans);
+		lin(&f, p, x->data, T, &m->lm_head);
 		if (G->layer == -2)
 			f.k->softmax(p, T, c->vocab);
 		return 0;

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "model/formats/hf_config.h"
+#include "model/kernels/kernels.h"
 #include "model/formats/llama2c.h"
 #include "model/formats/llama2c_tok.h"
 #include "model/formats/safetensors.h"
@@ -67,10 +68,13 @@ static void linear(walker *w, gb_linear *l, int in, int out, int trans, int bias
 	l->out = out;
 	l->trans = trans;
 	l->b = NULL;
+	l->w16 = NULL;
 	if (trans)
 		add(w, &l->w, 0, 2, out, in, "%s.weight", name);
 	else
 		add(w, &l->w, 0, 2, in, out, "%s.weight", name);
+	if (!w->failed)
+		w->m->params[w->n - 1].lin = l; /* may be kept 16-bit (safetensors.c) */
 	if (bias)
 		add(w, &l->b, 2, 1, out, 0, "%s.bias", name);
 }
@@ -211,8 +215,12 @@ static void enumerate(walker *w)
 	m->lm_head.out = c->vocab;
 	m->lm_head.trans = 1;
 	m->lm_head.b = NULL;
-	if (!c->tied)
+	m->lm_head.w16 = NULL;
+	if (!c->tied) {
 		add(w, &m->lm_head.w, 0, 2, c->vocab, c->d_model, "lm_head.weight");
+		if (!w->failed)
+			w->m->params[w->n - 1].lin = &m->lm_head; /* may be kept 16-bit too */
+	}
 }
 
 /* Builds m->params for m->cfg (slots still unset). */
@@ -232,8 +240,14 @@ static int build_params(gb_model *m, gb_err *err)
 /* Points every struct slot at its parameter's data; the tied head reads the embedding. */
 static void bind_slots(gb_model *m)
 {
-	for (int i = 0; i < m->n_params; i++)
-		*m->params[i].slot = m->params[i].data;
+	for (int i = 0; i < m->n_params; i++) {
+		gb_param *p = &m->params[i];
+		*p->slot = p->data;
+		if (p->lin) {
+			p->lin->w16 = p->data ? NULL : p->data16;
+			p->lin->wtype = p->data ? 0 : p->wtype;
+		}
+	}
 	if (m->cfg.tied)
 		m->lm_head.w = m->tok_embed;
 }
@@ -488,8 +502,13 @@ int gb_model_make_writable(gb_model *m, gb_err *err)
 	float *dst = block;
 	for (int i = 0; i < m->n_params; i++) {
 		gb_param *p = &m->params[i];
-		memcpy(dst, p->data, p->n * sizeof(float));
+		if (p->data)
+			memcpy(dst, p->data, p->n * sizeof(float));
+		else /* kept 16-bit: widened, exactly (every BF16 and F16 value is a float) */
+			for (size_t k = 0; k < p->n; k++)
+				dst[k] = gb_w16_to_float(p->data16[k], p->wtype);
 		p->data = dst;
+		p->data16 = NULL;
 		dst += p->n;
 	}
 	free(m->owned);
@@ -511,10 +530,27 @@ static int save_safetensors(const gb_model *m, const char *path, gb_err *err)
 	const float **data = malloc(sizeof *data * (size_t)(m->n_params ? m->n_params : 1));
 	if (!data)
 		return gb_fail(err, "%s: out of memory", path);
-	for (int i = 0; i < m->n_params; i++)
-		data[i] = m->params[i].data;
+	/* weights kept 16-bit are written as floats, widened into temporary buffers */
+	float **wide = calloc((size_t)(m->n_params ? m->n_params : 1), sizeof *wide);
+	int rc = wide ? 0 : gb_fail(err, "%s: out of memory", path);
+	for (int i = 0; !rc && i < m->n_params; i++) {
+		const gb_param *p = &m->params[i];
+		if (!p->data) {
+			if (!(wide[i] = malloc(p->n * sizeof(float)))) {
+				rc = gb_fail(err, "%s: out of memory", path);
+				break;
+			}
+			for (size_t k = 0; k < p->n; k++)
+				wide[i][k] = gb_w16_to_float(p->data16[k], p->wtype);
+		}
+		data[i] = p->data ? p->data : wide[i];
+	}
 	const char *prefix = "";
-	int rc = gb_safetensors_write(m, path, &prefix, data, 1, NULL, 0, err);
+	if (!rc)
+		rc = gb_safetensors_write(m, path, &prefix, data, 1, NULL, 0, err);
+	for (int i = 0; wide && i < m->n_params; i++)
+		free(wide[i]);
+	free(wide);
 	free(data);
 	return rc;
 }

@@ -20,7 +20,9 @@ struct gb_l2c_tok;
 /* y = x W + b with W (in, out) when trans == 0 (GPT-2's Conv1D), or y = x Wᵀ + b with
  * W (out, in) when trans == 1 (nn.Linear). */
 typedef struct gb_linear {
-	const float *w; /* (in, out) or (out, in) */
+	const float *w; /* (in, out) or (out, in); NULL when the weights are kept 16-bit */
+	const uint16_t *w16; /* the same, kept as the file's BF16 or F16 (widened in the kernel) */
+	int wtype;           /* enum gb_wtype (kernels.h) of w16 */
 	const float *b; /* (out) or NULL */
 	int in, out, trans;
 } gb_linear;
@@ -65,7 +67,11 @@ typedef struct gb_param {
 	int ndim;
 	int shape[2];         /* as stored in the file */
 	size_t n;             /* element count */
-	float *data;          /* F32; points into the map (read-only) or into owned memory */
+	float *data;          /* F32; points into the map (read-only) or into owned memory; NULL
+	                       * while the weights are kept 16-bit (data16) */
+	const uint16_t *data16; /* a linear layer's BF16/F16 weights as the file holds them */
+	int wtype;            /* enum gb_wtype of data16 */
+	struct gb_linear *lin; /* the linear layer this is the weight of, or NULL */
 	const float **slot;   /* where the per-layer structs keep this pointer */
 	int init;             /* how gb_model_init fills it: 0 random, 1 ones (norm gain), 2 zeros */
 } gb_param;
@@ -128,7 +134,8 @@ const unsigned char *gb_model_piece(const gb_model *m, int id, size_t *len);
 /* A model with random weights (N(0, std^2); norm gains 1, biases 0), parameters owned. */
 int gb_model_init(gb_model *m, const gb_config *c, uint64_t seed, float std, gb_err *err);
 
-/* Copies mapped parameters into owned memory, so they can be changed (training, ablation). */
+/* Copies mapped parameters into owned memory, so they can be changed (training, ablation);
+ * weights kept 16-bit are widened to F32 on the way (save, export and training need floats). */
 int gb_model_make_writable(gb_model *m, gb_err *err);
 
 /* Writes config.json, model.safetensors (F32) and, when the model has one, tokenizer.json into

@@ -16,13 +16,13 @@ S=glassbox-test-$$
 tmux_private "$T"
 trap tmux_cleanup EXIT
 screen() { tmux capture-pane -p -t "$S"; }
-# waitfor TEXT: up to 5 s for TEXT to appear on the screen
-waitfor() { i=0; while [ $i -lt 50 ]; do screen | grep -qF -- "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
+# waitfor TEXT: up to 15 s (a loaded machine) for TEXT to appear on the screen
+waitfor() { i=0; while [ $i -lt 150 ]; do screen | grep -qF -- "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
 # (tmux drops trailing spaces: a completed word shows without the space readline added)
 lastline() { screen | grep -v "^$" | tail -n 1; }
 
-# waitline REGEX: up to 5 s for the last screen line to match
-waitline() { i=0; while [ $i -lt 50 ]; do lastline | grep -q -- "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
+# waitline REGEX: up to 15 s for the last screen line to match
+waitline() { i=0; while [ $i -lt 150 ]; do lastline | grep -q -- "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
 
 echo "1..34"
 tmux kill-session -t "$S" 2>/dev/null

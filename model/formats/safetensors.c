@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "model/fileio.h"
+#include "model/kernels/kernels.h"
 
 /* The dtypes a header may name. Weights must be floating point; the integer and boolean
  * types are accepted only in the buffers that loading skips (a causal mask stored as BOOL). */
@@ -373,6 +374,11 @@ static int bind(gb_model *m, st_entry *e, int n, const char *what, gb_err *err)
 			goto out;
 		}
 	size_t need = 0; /* floats to own: converted or misaligned tensors */
+	size_t kept16[2] = { 0, 0 }; /* F16, BF16 weights kept as they are */
+	/* GLASSBOX_WEIGHTS=f32 widens 16-bit weights at load instead (a comparison, or a machine
+	 * where the float path is faster) */
+	const char *wenv = getenv("GLASSBOX_WEIGHTS");
+	int keep16 = !(wenv && !strcmp(wenv, "f32"));
 	for (int i = 0; i < m->n_params; i++) {
 		gb_param *p = &m->params[i];
 		st_entry *t = find_key(sorted, ns, key_of(p->name, fam));
@@ -401,7 +407,13 @@ static int bind(gb_model *m, st_entry *e, int n, const char *what, gb_err *err)
 		}
 		if (t->dtype == DT_F32 && ((uintptr_t)t->data & 3) == 0)
 			p->data = (float *)t->data;
-		else
+		else if (keep16 && p->lin && (t->dtype == DT_BF16 || t->dtype == DT_F16) && ((uintptr_t)t->data & 1) == 0) {
+			/* a linear layer's 16-bit weights stay as the file has them: decoding reads half
+			 * the bytes, and the kernels widen them (exactly) as they go */
+			p->data16 = (const uint16_t *)t->data;
+			p->wtype = t->dtype == DT_BF16 ? GB_W_BF16 : GB_W_F16;
+			kept16[t->dtype == DT_BF16] += p->n;
+		} else
 			need += p->n;
 	}
 	if (m->check_only) { /* the gallery: names, shapes and sizes are all it asks */
@@ -422,7 +434,7 @@ static int bind(gb_model *m, st_entry *e, int n, const char *what, gb_err *err)
 		float *dst = m->owned;
 		for (int i = 0; i < m->n_params; i++) {
 			gb_param *p = &m->params[i];
-			if (p->data)
+			if (p->data || p->data16)
 				continue;
 			const st_entry *t = find_key(sorted, ns, key_of(p->name, fam));
 			for (size_t k = 0; k < p->n; k++)
@@ -458,9 +470,21 @@ static int bind(gb_model *m, st_entry *e, int n, const char *what, gb_err *err)
 	for (int b = 0; b < N_BUFFERS; b++)
 		if (skipped[b])
 			note(m, "skipped %d x %s (%s, a buffer, not a weight)", skipped[b], buffers[b].shown, buffers[b].why);
+	for (int b = 0; b < 2; b++)
+		if (kept16[b])
+			note(m, "%.1fM weights of the linear layers kept as %s in memory (%.0f MB), widened inside the kernels",
+			     kept16[b] / 1e6, b ? "BF16" : "F16", kept16[b] * 2 / 1e6);
 	for (int i = 0; i < m->n_params; i++) {
 		const gb_param *p = &m->params[i];
-		for (size_t k = 0; k < p->n; k++)
+		/* a 16-bit NaN or infinity: every exponent bit set */
+		uint16_t top = p->wtype == GB_W_BF16 ? 0x7F80 : 0x7C00;
+		for (size_t k = 0; !p->data && k < p->n; k++)
+			if ((p->data16[k] & top) == top) {
+				gb_fail(err, "%s: tensor \"%s\" holds %s at element %zu", what, p->name,
+				        (p->data16[k] & (top ^ 0x7FFF)) ? "NaN" : "an infinite value", k);
+				goto out;
+			}
+		for (size_t k = 0; p->data && k < p->n; k++)
 			if (!isfinite(p->data[k])) {
 				gb_fail(err, "%s: tensor \"%s\" holds %s at element %zu", what, p->name,
 				        isnan(p->data[k]) ? "NaN" : "an infinite value", k);
