@@ -5,8 +5,7 @@
  * whose record would pass the trace's budget runs each layer in the trace's arena and keeps
  * only the cheap tensors; gb_fwd_replay computes the rest of a layer again on demand
  * (model/lazytrace.h). */
-#include "model/forward.h"
-#include "model/lazytrace.h"
+#include "model/forward_int.h"
 
 #include <math.h>
 #include <setjmp.h>
@@ -15,17 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct fctx {
-	const gb_model *m;
-	const gb_config *c;
-	const gb_kernels *k;
-	const gb_fwd_opts *o;
-	gb_trace *tr;
-	int textbook;
-	int done, total;      /* layers run and to run (progress) */
-	gb_lazy *lazy;        /* a lazy run (model/lazytrace.h), or NULL */
-	jmp_buf oom;          /* taken when the trace cannot grow (1), or when stopped (2) */
-} fctx;
 
 /* The setjmp's value as the run's error. */
 static int jump_fail(fctx *f, int why, gb_err *err)
@@ -35,11 +23,7 @@ static int jump_fail(fctx *f, int why, gb_err *err)
 	                : gb_fail(err, "out of memory recording the trace");
 }
 
-/* A new trace tensor; ndim 1..3 with shape d[] and axes a[]. */
-static float *tens(fctx *f, int ndim, const int *d, const unsigned char *a, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-
-static float *tens(fctx *f, int ndim, const int *d, const unsigned char *a, const char *fmt, ...)
+float *gb_fwd_tens(fctx *f, int ndim, const int *d, const unsigned char *a, const char *fmt, ...)
 {
 	char name[64];
 	va_list ap;
@@ -52,11 +36,7 @@ static float *tens(fctx *f, int ndim, const int *d, const unsigned char *a, cons
 	return p;
 }
 
-#define SHAPE(...) ((const int[]){ __VA_ARGS__ })
-#define AXES(...) ((const unsigned char[]){ __VA_ARGS__ })
-#define TF(T, D) 2, SHAPE(T, D), AXES(GB_AX_TOKEN, GB_AX_FEATURE)
-
-static float *scratch(fctx *f, size_t n)
+float *gb_fwd_scratch(fctx *f, size_t n)
 {
 	float *p = gb_trace_scratch(f->tr, n);
 	if (!p)
@@ -78,10 +58,10 @@ static void alias_idx(fctx *f, int idx, const char *fmt, ...)
 		longjmp(f->oom, 1);
 }
 
-static int last(fctx *f) { return f->tr->n - 1; }
+int gb_fwd_last(fctx *f) { return f->tr->n - 1; }
 static float *data(fctx *f, int idx) { return f->tr->t[idx].data; }
 
-static void lin(fctx *f, float *out, const float *x, int T, const gb_linear *l)
+void gb_fwd_lin(fctx *f, float *out, const float *x, int T, const gb_linear *l)
 {
 	if (l->w16) /* kept as the file's BF16/F16: half the bytes read, widened in the kernel */
 		f->k->matmul_w16(out, x, l->w16, l->wtype, l->b, T, l->in, l->out, l->trans);
@@ -145,146 +125,6 @@ static int norm(fctx *f, const gb_normw *w, const float *x, int T, const char *n
 		float *out = tens(f, TF(T, D), "%s.out", name);
 		f->k->layernorm(out, mean, var, x, w->g, w->b, T, D, f->c->norm_eps, f->textbook);
 	}
-	return last(f);
-}
-
-/* Copies columns [off, off + H E) of src (T rows of `stride` floats) into dst (H, T, E). */
-static void split_heads(float *dst, const float *src, int T, int H, int E, int stride, int off)
-{
-	for (int h = 0; h < H; h++)
-		for (int t = 0; t < T; t++)
-			memcpy(dst + ((size_t)h * T + t) * E, src + (size_t)t * stride + off + h * E, (size_t)E * sizeof(float));
-}
-
-typedef struct attn_in {
-	const float *xq;      /* (Tq, D) */
-	const float *xkv;     /* (Tk, D); NULL: cross-attention whose keys and values are in ck, cv */
-	int Tq, Tk;           /* Tk: the keys computed here (or read from ck, cv when xkv is NULL) */
-	int causal, self;     /* self-attention gets RoPE, ALiBi and the local window */
-	const int *key_ids;   /* every key's id (position 0 on), for the padding mask */
-	const float *scale;   /* (H) per-head output scale, or NULL */
-	int pos0;             /* position of the first query (and of the first key computed here) */
-	/* A key/value cache of this layer: kv head h's rows at ck + h * cstride. Self-attention
-	 * writes its Tk new rows at pos0 and attends to rows 0 .. pos0 + Tk - 1; cross-attention
-	 * (xkv NULL) reads its Tk rows. NULL: no cache, the keys are the Tk computed here. */
-	float *ck, *cv;
-	size_t cstride;
-} attn_in;
-
-/* Multi-head attention; records name.{q,k,v,scores,masked,weights,head_out,merged,out}.
- * q and k/v hold the rows computed in this run; scores and weights span every key attended to
- * (with a cache: the cached positions too). Returns out's index. */
-static int attention(fctx *f, const gb_attn_w *a, const char *name, const attn_in *in)
-{
-	const gb_config *c = f->c;
-	int H = c->n_head, K = c->n_kv_head, E = c->d_head, D = c->d_model;
-	int Tq = in->Tq, Tk = in->Tk, qw = H * E, kw = K * E, group = H / K;
-	const float *qs, *ks = NULL, *vs = NULL;
-	int qst, kst = kw, qo = 0, ko = 0, vo = 0;
-	if (a->fused) { /* self-attention only: q, k and v all come from xq */
-		float *buf = scratch(f, (size_t)Tq * (qw + 2 * kw));
-		lin(f, buf, in->xq, Tq, &a->qkv);
-		qs = ks = vs = buf;
-		qst = kst = qw + 2 * kw;
-		ko = qw;
-		vo = qw + kw;
-	} else {
-		float *qb = scratch(f, (size_t)Tq * qw);
-		lin(f, qb, in->xq, Tq, &a->q);
-		qs = qb;
-		qst = qw;
-		if (in->xkv) {
-			float *kb = scratch(f, (size_t)Tk * kw), *vb = scratch(f, (size_t)Tk * kw);
-			lin(f, kb, in->xkv, Tk, &a->k);
-			lin(f, vb, in->xkv, Tk, &a->v);
-			ks = kb, vs = vb;
-		}
-	}
-	float *q = tens(f, 3, SHAPE(H, Tq, E), AXES(GB_AX_HEAD, GB_AX_TOKEN, GB_AX_FEATURE), "%s.q", name);
-	float *k = tens(f, 3, SHAPE(K, Tk, E), AXES(GB_AX_KV_HEAD, GB_AX_TOKEN, GB_AX_FEATURE), "%s.k", name);
-	float *v = tens(f, 3, SHAPE(K, Tk, E), AXES(GB_AX_KV_HEAD, GB_AX_TOKEN, GB_AX_FEATURE), "%s.v", name);
-	split_heads(q, qs, Tq, H, E, qst, qo);
-	if (ks) {
-		split_heads(k, ks, Tk, K, E, kst, ko);
-		split_heads(v, vs, Tk, K, E, kst, vo);
-	} else /* cached cross-attention: the trace shows the keys and values it used */
-		for (int h = 0; h < K; h++) {
-			memcpy(k + (size_t)h * Tk * E, in->ck + h * in->cstride, (size_t)Tk * E * sizeof(float));
-			memcpy(v + (size_t)h * Tk * E, in->cv + h * in->cstride, (size_t)Tk * E * sizeof(float));
-		}
-	if (in->self && c->pos == GB_POS_ROPE) {
-		for (int h = 0; h < H; h++)
-			gb_rope(q + (size_t)h * Tq * E, Tq, E, in->pos0, c->rope_theta, c->rope_pairs);
-		for (int h = 0; h < K; h++)
-			gb_rope(k + (size_t)h * Tk * E, Tk, E, in->pos0, c->rope_theta, c->rope_pairs);
-	}
-	/* The keys attended to: kv head h's Tk rows at kall + h * kstr. With a cache, self-attention
-	 * appends its new rows in place and reads every row so far (Tk grows to pos0 + Tk). */
-	const float *kall = k, *vall = v;
-	size_t kstr = (size_t)Tk * E;
-	if (in->ck && ks) {
-		for (int h = 0; h < K; h++) {
-			memcpy(in->ck + h * in->cstride + (size_t)in->pos0 * E, k + (size_t)h * Tk * E, (size_t)Tk * E * sizeof(float));
-			memcpy(in->cv + h * in->cstride + (size_t)in->pos0 * E, v + (size_t)h * Tk * E, (size_t)Tk * E * sizeof(float));
-		}
-		kall = in->ck, vall = in->cv, kstr = in->cstride;
-		Tk = in->pos0 + Tk;
-	}
-	const unsigned char *hqk = AXES(GB_AX_HEAD, GB_AX_QUERY, GB_AX_KEY);
-	float *sc = tens(f, 3, SHAPE(H, Tq, Tk), hqk, "%s.scores", name);
-	float *mk = tens(f, 3, SHAPE(H, Tq, Tk), hqk, "%s.masked", name);
-	float *wt = tens(f, 3, SHAPE(H, Tq, Tk), hqk, "%s.weights", name);
-	float *ho = tens(f, 3, SHAPE(H, Tq, E), AXES(GB_AX_HEAD, GB_AX_TOKEN, GB_AX_FEATURE), "%s.head_out", name);
-	float inv = (float)(1.0 / sqrt((double)E));
-	int window = in->self ? c->window : 0, pad = c->pad_id;
-	for (int h = 0; h < H; h++) {
-		const float *kh = kall + (size_t)(h / group) * kstr;
-		float *s = sc + (size_t)h * Tq * Tk, *mm = mk + (size_t)h * Tq * Tk;
-		f->k->matmul(s, q + (size_t)h * Tq * E, kh, NULL, Tq, E, Tk, 1);
-		float slope = in->self && c->pos == GB_POS_ALIBI ? (float)gb_alibi_slope(h, H) : 0.0f;
-		for (int i = 0; i < Tq; i++) {
-			/* Causal and window masks leave one contiguous range of keys [lo, hi); ia is the
-			 * query's position. */
-			int ia = in->pos0 + i;
-			int lo = window ? ia - window + 1 : 0, hi = in->causal ? ia + 1 : Tk;
-			if (window && ia + window < hi)
-				hi = ia + window;
-			lo = lo < 0 ? 0 : lo;
-			hi = hi > Tk ? Tk : hi;
-			const float *srow = s + (size_t)i * Tk;
-			float *mrow = mm + (size_t)i * Tk;
-			for (int j = 0; j < Tk; j++)
-				mrow[j] = j >= lo && j < hi ? srow[j] * inv + slope * (float)(j - ia) : -INFINITY;
-			if (in->key_ids && pad >= 0)
-				for (int j = lo; j < hi; j++)
-					if (in->key_ids[j] == pad)
-						mrow[j] = -INFINITY;
-		}
-	}
-	memcpy(wt, mk, (size_t)H * Tq * Tk * sizeof(float));
-	f->k->softmax(wt, H * Tq, Tk);
-	if (in->self) { /* how far back each query looks, sum_j w_ij (i - j): cheap, kept by lazy runs */
-		float *rc = tens(f, 2, SHAPE(H, Tq), AXES(GB_AX_HEAD, GB_AX_QUERY), "%s.reach", name);
-		for (size_t r = 0; r < (size_t)H * Tq; r++) {
-			double d = 0;
-			for (int j = 0; j < Tk; j++)
-				d += (double)wt[r * Tk + j] * (in->pos0 + (int)(r % Tq) - j);
-			rc[r] = (float)d;
-		}
-	}
-	for (int h = 0; h < H; h++) {
-		float *o = ho + (size_t)h * Tq * E;
-		f->k->matmul(o, wt + (size_t)h * Tq * Tk, vall + (size_t)(h / group) * kstr, NULL, Tq, Tk, E, 0);
-		if (in->scale && in->scale[h] != 1.0f)
-			for (size_t i = 0; i < (size_t)Tq * E; i++)
-				o[i] *= in->scale[h];
-	}
-	float *merged = tens(f, TF(Tq, qw), "%s.merged", name);
-	for (int t = 0; t < Tq; t++)
-		for (int h = 0; h < H; h++)
-			memcpy(merged + (size_t)t * qw + h * E, ho + ((size_t)h * Tq + t) * E, (size_t)E * sizeof(float));
-	float *out = tens(f, TF(Tq, D), "%s.out", name);
-	lin(f, out, merged, Tq, &a->o);
 	return last(f);
 }
 
@@ -359,7 +199,7 @@ static int sub_attn(fctx *f, const void *w, const char *name, const float *x, in
 	in.xq = x;
 	if (in.self)
 		in.xkv = x;
-	return attention(f, w, name, &in);
+	return gb_fwd_attention(f, w, name, &in);
 }
 
 static int sub_ffn(fctx *f, const void *w, const char *name, const float *x, int T, const void *arg)

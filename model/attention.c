@@ -1,0 +1,134 @@
+/* attention.c — multi-head attention, the forward pass's largest step: projections, RoPE, a
+ * key/value cache's rows, scores, masks, softmax, each head's output and the merge. */
+#include "model/forward_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Copies columns [off, off + H E) of src (T rows of `stride` floats) into dst (H, T, E). */
+static void split_heads(float *dst, const float *src, int T, int H, int E, int stride, int off)
+{
+	for (int h = 0; h < H; h++)
+		for (int t = 0; t < T; t++)
+			memcpy(dst + ((size_t)h * T + t) * E, src + (size_t)t * stride + off + h * E, (size_t)E * sizeof(float));
+}
+
+
+/* Multi-head attention; records name.{q,k,v,scores,masked,weights,head_out,merged,out}.
+ * q and k/v hold the rows computed in this run; scores and weights span every key attended to
+ * (with a cache: the cached positions too). Returns out's index. */
+int gb_fwd_attention(fctx *f, const gb_attn_w *a, const char *name, const attn_in *in)
+{
+	const gb_config *c = f->c;
+	int H = c->n_head, K = c->n_kv_head, E = c->d_head, D = c->d_model;
+	int Tq = in->Tq, Tk = in->Tk, qw = H * E, kw = K * E, group = H / K;
+	const float *qs, *ks = NULL, *vs = NULL;
+	int qst, kst = kw, qo = 0, ko = 0, vo = 0;
+	if (a->fused) { /* self-attention only: q, k and v all come from xq */
+		float *buf = scratch(f, (size_t)Tq * (qw + 2 * kw));
+		lin(f, buf, in->xq, Tq, &a->qkv);
+		qs = ks = vs = buf;
+		qst = kst = qw + 2 * kw;
+		ko = qw;
+		vo = qw + kw;
+	} else {
+		float *qb = scratch(f, (size_t)Tq * qw);
+		lin(f, qb, in->xq, Tq, &a->q);
+		qs = qb;
+		qst = qw;
+		if (in->xkv) {
+			float *kb = scratch(f, (size_t)Tk * kw), *vb = scratch(f, (size_t)Tk * kw);
+			lin(f, kb, in->xkv, Tk, &a->k);
+			lin(f, vb, in->xkv, Tk, &a->v);
+			ks = kb, vs = vb;
+		}
+	}
+	float *q = tens(f, 3, SHAPE(H, Tq, E), AXES(GB_AX_HEAD, GB_AX_TOKEN, GB_AX_FEATURE), "%s.q", name);
+	float *k = tens(f, 3, SHAPE(K, Tk, E), AXES(GB_AX_KV_HEAD, GB_AX_TOKEN, GB_AX_FEATURE), "%s.k", name);
+	float *v = tens(f, 3, SHAPE(K, Tk, E), AXES(GB_AX_KV_HEAD, GB_AX_TOKEN, GB_AX_FEATURE), "%s.v", name);
+	split_heads(q, qs, Tq, H, E, qst, qo);
+	if (ks) {
+		split_heads(k, ks, Tk, K, E, kst, ko);
+		split_heads(v, vs, Tk, K, E, kst, vo);
+	} else /* cached cross-attention: the trace shows the keys and values it used */
+		for (int h = 0; h < K; h++) {
+			memcpy(k + (size_t)h * Tk * E, in->ck + h * in->cstride, (size_t)Tk * E * sizeof(float));
+			memcpy(v + (size_t)h * Tk * E, in->cv + h * in->cstride, (size_t)Tk * E * sizeof(float));
+		}
+	if (in->self && c->pos == GB_POS_ROPE) {
+		for (int h = 0; h < H; h++)
+			gb_rope(q + (size_t)h * Tq * E, Tq, E, in->pos0, c->rope_theta, c->rope_pairs);
+		for (int h = 0; h < K; h++)
+			gb_rope(k + (size_t)h * Tk * E, Tk, E, in->pos0, c->rope_theta, c->rope_pairs);
+	}
+	/* The keys attended to: kv head h's Tk rows at kall + h * kstr. With a cache, self-attention
+	 * appends its new rows in place and reads every row so far (Tk grows to pos0 + Tk). */
+	const float *kall = k, *vall = v;
+	size_t kstr = (size_t)Tk * E;
+	if (in->ck && ks) {
+		for (int h = 0; h < K; h++) {
+			memcpy(in->ck + h * in->cstride + (size_t)in->pos0 * E, k + (size_t)h * Tk * E, (size_t)Tk * E * sizeof(float));
+			memcpy(in->cv + h * in->cstride + (size_t)in->pos0 * E, v + (size_t)h * Tk * E, (size_t)Tk * E * sizeof(float));
+		}
+		kall = in->ck, vall = in->cv, kstr = in->cstride;
+		Tk = in->pos0 + Tk;
+	}
+	const unsigned char *hqk = AXES(GB_AX_HEAD, GB_AX_QUERY, GB_AX_KEY);
+	float *sc = tens(f, 3, SHAPE(H, Tq, Tk), hqk, "%s.scores", name);
+	float *mk = tens(f, 3, SHAPE(H, Tq, Tk), hqk, "%s.masked", name);
+	float *wt = tens(f, 3, SHAPE(H, Tq, Tk), hqk, "%s.weights", name);
+	float *ho = tens(f, 3, SHAPE(H, Tq, E), AXES(GB_AX_HEAD, GB_AX_TOKEN, GB_AX_FEATURE), "%s.head_out", name);
+	float inv = (float)(1.0 / sqrt((double)E));
+	int window = in->self ? c->window : 0, pad = c->pad_id;
+	for (int h = 0; h < H; h++) {
+		const float *kh = kall + (size_t)(h / group) * kstr;
+		float *s = sc + (size_t)h * Tq * Tk, *mm = mk + (size_t)h * Tq * Tk;
+		f->k->matmul(s, q + (size_t)h * Tq * E, kh, NULL, Tq, E, Tk, 1);
+		float slope = in->self && c->pos == GB_POS_ALIBI ? (float)gb_alibi_slope(h, H) : 0.0f;
+		for (int i = 0; i < Tq; i++) {
+			/* Causal and window masks leave one contiguous range of keys [lo, hi); ia is the
+			 * query's position. */
+			int ia = in->pos0 + i;
+			int lo = window ? ia - window + 1 : 0, hi = in->causal ? ia + 1 : Tk;
+			if (window && ia + window < hi)
+				hi = ia + window;
+			lo = lo < 0 ? 0 : lo;
+			hi = hi > Tk ? Tk : hi;
+			const float *srow = s + (size_t)i * Tk;
+			float *mrow = mm + (size_t)i * Tk;
+			for (int j = 0; j < Tk; j++)
+				mrow[j] = j >= lo && j < hi ? srow[j] * inv + slope * (float)(j - ia) : -INFINITY;
+			if (in->key_ids && pad >= 0)
+				for (int j = lo; j < hi; j++)
+					if (in->key_ids[j] == pad)
+						mrow[j] = -INFINITY;
+		}
+	}
+	memcpy(wt, mk, (size_t)H * Tq * Tk * sizeof(float));
+	f->k->softmax(wt, H * Tq, Tk);
+	if (in->self) { /* how far back each query looks, sum_j w_ij (i - j): cheap, kept by lazy runs */
+		float *rc = tens(f, 2, SHAPE(H, Tq), AXES(GB_AX_HEAD, GB_AX_QUERY), "%s.reach", name);
+		for (size_t r = 0; r < (size_t)H * Tq; r++) {
+			double d = 0;
+			for (int j = 0; j < Tk; j++)
+				d += (double)wt[r * Tk + j] * (in->pos0 + (int)(r % Tq) - j);
+			rc[r] = (float)d;
+		}
+	}
+	for (int h = 0; h < H; h++) {
+		float *o = ho + (size_t)h * Tq * E;
+		f->k->matmul(o, wt + (size_t)h * Tq * Tk, vall + (size_t)(h / group) * kstr, NULL, Tq, Tk, E, 0);
+		if (in->scale && in->scale[h] != 1.0f)
+			for (size_t i = 0; i < (size_t)Tq * E; i++)
+				o[i] *= in->scale[h];
+	}
+	float *merged = tens(f, TF(Tq, qw), "%s.merged", name);
+	for (int t = 0; t < Tq; t++)
+		for (int h = 0; h < H; h++)
+			memcpy(merged + (size_t)t * qw + h * E, ho + ((size_t)h * Tq + t) * E, (size_t)E * sizeof(float));
+	float *out = tens(f, TF(Tq, D), "%s.out", name);
+	lin(f, out, merged, Tq, &a->o);
+	return last(f);
+}
+

@@ -1,0 +1,61 @@
+/* forward_int.h — what forward.c and attention.c share (not part of the engine's interface):
+ * the context of one run, the helpers that record into its trace, and attention's inputs. */
+#ifndef GLASSBOX_FORWARD_INT_H
+#define GLASSBOX_FORWARD_INT_H
+
+#include <setjmp.h>
+
+#include "model/forward.h"
+#include "model/lazytrace.h"
+
+typedef struct fctx {
+	const gb_model *m;
+	const gb_config *c;
+	const gb_kernels *k;
+	const gb_fwd_opts *o;
+	gb_trace *tr;
+	int textbook;
+	int done, total;      /* layers run and to run (progress) */
+	gb_lazy *lazy;        /* a lazy run (model/lazytrace.h), or NULL */
+	jmp_buf oom;          /* taken when the trace cannot grow (1), or when stopped (2) */
+} fctx;
+
+/* A new trace tensor; ndim 1..3 with shape d[] and axes a[] (longjmps on out of memory). */
+float *gb_fwd_tens(fctx *f, int ndim, const int *d, const unsigned char *a, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/* Scratch memory for the run. */
+float *gb_fwd_scratch(fctx *f, size_t n);
+/* The index of the tensor added last. */
+int gb_fwd_last(fctx *f);
+/* y = x W + b through the kernel table (16-bit weights through matmul_w16). */
+void gb_fwd_lin(fctx *f, float *out, const float *x, int T, const gb_linear *l);
+
+/* Short names inside the two files. */
+#define tens gb_fwd_tens
+#define scratch gb_fwd_scratch
+#define last gb_fwd_last
+#define lin gb_fwd_lin
+
+#define SHAPE(...) ((const int[]){ __VA_ARGS__ })
+#define AXES(...) ((const unsigned char[]){ __VA_ARGS__ })
+#define TF(T, D) 2, SHAPE(T, D), AXES(GB_AX_TOKEN, GB_AX_FEATURE)
+
+typedef struct attn_in {
+	const float *xq;      /* (Tq, D) */
+	const float *xkv;     /* (Tk, D); NULL: cross-attention whose keys and values are in ck, cv */
+	int Tq, Tk;           /* Tk: the keys computed here (or read from ck, cv when xkv is NULL) */
+	int causal, self;     /* self-attention gets RoPE, ALiBi and the local window */
+	const int *key_ids;   /* every key's id (position 0 on), for the padding mask */
+	const float *scale;   /* (H) per-head output scale, or NULL */
+	int pos0;             /* position of the first query (and of the first key computed here) */
+	/* A key/value cache of this layer: kv head h's rows at ck + h * cstride. Self-attention
+	 * writes its Tk new rows at pos0 and attends to rows 0 .. pos0 + Tk - 1; cross-attention
+	 * (xkv NULL) reads its Tk rows. NULL: no cache, the keys are the Tk computed here. */
+	float *ck, *cv;
+	size_t cstride;
+} attn_in;
+
+/* Multi-head attention (attention.c). */
+int gb_fwd_attention(fctx *f, const gb_attn_w *a, const char *name, const attn_in *in);
+
+#endif
