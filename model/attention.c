@@ -1,6 +1,7 @@
 /* attention.c — multi-head attention, the forward pass's largest step: projections, RoPE, a
  * key/value cache's rows, scores, masks, softmax, each head's output and the merge. */
 #include "model/forward_int.h"
+#include "model/kernels/pool.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -18,6 +19,63 @@ static void split_heads(float *dst, const float *src, int T, int H, int E, int s
 /* Multi-head attention; records name.{q,k,v,scores,masked,weights,head_out,merged,out}.
  * q and k/v hold the rows computed in this run; scores and weights span every key attended to
  * (with a cache: the cached positions too). Returns out's index. */
+/* One head's share of attention, a task of its own. */
+typedef struct head_job {
+	const gb_kernels *k;
+	const attn_in *in;
+	const float *q, *kall, *vall;
+	size_t kstr;
+	float *sc, *mk, *wt, *ho, *rc;
+	int H, Tq, Tk, E, group, window, pad;
+	float inv;
+	int alibi;
+} head_job;
+
+/* Head h: scores q . k, the scaled and masked scores (causal, window, padding, ALiBi), their
+ * softmax, how far back each query looks, and the weighted sum of the values. */
+static void one_head(void *arg, int h, int worker)
+{
+	const head_job *j = arg;
+	const attn_in *in = j->in;
+	int Tq = j->Tq, Tk = j->Tk, E = j->E;
+	(void)worker;
+	const float *kh = j->kall + (size_t)(h / j->group) * j->kstr;
+	float *s = j->sc + (size_t)h * Tq * Tk, *mm = j->mk + (size_t)h * Tq * Tk, *w = j->wt + (size_t)h * Tq * Tk;
+	j->k->matmul(s, j->q + (size_t)h * Tq * E, kh, NULL, Tq, E, Tk, 1);
+	float slope = j->alibi ? (float)gb_alibi_slope(h, j->H) : 0.0f;
+	for (int i = 0; i < Tq; i++) {
+		/* Causal and window masks leave one contiguous range of keys [lo, hi); ia is the
+		 * query's position. */
+		int ia = in->pos0 + i, window = j->window;
+		int lo = window ? ia - window + 1 : 0, hi = in->causal ? ia + 1 : Tk;
+		if (window && ia + window < hi)
+			hi = ia + window;
+		lo = lo < 0 ? 0 : lo;
+		hi = hi > Tk ? Tk : hi;
+		const float *srow = s + (size_t)i * Tk;
+		float *mrow = mm + (size_t)i * Tk;
+		for (int c = 0; c < Tk; c++)
+			mrow[c] = c >= lo && c < hi ? srow[c] * j->inv + slope * (float)(c - ia) : -INFINITY;
+		if (in->key_ids && j->pad >= 0)
+			for (int c = lo; c < hi; c++)
+				if (in->key_ids[c] == j->pad)
+					mrow[c] = -INFINITY;
+	}
+	memcpy(w, mm, (size_t)Tq * Tk * sizeof(float));
+	j->k->softmax(w, Tq, Tk);
+	for (int i = 0; j->rc && i < Tq; i++) { /* sum_c w_ic (i - c), positions counted from pos0 */
+		double d = 0;
+		for (int c = 0; c < Tk; c++)
+			d += (double)w[(size_t)i * Tk + c] * (in->pos0 + i - c);
+		j->rc[(size_t)h * Tq + i] = (float)d;
+	}
+	float *o = j->ho + (size_t)h * Tq * E;
+	j->k->matmul(o, w, j->vall + (size_t)(h / j->group) * j->kstr, NULL, Tq, Tk, E, 0);
+	if (in->scale && in->scale[h] != 1.0f)
+		for (size_t i = 0; i < (size_t)Tq * E; i++)
+			o[i] *= in->scale[h];
+}
+
 int gb_fwd_attention(fctx *f, const gb_attn_w *a, const char *name, const attn_in *in)
 {
 	const gb_config *c = f->c;
@@ -79,50 +137,18 @@ int gb_fwd_attention(fctx *f, const gb_attn_w *a, const char *name, const attn_i
 	float *mk = tens(f, 3, SHAPE(H, Tq, Tk), hqk, "%s.masked", name);
 	float *wt = tens(f, 3, SHAPE(H, Tq, Tk), hqk, "%s.weights", name);
 	float *ho = tens(f, 3, SHAPE(H, Tq, E), AXES(GB_AX_HEAD, GB_AX_TOKEN, GB_AX_FEATURE), "%s.head_out", name);
-	float inv = (float)(1.0 / sqrt((double)E));
-	int window = in->self ? c->window : 0, pad = c->pad_id;
-	for (int h = 0; h < H; h++) {
-		const float *kh = kall + (size_t)(h / group) * kstr;
-		float *s = sc + (size_t)h * Tq * Tk, *mm = mk + (size_t)h * Tq * Tk;
-		f->k->matmul(s, q + (size_t)h * Tq * E, kh, NULL, Tq, E, Tk, 1);
-		float slope = in->self && c->pos == GB_POS_ALIBI ? (float)gb_alibi_slope(h, H) : 0.0f;
-		for (int i = 0; i < Tq; i++) {
-			/* Causal and window masks leave one contiguous range of keys [lo, hi); ia is the
-			 * query's position. */
-			int ia = in->pos0 + i;
-			int lo = window ? ia - window + 1 : 0, hi = in->causal ? ia + 1 : Tk;
-			if (window && ia + window < hi)
-				hi = ia + window;
-			lo = lo < 0 ? 0 : lo;
-			hi = hi > Tk ? Tk : hi;
-			const float *srow = s + (size_t)i * Tk;
-			float *mrow = mm + (size_t)i * Tk;
-			for (int j = 0; j < Tk; j++)
-				mrow[j] = j >= lo && j < hi ? srow[j] * inv + slope * (float)(j - ia) : -INFINITY;
-			if (in->key_ids && pad >= 0)
-				for (int j = lo; j < hi; j++)
-					if (in->key_ids[j] == pad)
-						mrow[j] = -INFINITY;
-		}
-	}
-	memcpy(wt, mk, (size_t)H * Tq * Tk * sizeof(float));
-	f->k->softmax(wt, H * Tq, Tk);
-	if (in->self) { /* how far back each query looks, sum_j w_ij (i - j): cheap, kept by lazy runs */
-		float *rc = tens(f, 2, SHAPE(H, Tq), AXES(GB_AX_HEAD, GB_AX_QUERY), "%s.reach", name);
-		for (size_t r = 0; r < (size_t)H * Tq; r++) {
-			double d = 0;
-			for (int j = 0; j < Tk; j++)
-				d += (double)wt[r * Tk + j] * (in->pos0 + (int)(r % Tq) - j);
-			rc[r] = (float)d;
-		}
-	}
-	for (int h = 0; h < H; h++) {
-		float *o = ho + (size_t)h * Tq * E;
-		f->k->matmul(o, wt + (size_t)h * Tq * Tk, vall + (size_t)(h / group) * kstr, NULL, Tq, Tk, E, 0);
-		if (in->scale && in->scale[h] != 1.0f)
-			for (size_t i = 0; i < (size_t)Tq * E; i++)
-				o[i] *= in->scale[h];
-	}
+	head_job j = { f->k, in, q, kall, vall, kstr, sc, mk, wt, ho, NULL, H, Tq, Tk, E, group,
+	               in->self ? c->window : 0, c->pad_id, (float)(1.0 / sqrt((double)E)),
+	               in->self && c->pos == GB_POS_ALIBI };
+	if (in->self) /* how far back each query looks: cheap, kept by lazy runs */
+		j.rc = tens(f, 2, SHAPE(H, Tq), AXES(GB_AX_HEAD, GB_AX_QUERY), "%s.reach", name);
+	/* The heads are independent: on the fast tables they run side by side (the kernels they
+	 * call then run on one thread each, with the same results); the reference keeps one. */
+	if (f->k == gb_kernels_ref() || H < 2)
+		for (int h = 0; h < H; h++)
+			one_head(&j, h, 0);
+	else
+		gb_pool_run(H, one_head, &j);
 	float *merged = tens(f, TF(Tq, qw), "%s.merged", name);
 	for (int t = 0; t < Tq; t++)
 		for (int h = 0; h < H; h++)
