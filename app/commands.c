@@ -350,9 +350,10 @@ const command commands[] = {
 	{ "pair", "[TITLE]", "the last two heatmaps side by side, on one colour scale, as one slide",
 	  "Show one figure, then another, then pair: e.g. show enc.L2.attn.weights 1, show\n"
 	  "dec.L2.attn.weights 1, pair Encoder and decoder. Both take the union of their ranges.", cmd_pair },
-	{ "export", "FILE.png|FILE.svg|FILE.csv|FILE.npy [--scale S] [--size WxH] [--force]",
-	  "write the current figure for slides (PNG, SVG) or as numbers (CSV, NPY)",
-	  "PNG and SVG default to 1600x900 (16:9); --scale 2 doubles everything for high-DPI.\n"
+	{ "export", "FILE.png|FILE.svg|FILE.pdf|FILE.csv|FILE.npy [--scale S] [--size WxH] [--force]",
+	  "write the current figure for slides (PNG, SVG, PDF) or as numbers (CSV, NPY)",
+	  "PNG, SVG and PDF default to 1600x900 (16:9; a PDF page of 1600 x 900 points, vectors, fonts\n"
+	  "embedded); --scale 2 doubles everything for high-DPI.\n"
 	  "An existing file is kept unless --force. The PNG records the model, the text, the\n"
 	  "tensor, layer, head, colormap and range in its text chunks.", cmd_export },
 	{ "window", "[--full]", "open (or close) the projector window: it always shows the current figure",

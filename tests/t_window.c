@@ -538,10 +538,17 @@ static int tool(int argc, char **argv)
 		return 0;
 	}
 	if (argc >= 8 && !strcmp(argv[1], "--diff") && !load(argv[2], &a) && !load(argv[3], &b)) {
+		/* an optional 8th argument: a channel may differ by that much (anti-aliasing) */
 		int x0 = atoi(argv[4]), y0 = atoi(argv[5]), w = atoi(argv[6]), h = atoi(argv[7]), n = 0;
+		int tol = argc >= 9 ? atoi(argv[8]) : 0;
 		for (int y = y0; y < y0 + h && y < a.h && y < b.h; y++)
-			for (int x = x0; x < x0 + w && x < a.w && x < b.w; x++)
-				n += memcmp(px(&a, x, y), px(&b, x, y), 3) != 0;
+			for (int x = x0; x < x0 + w && x < a.w && x < b.w; x++) {
+				const uint8_t *p = px(&a, x, y), *q = px(&b, x, y);
+				int d = 0;
+				for (int c = 0; c < 3; c++)
+					d = abs(p[c] - q[c]) > d ? abs(p[c] - q[c]) : d;
+				n += d > tol;
+			}
 		printf("%d\n", n);
 		return 0;
 	}

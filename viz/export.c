@@ -3,6 +3,7 @@
 #include "viz/export.h"
 #include "viz/png.h"
 #include "viz/raster.h"
+#include "viz/pdf.h"
 #include "viz/svg.h"
 
 #include <errno.h>
@@ -15,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define KNOWN_EXTS ".png, .svg, .csv or .npy"
+#define KNOWN_EXTS ".png, .svg, .pdf, .csv or .npy"
 
 /* ---- safe writes ----------------------------------------------------------------------- */
 
@@ -493,9 +494,9 @@ static const char *extension(const char *path)
 
 const char *gb_export_format(const char *path)
 {
-	static const char *known[] = { "png", "svg", "csv", "npy" };
+	static const char *known[] = { "png", "svg", "pdf", "csv", "npy" };
 	const char *ext = path ? extension(path) : NULL;
-	for (int i = 0; ext && i < 4; i++)
+	for (int i = 0; ext && i < 5; i++)
 		if (strcasecmp(ext, known[i]) == 0)
 			return known[i];
 	return NULL;
@@ -513,7 +514,7 @@ int gb_export(const gb_figure *f, const char *path, const gb_export_opts *opts, 
 	if (!fmt) {
 		const char *ext = extension(path);
 		if (!ext)
-			return gb_vfail(err, "'%s' has no extension: name it *.png, *.svg, *.csv or *.npy", path);
+			return gb_vfail(err, "'%s' has no extension: name it *.png, *.svg, *.pdf, *.csv or *.npy", path);
 		return gb_vfail(err, "unknown export format '.%s' for '%s': use " KNOWN_EXTS, ext, path);
 	}
 	if (!strcmp(fmt, "png")) {
@@ -522,6 +523,8 @@ int gb_export(const gb_figure *f, const char *path, const gb_export_opts *opts, 
 	}
 	if (!strcmp(fmt, "svg"))
 		return gb_svg_write(f, path, opts, err);
+	if (!strcmp(fmt, "pdf"))
+		return gb_pdf_write(f, path, opts, err);
 	if (!strcmp(fmt, "csv"))
 		return gb_export_csv(f, path, opts->force, err);
 	return gb_export_npy(f, path, opts->force, err);
