@@ -108,7 +108,7 @@ void tensor_title(session *s, const char *name, int index, char *out, size_t cap
 		w = part ? buf : NULL;
 	} else if (!layer) {
 		if (!strcmp(n, "tokens"))
-			w = "Token ids";
+			w = "The text as tokens: each piece and its id";
 		else if (!strcmp(n, "embed.tok"))
 			w = "Token embeddings";
 		else if (!strcmp(n, "embed.pos"))

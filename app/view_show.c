@@ -31,6 +31,7 @@ static const char *cols_word(int axis)
 static const char *formula_of(const char *name, const gb_config *c)
 {
 	static const struct { const char *suffix, *formula; } F[] = {
+		{ "tokens", "each box is a token: its piece of the text (· is a space) and its id in the vocabulary" },
 		{ "embed.tok", "x_i = E[id_i], the row of the embedding table for token i" },
 		{ "embed.sum", "x_i = E[id_i] + P[i], the residual stream entering layer 1" },
 		{ ".attn.q", "q_i = x_i W_Q (this head's columns)" },
@@ -157,6 +158,8 @@ gb_figure *view_tensor(session *s, const char *name, int index, const int *units
 			int p = (int)ceil(-log10(mx)) + 2;
 			f->precision = p > 6 ? 6 : p;
 		}
+		if (!strcmp(name + strlen(stack), "tokens"))
+			f->precision = 0; /* ids are whole numbers */
 		if (t->axes[0] == GB_AX_TOKEN) {
 			int n;
 			char **l = token_labels(s, stack, &n);

@@ -16,7 +16,7 @@ int gb_lay_draw_strip(lay *L, gb_verr *err)
 	char *dl, vbuf[48];
 	double s = L->s, cb_w = f->colorbar ? gb_lay_colorbar_width(L) : 0, aw = L->x1 - L->x0 - cb_w;
 	double pad, gap, boxh, rowh, total_h = 0, widest = 0;
-	int px = spx(L, 32), vpx = 0, lines = 1;
+	int px = spx(L, 56), vpx = 0, lines = 1; /* as large as the slide holds: a class reads it from the back */
 	if (!f->values || n <= 0)
 		return gb_vfail(err, "token strip has no values");
 	dl = gb_lay_display_labels(L, labels, n, LABEL_COLS);
