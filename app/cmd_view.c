@@ -96,18 +96,7 @@ static void keep_range(session *s, int stage, const range_opt *r)
 /* f (and its panels) on the fixed range r asks for; f as it was without one. */
 static gb_figure *ranged(gb_figure *f, const range_opt *r)
 {
-	if (!f || !r->set)
-		return f;
-	f->range = GB_RANGE_FIXED;
-	f->vmin = (float)r->lo;
-	f->vmax = (float)r->hi;
-	for (int i = 0; i < f->n_panels; i++)
-		if (f->panels[i]) {
-			ranged(f->panels[i], r);
-			gb_fig_set_subtitle(f->panels[i], NULL);
-		}
-	view_say_range(f, r->lo, r->hi);
-	return f;
+	return f && r->set ? view_fix_range(f, r->lo, r->hi) : f;
 }
 
 /* show_stage with a fixed range: the stage recorded as on show, its figure on r's scale. */

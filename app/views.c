@@ -729,31 +729,34 @@ static const char *stage_names[ST_N] = { "embed", "pe", "qkv", "scores", "attn",
 
 const char *stage_name(int stage) { return stage >= 0 && stage < ST_N ? stage_names[stage] : "?"; }
 
-void view_say_range(gb_figure *f, double lo, double hi)
+gb_figure *view_fix_range(gb_figure *f, double lo, double hi)
 {
-	if (!f || (f->subtitle && strstr(f->subtitle, " (fixed)")))
-		return;
+	if (!f)
+		return NULL;
+	f->range = GB_RANGE_FIXED;
+	f->vmin = (float)lo;
+	f->vmax = (float)hi;
+	for (int i = 0; i < f->n_panels; i++)
+		if (f->panels[i]) {
+			f->panels[i]->range = GB_RANGE_FIXED;
+			f->panels[i]->vmin = (float)lo;
+			f->panels[i]->vmax = (float)hi;
+		}
+	/* a scale chosen to compare with another figure says so, where the slide shows it */
+	if (f->subtitle && strstr(f->subtitle, " (fixed)"))
+		return f;
 	char buf[512];
 	snprintf(buf, sizeof buf, "%s%s%s %g to %g (fixed)", f->subtitle ? f->subtitle : "", f->subtitle ? " \xC2\xB7 " : "",
 	         f->kind == GB_FIG_BARS ? "axis" : "colour scale", lo, hi);
 	gb_fig_set_subtitle(f, buf);
+	return f;
 }
 
 gb_figure *view_stage_range(session *s, gb_figure *f)
 {
 	if (!f || !s->range_set || s->range_stage != s->stage)
 		return f;
-	view_say_range(f, s->range_lo, s->range_hi);
-	f->range = GB_RANGE_FIXED;
-	f->vmin = s->range_lo;
-	f->vmax = s->range_hi;
-	for (int i = 0; i < f->n_panels; i++)
-		if (f->panels[i]) {
-			f->panels[i]->range = GB_RANGE_FIXED;
-			f->panels[i]->vmin = s->range_lo;
-			f->panels[i]->vmax = s->range_hi;
-		}
-	return f;
+	return view_fix_range(f, s->range_lo, s->range_hi);
 }
 
 static gb_figure *stage_figure(session *s);

@@ -44,8 +44,9 @@ gb_figure *view_stage(session *s);
  * ("", "enc.", "dec.") and block ("attn", "cross"), as attn draws them: what `show` gives for
  * such a tensor with a head index. */
 gb_figure *view_attention_named(session *s, const char *stack, const char *block, const char *kind, int layer, int head);
-/* Says in f's subtitle that its colour scale (a bar chart's axis) is fixed at lo..hi, once. */
-void view_say_range(gb_figure *f, double lo, double hi);
+/* f (and its panels) on a colour scale (a bar chart's axis) fixed at lo..hi, said once in its
+ * subtitle; returns f. */
+gb_figure *view_fix_range(gb_figure *f, double lo, double hi);
 /* f on the fixed colour scale the session keeps for the stage on show (--range), if any. */
 gb_figure *view_stage_range(session *s, gb_figure *f);
 
