@@ -20,44 +20,18 @@
 #include "model/kvcache.h"
 #include "model/rng.h"
 #include "model/train/train.h"
+#include "tests/model_fixture.h"
 #include "tests/tap.h"
 
 enum { T = 12, LAYERS = 5 };
 
-static gb_config base(int family)
+/* the fixture's models, deeper: more layers than the lazy cache holds */
+static gb_config deep(int family)
 {
-	gb_config c;
-	gb_config_defaults(&c, family);
-	c.d_model = 24;
+	gb_config c = base(family);
 	c.n_layer = LAYERS;
 	c.n_enc_layer = family == GB_FAM_ENCDEC ? 3 : 0;
-	c.n_head = 4;
-	c.n_kv_head = 4;
-	c.d_head = 6;
-	c.d_ffn = 40;
-	c.vocab = 37;
-	c.n_ctx = 32;
-	c.bos_id = c.dec_start_id = 1;
 	return c;
-}
-
-/* Random weights, and norm gains and biases away from 1 and 0 so they matter. */
-static int make(gb_model *m, const gb_config *c, uint64_t seed)
-{
-	gb_err err;
-	if (gb_model_init(m, c, seed, 0.25f, &err)) {
-		tap_diag("init: %s", err.msg);
-		return -1;
-	}
-	gb_rng r;
-	gb_rng_seed(&r, seed + 99);
-	for (int i = 0; i < m->n_params; i++) {
-		gb_param *p = &m->params[i];
-		if (p->init)
-			for (size_t k = 0; k < p->n; k++)
-				p->data[k] = (p->init == 1 ? 1.0f : 0.0f) + 0.1f * (float)gb_rng_normal(&r);
-	}
-	return 0;
 }
 
 typedef struct variant {
@@ -129,7 +103,7 @@ static int run(const gb_model *m, const int *ids, const int *tgt, gb_trace *tr, 
 static void one(const variant *v, int fast)
 {
 	const char *kn = fast ? "fast" : "ref";
-	gb_config c = base(v->family);
+	gb_config c = deep(v->family);
 	v->tweak(&c);
 	gb_model m;
 	if (!tap_ok(!make(&m, &c, 1234 + (uint64_t)v->family), "%s: model", v->what))
@@ -256,7 +230,7 @@ out:
 /* A run through the cache stays whole whatever the budget, and matches gb_forward. */
 static void cached(void)
 {
-	gb_config c = base(GB_FAM_GPT2);
+	gb_config c = deep(GB_FAM_GPT2);
 	gb_model m;
 	gb_err err;
 	if (!tap_ok(!make(&m, &c, 9), "cached: model"))
@@ -287,7 +261,7 @@ static void cached(void)
 /* The backward pass reads every activation at once: a lazy trace is refused in words. */
 static void backward(void)
 {
-	gb_config c = base(GB_FAM_GPT2);
+	gb_config c = deep(GB_FAM_GPT2);
 	gb_model m;
 	gb_err err;
 	if (!tap_ok(!make(&m, &c, 5), "backward: model"))
@@ -334,7 +308,7 @@ static void stop_at(void *arg, int done, int total)
 
 static void stopped(void)
 {
-	gb_config c = base(GB_FAM_LLAMA);
+	gb_config c = deep(GB_FAM_LLAMA);
 	gb_model m;
 	gb_err err;
 	if (!tap_ok(!make(&m, &c, 6), "stop: model"))
