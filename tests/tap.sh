@@ -8,10 +8,16 @@ check() { desc=$1; shift; if "$@" >/dev/null 2>&1; then ok 0 "$desc"; else ok 1 
 have() { grep -qF -- "$2" "$1"; }
 # A private tmux server for this script alone (its own socket in the script's temporary
 # folder), so a user's or another test's tmux sessions can never change a result; it is
-# killed when the script ends (call tmux_cleanup from the script's own EXIT trap).
+# killed when the script ends (call tmux_cleanup from the script's own EXIT trap). A keeper
+# session holds the server up between a test's sessions: a server whose last session ends
+# exits, and a session started at that moment could meet the dying server and never start.
 unset TMUX
 tmux() { command tmux -S "$TMUX_SOCK" "$@"; }
-tmux_private() { TMUX_SOCK=$1/tmux.sock; command tmux -S "$TMUX_SOCK" kill-server 2>/dev/null; }
+tmux_private() {
+	TMUX_SOCK=$1/tmux.sock
+	command tmux -S "$TMUX_SOCK" kill-server 2>/dev/null
+	command tmux -S "$TMUX_SOCK" new-session -d -s keeper -x 80 -y 24 "sleep 100000" 2>/dev/null
+}
 tmux_cleanup() { [ -n "$TMUX_SOCK" ] && command tmux -S "$TMUX_SOCK" kill-server 2>/dev/null; }
 # xvfb_start: a virtual X display that Xvfb picks itself (-displayfd: no fixed number to race
 # for); sets D=:N and XPID, or leaves D empty when Xvfb cannot start.
