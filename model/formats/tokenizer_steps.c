@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <utf8proc.h>
 
 typedef struct rd {
 	const char *path;
@@ -144,6 +145,21 @@ static int normalizer(rd *r, json_t *n)
 		desc(r, "%sReplace(\"%s\" -> \"%s\")", r->st->n_norm ? ", " : "", p, c);
 		return add_norm(r, (gb_norm){ NORM_REPLACE, dup(p), dup(c), 0, 0, 0 });
 	}
+	/* The Unicode normal forms, as utf8proc computes them (composition keeps a stable result
+	 * across Unicode versions; the K forms also fold compatibility characters: ﬁ to fi). */
+	static const char *const forms[] = { "NFC", "NFD", "NFKC", "NFKD" };
+	static const int form_opts[] = {
+		UTF8PROC_STABLE | UTF8PROC_COMPOSE, UTF8PROC_STABLE | UTF8PROC_DECOMPOSE,
+		UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT,
+		UTF8PROC_STABLE | UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT,
+	};
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(type, forms[i])) {
+			if (check_keys(r, n, "normalizer", type, (const char *[]){ NULL }))
+				return -1;
+			desc(r, "%s%s", r->st->n_norm ? ", " : "", type);
+			return add_norm(r, (gb_norm){ NORM_UNICODE, dup(type), NULL, 0, 0, form_opts[i] });
+		}
 	return gb_fail(r->err, "%s: normalizer %s is not supported", r->path, type);
 }
 
