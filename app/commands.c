@@ -272,6 +272,9 @@ int cmd_quit(session *s, int argc, char **argv, const char *rest) { return 1; }
 	RANGE_HELP
 
 /* The fixed colour scale of a heatmap (the value axis of a bar chart), kept for the stage. */
+#define AT_HELP \
+	"--at T: on a long input, when the query x key map is wider than the terminal, the map is\n" \
+	"a square window ending on token T (default: the last), so the diagonal shows.\n"
 #define RANGE_HELP \
 	"--range LO HI fixes the colour scale (the bars' axis) at LO..HI, so two figures compare on\n" \
 	"one scale (raw and scaled scores, two temperatures); the window's keys keep it."
@@ -324,12 +327,13 @@ const command commands[] = {
 	  "Positions and features are labelled from 0, as the formula counts them; --units counts\n"
 	  "columns from 1 (column 1 is feature 0). The line plot of a sinusoid is drawn smooth.\n" UNITS_HELP, cmd_pe },
 	{ "qkv", "L H [--units A-B] [--range LO HI]", "queries, keys and values of head H in layer L", UNITS_HELP, cmd_qkv },
-	{ "scores", "L H [raw|masked] [--range LO HI]", "attention scores of head H in layer L: raw q.k, or scaled and masked",
+	{ "scores", "L H [raw|masked] [--at T] [--range LO HI]", "attention scores of head H in layer L: raw q.k, or scaled and masked",
 	  "masked (the default) is q.k / sqrt(d_head) with -inf where the causal mask hides a key:\n"
-	  "exactly what enters the softmax.\n" RANGE_HELP, cmd_scores },
-	{ "attn", "L H [--lines] [--range LO HI]", "attention weights of head H in layer L (query x key; rows sum to 1)",
+	  "exactly what enters the softmax.\n" AT_HELP RANGE_HELP, cmd_scores },
+	{ "attn", "L H [--lines] [--at T] [--range LO HI]", "attention weights of head H in layer L (query x key; rows sum to 1)",
 	  "--lines draws the head as lines, as BertViz's head view does: the queries on the left, the\n"
-	  "keys on the right, a line from each query to each key, wider and darker with its weight.\n" RANGE_HELP, cmd_head_stage },
+	  "keys on the right, a line from each query to each key, wider and darker with its weight.\n"
+	  AT_HELP RANGE_HELP, cmd_head_stage },
 	{ "model", "[--layers A-B]", "every layer and head's attention weights at once",
 	  "At the prompt the grid shows the layers that fit the terminal, and a line names the\n"
 	  "command for the others: model --layers 3-4.", cmd_model },

@@ -43,6 +43,9 @@ typedef struct session {
 	 * kept while the window's keys move that view across layers and heads; range_set 0: none */
 	int range_set, range_stage;
 	float range_lo, range_hi;
+	/* issue 12, long inputs: the token (from 1; 0: the last) that a token x token heatmap too
+	 * wide for the terminal is windowed around (`attn L H --at T`); reset by run */
+	int at;
 } session;
 
 /* Prints an error line "glassbox: ..." on stderr. */
