@@ -313,6 +313,12 @@ int cmd_info(session *s, int argc, char **argv, const char *rest)
 		       : "pairs (f, f + d_head/2) rotate together (rotate-half, Hugging Face's layout)");
 	else
 		printf("positions   %s\n", gb_pos_name(c->pos));
+	if (c->pos == GB_POS_ROPE && c->rope_scale == GB_ROPE_SCALE_LINEAR)
+		printf("            scaled (linear): every frequency / %g\n", (double)c->rope_factor);
+	else if (c->pos == GB_POS_ROPE && c->rope_scale == GB_ROPE_SCALE_LLAMA3)
+		printf("            scaled (llama3): wavelengths over %g tokens / %g, under %g kept, a blend between "
+		       "(trained context %d)\n", c->rope_orig_ctx / (double)c->rope_low, (double)c->rope_factor,
+		       c->rope_orig_ctx / (double)c->rope_high, c->rope_orig_ctx);
 	if (c->window)
 		printf("attention   local window %d\n", c->window);
 	printf("ffn         %s, biases %s\n", gb_act_name(c->act, c->ffn), c->bias ? "yes" : "no");

@@ -162,7 +162,7 @@ gb_figure *view_pe(session *s, const int *dims, int n_dims, const int *units)
 		if (c->pos == GB_POS_ROPE)
 			for (int i = 0; i < T; i++)
 				for (int k = 0; k < E / 2; k++)
-					v[i * cols + k] = (float)fmod(i * pow(c->rope_theta, -2.0 * k / E), 2 * M_PI);
+					v[i * cols + k] = (float)fmod(i * gb_rope_inv_freq(c, k), 2 * M_PI);
 		else
 			for (int h = 0; h < H; h++)
 				for (int j = 0; j < T; j++)
@@ -176,9 +176,13 @@ gb_figure *view_pe(session *s, const int *dims, int n_dims, const int *units)
 		if (c->pos == GB_POS_ROPE) {
 			position_labels(f);
 			view_titlef(f, "RoPE rotation angles%s (radians, mod 2pi): position x frequency pair", enc);
-			gb_fig_set_caption(f, c->rope_pairs == GB_ROPE_ADJACENT
-			                      ? "angle(i, k) = i * theta^(-2k/d_head): pair (2k, 2k+1) of q and k is rotated by it (adjacent pairs, as llama2.c)"
-			                      : "angle(i, k) = i * theta^(-2k/d_head): pair (k, k + d_head/2) of q and k is rotated by it (rotate-half)");
+			char cap[240];
+			snprintf(cap, sizeof cap, "angle(i, k) = i * theta^(-2k/d_head)%s: pair %s of q and k is rotated by it (%s)",
+			         c->rope_scale == GB_ROPE_SCALE_LINEAR ? " / factor" : c->rope_scale == GB_ROPE_SCALE_LLAMA3
+			         ? ", scaled as llama3 (long wavelengths / factor)" : "",
+			         c->rope_pairs == GB_ROPE_ADJACENT ? "(2k, 2k+1)" : "(k, k + d_head/2)",
+			         c->rope_pairs == GB_ROPE_ADJACENT ? "adjacent pairs, as llama2.c" : "rotate-half");
+			gb_fig_set_caption(f, cap);
 			fit_range(f, GB_CMAP_VIRIDIS);
 		} else {
 			/* the keys are the tokens of the text: label them as an attention map's keys */

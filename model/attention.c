@@ -116,9 +116,9 @@ int gb_fwd_attention(fctx *f, const gb_attn_w *a, const char *name, const attn_i
 		}
 	if (in->self && c->pos == GB_POS_ROPE) {
 		for (int h = 0; h < H; h++)
-			gb_rope(q + (size_t)h * Tq * E, Tq, E, in->pos0, c->rope_theta, c->rope_pairs);
+			gb_rope(q + (size_t)h * Tq * E, Tq, E, in->pos0, c);
 		for (int h = 0; h < K; h++)
-			gb_rope(k + (size_t)h * Tk * E, Tk, E, in->pos0, c->rope_theta, c->rope_pairs);
+			gb_rope(k + (size_t)h * Tk * E, Tk, E, in->pos0, c);
 	}
 	/* The keys attended to: kv head h's Tk rows at kall + h * kstr. With a cache, self-attention
 	 * appends its new rows in place and reads every row so far (Tk grows to pos0 + Tk). */

@@ -3,6 +3,7 @@
  * config.json is model/formats/hf_config.c's. */
 #include "model/config.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -10,6 +11,27 @@ const char *const gb_family_names[] = { "gpt2", "llama", "glassbox-encdec" };
 const char *const gb_norm_names[] = { "layernorm", "rmsnorm" };
 const char *const gb_pos_names[] = { "none", "sinusoidal", "learned", "rope", "alibi" };
 const char *const gb_rope_pairs_names[] = { "half", "adjacent" };
+const char *const gb_rope_scale_names[] = { "none", "linear", "llama3" };
+
+double gb_rope_inv_freq(const gb_config *c, int f)
+{
+	double inv = pow((double)c->rope_theta, -2.0 * f / c->d_head);
+	if (c->rope_scale == GB_ROPE_SCALE_LINEAR)
+		return inv / c->rope_factor;
+	if (c->rope_scale == GB_ROPE_SCALE_LLAMA3) {
+		/* wavelengths shorter than orig/high keep their frequency, longer than orig/low are
+		 * slowed by the factor, and those between blend the two linearly in orig/wavelength */
+		double wl = 2 * M_PI / inv, lo_wl = c->rope_orig_ctx / (double)c->rope_low,
+		       hi_wl = c->rope_orig_ctx / (double)c->rope_high;
+		if (wl < hi_wl)
+			return inv;
+		if (wl > lo_wl)
+			return inv / c->rope_factor;
+		double s = (c->rope_orig_ctx / wl - c->rope_low) / ((double)c->rope_high - c->rope_low);
+		return (1 - s) * inv / c->rope_factor + s * inv;
+	}
+	return inv;
+}
 
 const char *gb_family_name(int f) { return f >= 0 && f <= GB_FAM_ENCDEC ? gb_family_names[f] : "?"; }
 const char *gb_norm_name(int n) { return n >= 0 && n <= GB_NORM_RMS ? gb_norm_names[n] : "?"; }
@@ -84,6 +106,14 @@ int gb_config_check(const gb_config *c, const char *path, gb_err *err)
 		return gb_fail(err, "%s: sinusoidal positions need an even width (have %d)", path, c->d_model);
 	if (c->rope_pairs != GB_ROPE_HALF && c->rope_pairs != GB_ROPE_ADJACENT)
 		return gb_fail(err, "%s: unknown RoPE pairing %d", path, c->rope_pairs);
+	if (c->rope_scale < GB_ROPE_SCALE_NONE || c->rope_scale > GB_ROPE_SCALE_LLAMA3)
+		return gb_fail(err, "%s: unknown RoPE scaling %d", path, c->rope_scale);
+	if (c->rope_scale && !(c->rope_factor > 0))
+		return gb_fail(err, "%s: rope_scaling's factor must be > 0", path);
+	if (c->rope_scale == GB_ROPE_SCALE_LLAMA3 &&
+	    !(c->rope_low > 0 && c->rope_high > c->rope_low && c->rope_orig_ctx > 0))
+		return gb_fail(err, "%s: rope_scaling llama3 needs 0 < low_freq_factor < high_freq_factor and "
+		               "original_max_position_embeddings > 0", path);
 	if (c->window < 0)
 		return gb_fail(err, "%s: glassbox.window must be 0 (none) or positive", path);
 	if (!(c->norm_eps >= 0) || !(c->rope_theta > 0))

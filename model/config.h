@@ -20,6 +20,9 @@ enum gb_ffn { GB_FFN_PLAIN, GB_FFN_GATED };
 /* Which features RoPE rotates together: Hugging Face's Llama pairs feature f with f + E/2
  * ("rotate half"); Meta's original code and llama2.c pair 2f with 2f + 1 (adjacent). */
 enum gb_rope_pairs { GB_ROPE_HALF, GB_ROPE_ADJACENT };
+/* Hugging Face's rope_scaling: none, "linear" (every frequency / factor) or "llama3" (Llama
+ * 3.1's: long wavelengths / factor, short ones kept, a smooth blend between) */
+enum gb_rope_scale { GB_ROPE_SCALE_NONE, GB_ROPE_SCALE_LINEAR, GB_ROPE_SCALE_LLAMA3 };
 
 typedef struct gb_config {
 	int family;        /* enum gb_family */
@@ -49,6 +52,10 @@ typedef struct gb_config {
 	float norm_eps;
 	float rope_theta;  /* RoPE base, 10000 by default */
 	int rope_pairs;    /* enum gb_rope_pairs: which features RoPE rotates together */
+	int rope_scale;    /* enum gb_rope_scale */
+	float rope_factor; /* LINEAR, LLAMA3: the factor */
+	float rope_low, rope_high; /* LLAMA3: low_freq_factor, high_freq_factor */
+	int rope_orig_ctx; /* LLAMA3: original_max_position_embeddings */
 	int bos_id, eos_id, pad_id; /* -1 when absent */
 	int dec_start_id;  /* encoder-decoder: the first decoder input (default bos_id) */
 } gb_config;
@@ -68,5 +75,10 @@ const char *gb_norm_name(int norm);
 const char *gb_pos_name(int pos);
 const char *gb_act_name(int act, int ffn);
 extern const char *const gb_rope_pairs_names[]; /* (2) "half", "adjacent" */
+extern const char *const gb_rope_scale_names[]; /* (3) "none", "linear", "llama3" */
+
+/* RoPE's angle per position of feature pair f (0 <= f < d_head/2): base^(-2f/d_head), scaled as
+ * rope_scale says. Every RoPE in glassbox (forward, trainer, views) takes its angles here. */
+double gb_rope_inv_freq(const gb_config *c, int f);
 
 #endif

@@ -94,15 +94,15 @@ double gb_alibi_slope(int h, int n)
 	return pow(2.0, -8.0 * (2 * (h - p) + 1) / (2 * p));
 }
 
-void gb_rope(float *x, int T, int E, int pos0, float theta, int pairs)
+void gb_rope(float *x, int T, int E, int pos0, const gb_config *c)
 {
-	int half = E / 2;
+	int half = E / 2, pairs = c->rope_pairs;
 	for (int t = 0; t < T; t++) {
 		float *r = x + (size_t)t * E;
 		for (int i = 0; i < half; i++) {
 			/* pair i: features (i, i + E/2) rotating half, (2i, 2i + 1) adjacent; same angle */
 			int ia = pairs == GB_ROPE_ADJACENT ? 2 * i : i, ib = pairs == GB_ROPE_ADJACENT ? 2 * i + 1 : i + half;
-			double ang = (pos0 + t) * pow((double)theta, -2.0 * i / E);
+			double ang = (pos0 + t) * gb_rope_inv_freq(c, i);
 			double cs = cos(ang), sn = sin(ang), a = r[ia], b = r[ib];
 			r[ia] = (float)(a * cs - b * sn);
 			r[ib] = (float)(b * cs + a * sn);

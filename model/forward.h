@@ -68,6 +68,6 @@ double gb_alibi_slope(int h, int n);
 
 /* RoPE rotation in place of x (T, E) for positions pos0 .. pos0 + T - 1; pairs is the
  * config's rope_pairs (GB_ROPE_HALF: features f, f + E/2; GB_ROPE_ADJACENT: 2f, 2f + 1). */
-void gb_rope(float *x, int T, int E, int pos0, float theta, int pairs);
+void gb_rope(float *x, int T, int E, int pos0, const gb_config *c);
 
 #endif

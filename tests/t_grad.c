@@ -243,13 +243,19 @@ static double rope_loss(void *p)
 	return dot(c->r, c->y, (size_t)c->T * c->E);
 }
 
-static void t_rope(void)
+static void t_rope_one(int scale)
 {
 	rope_ctx c = { 7, 10, 0, 0, 0, 0, 0 };
+	gb_config cf;
+	gb_config_defaults(&cf, GB_FAM_LLAMA);
+	cf.d_head = c.E;
+	cf.rope_theta = 10000.0f;
+	cf.rope_scale = scale;
+	cf.rope_factor = 4, cf.rope_low = 1, cf.rope_high = 4, cf.rope_orig_ctx = 64;
 	size_t n = (size_t)c.T * c.E;
 	c.x = dnew(n), c.y = dnew(n), c.r = dnew(n), c.cs = dnew(n / 2), c.sn = dnew(n / 2);
 	fill(c.x, n, 1, 0), fill(c.r, n, 1, 0);
-	gb_rope_tables_d(c.cs, c.sn, c.T, c.E, 10000.0);
+	gb_rope_tables_d(c.cs, c.sn, c.T, &cf);
 	double *dx = dnew(n);
 	memcpy(dx, c.r, n * sizeof *dx);
 	gb_rope_apply_d(dx, c.cs, c.sn, c.T, c.E, -1);
@@ -260,13 +266,22 @@ static void t_rope(void)
 	double worst = 0;
 	for (size_t i = 0; i < n; i++)
 		xf[i] = (float)c.x[i];
-	gb_rope(xf, c.T, c.E, 0, 10000.0f, GB_ROPE_HALF);
+	gb_rope(xf, c.T, c.E, 0, &cf);
 	rope_loss(&c);
 	for (size_t i = 0; i < n; i++)
 		worst = fmax(worst, fabs(xf[i] - c.y[i]));
-	report("RoPE (rotate-half, 7 positions, width 10)", e, cnt);
-	tap_ok(worst < 1e-5, "RoPE: the double rotation matches gb_rope (largest difference %.1e)", worst);
+	char what[96];
+	snprintf(what, sizeof what, "RoPE (rotate-half, 7 positions, width 10, scaling %s)", gb_rope_scale_names[scale]);
+	report(what, e, cnt);
+	tap_ok(worst < 1e-5, "RoPE, scaling %s: the double rotation matches gb_rope (largest difference %.1e)",
+	       gb_rope_scale_names[scale], worst);
 	free(c.x), free(c.y), free(c.r), free(c.cs), free(c.sn), free(dx);
+}
+
+static void t_rope(void)
+{
+	t_rope_one(GB_ROPE_SCALE_NONE);
+	t_rope_one(GB_ROPE_SCALE_LLAMA3);
 }
 
 typedef struct act_ctx {

@@ -93,6 +93,57 @@ static void get_float(rd *r, json_t *o, const char *key, float *out)
 	*out = (float)json_number_value(v);
 }
 
+/* rope_scaling, as Hugging Face writes it: null, or {"rope_type" (or the older "type"): "linear",
+ * "factor"} or {"rope_type": "llama3", "factor", "low_freq_factor", "high_freq_factor",
+ * "original_max_position_embeddings"}. Any other type, or a key these do not have, is an error
+ * that names it: RoPE scaled another way would rotate every query and key differently. */
+static void get_rope_scaling(rd *r, json_t *root, gb_config *c)
+{
+	json_t *v = field(r, root, "rope_scaling"), *t;
+	if (!v || json_is_null(v) || r->bad)
+		return;
+	t = json_object_get(v, "rope_type");
+	if (!t)
+		t = json_object_get(v, "type");
+	if (!json_is_object(v) || !json_is_string(t)) {
+		gb_fail(r->err, "%s: field \"rope_scaling\" must be null or an object with a \"rope_type\"", r->path);
+		r->bad = 1;
+		return;
+	}
+	const char *type = json_string_value(t), *k;
+	static const char *const types[] = { "default", "linear", "llama3" };
+	int ty = lookup(type, types, 3);
+	if (ty < 0) {
+		gb_fail(r->err, "%s: rope_scaling type \"%s\" is not supported (glassbox has \"linear\" and "
+		        "\"llama3\")", r->path, type);
+		r->bad = 1;
+		return;
+	}
+	static const char *const keys[] = { "rope_type", "type", "factor", "low_freq_factor", "high_freq_factor",
+		                                "original_max_position_embeddings" };
+	json_t *x;
+	json_object_foreach(v, k, x) {
+		int i = lookup(k, keys, 6);
+		if (i < 0 || (i >= 2 && ty == 0) || (i >= 3 && ty == 1)) {
+			gb_fail(r->err, "%s: rope_scaling %s: option \"%s\" is not supported", r->path, type, k);
+			r->bad = 1;
+			return;
+		}
+	}
+	c->rope_scale = ty == 0 ? GB_ROPE_SCALE_NONE : ty == 1 ? GB_ROPE_SCALE_LINEAR : GB_ROPE_SCALE_LLAMA3;
+	if (ty == 0)
+		return;
+	c->rope_factor = 0;
+	get_float(r, v, "factor", &c->rope_factor);
+	if (ty == 2) {
+		c->rope_low = c->rope_high = 0;
+		c->rope_orig_ctx = 0;
+		get_float(r, v, "low_freq_factor", &c->rope_low);
+		get_float(r, v, "high_freq_factor", &c->rope_high);
+		get_int(r, v, "original_max_position_embeddings", &c->rope_orig_ctx);
+	}
+}
+
 /* Reads a string field and maps it through a name table (or the activation parser). */
 static void get_enum(rd *r, json_t *o, const char *key, const char *const *names, int n, int *out,
                      const char *allowed)
@@ -193,6 +244,7 @@ int gb_config_parse(gb_config *c, const char *text, const char *path, gb_err *er
 		get_bool(&r, root, "scale_embedding", &c->scale_embed);
 		get_int(&r, root, "decoder_start_token_id", &c->dec_start_id);
 	}
+	get_rope_scaling(&r, root, c);
 	get_bool(&r, root, "tie_word_embeddings", &c->tied);
 	get_int(&r, root, "bos_token_id", &c->bos_id);
 	get_int(&r, root, "eos_token_id", &c->eos_id);
@@ -289,6 +341,17 @@ char *gb_config_to_json(const gb_config *c)
 		json_object_set_new(o, "activation_function", json_string(act));
 		json_object_set_new(o, "scale_embedding", json_boolean(c->scale_embed));
 		json_object_set_new(o, "decoder_start_token_id", json_integer(c->dec_start_id));
+	}
+	if (c->rope_scale != GB_ROPE_SCALE_NONE) {
+		json_t *rs = json_object();
+		json_object_set_new(rs, "rope_type", json_string(gb_rope_scale_names[c->rope_scale]));
+		json_object_set_new(rs, "factor", json_real(c->rope_factor));
+		if (c->rope_scale == GB_ROPE_SCALE_LLAMA3) {
+			json_object_set_new(rs, "low_freq_factor", json_real(c->rope_low));
+			json_object_set_new(rs, "high_freq_factor", json_real(c->rope_high));
+			json_object_set_new(rs, "original_max_position_embeddings", json_integer(c->rope_orig_ctx));
+		}
+		json_object_set_new(o, "rope_scaling", rs);
 	}
 	json_object_set_new(o, "tie_word_embeddings", json_boolean(c->tied));
 	if (c->bos_id >= 0) json_object_set_new(o, "bos_token_id", json_integer(c->bos_id));

@@ -390,12 +390,12 @@ void FN(gb_attn_bwd)(const gb_kernels *k, gb_ws *ws, const gb_attn_spec *s, R *d
 
 /* ---- RoPE ---- */
 
-void FN(gb_rope_tables)(R *cs, R *sn, int T, int E, double theta)
+void FN(gb_rope_tables)(R *cs, R *sn, int T, const gb_config *c)
 {
-	int half = E / 2;
+	int E = c->d_head, half = E / 2;
 	for (int t = 0; t < T; t++)
 		for (int i = 0; i < half; i++) {
-			double ang = t * pow(theta, -2.0 * i / E);
+			double ang = t * gb_rope_inv_freq(c, i);
 			cs[(size_t)t * half + i] = (R)cos(ang);
 			sn[(size_t)t * half + i] = (R)sin(ang);
 		}

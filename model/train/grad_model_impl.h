@@ -345,7 +345,7 @@ static void rope_for(mx *x, int T)
 	if (c->pos != GB_POS_ROPE)
 		return;
 	R *cs = al(x, (size_t)T * (c->d_head / 2)), *sn = al(x, (size_t)T * (c->d_head / 2));
-	FN(gb_rope_tables)(cs, sn, T, c->d_head, c->rope_theta);
+	FN(gb_rope_tables)(cs, sn, T, c);
 	x->rc = cs;
 	x->rs = sn;
 }

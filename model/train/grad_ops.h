@@ -163,7 +163,7 @@ GB_GRAD_TYPES(double, _d)
 	void gb_attn_bwd##S(const gb_kernels *k, gb_ws *ws, const gb_attn_spec *s, R *dq, R *dk,    \
 	                    R *dv, const R *d_o, const R *q, const R *kk, const R *v, const R *w);  \
 	/* RoPE tables cs, sn (T, E/2) for positions 0..T-1, base theta. */                        \
-	void gb_rope_tables##S(R *cs, R *sn, int T, int E, double theta);                          \
+	void gb_rope_tables##S(R *cs, R *sn, int T, const gb_config *c);                          \
 	/* Rotates x (T, E) in place: dir 1 the forward rotation, -1 its transpose (the backward). */ \
 	void gb_rope_apply##S(R *x, const R *cs, const R *sn, int T, int E, int dir);              \
 	/* y (n) = act(x (n)), act an enum gb_act. */                                              \
