@@ -233,6 +233,11 @@ static void info_table(session *s)
 	long attn = proj + (c->bias ? H * E + 2 * K * E + d : 0);
 	int gated = c->ffn == GB_FFN_GATED;
 	long ffn_w = (gated ? 3 : 2) * d * f, ffn = ffn_w + (c->ffn_bias ? (gated ? 2 * f : f) + d : 0);
+	long X = c->n_experts, kx = X ? c->top_k : 1;
+	if (X) { /* X experts of the FFN's shape and a router; a token runs top_k of them */
+		ffn = X * ffn + d * X;
+		ffn_w = kx * ffn_w + d * X;
+	}
 	long norm = c->norm == GB_NORM_LAYER && c->norm_bias ? 2 * d : d;
 	long L = c->n_layer, Le = c->n_enc_layer;
 	long norms = (c->encdec ? 2 * Le + 3 * L : 2 * L) + (c->final_norm ? (c->encdec ? 2 : 1) : 0);
@@ -270,14 +275,25 @@ static void info_table(session *s)
 		info_row("cross-attention (4 d^2 + biases)", attn, L, cost);
 		total += attn * (Le + 2 * L);
 		snprintf(cost, sizeof cost, "%ld (%s) / %ld (%s)", m * ffn_w, fm, n * ffn_w, fn);
-		info_row(gated ? "feed-forward (3 d d_ffn, gated)" : "feed-forward (2 d d_ffn + d + d_ffn)", ffn, Le + L, cost);
+		info_row(X ? "mixture of experts (E FFNs + router)" : gated ? "feed-forward (3 d d_ffn, gated)"
+		                                                          : "feed-forward (2 d d_ffn + d + d_ffn)", ffn, Le + L, cost);
 		total += ffn * (Le + L);
 	} else {
 		snprintf(cost, sizeof cost, "%ld (%s) + %ld (%s)", m * proj, pm, 2 * m * m * H * E, sm);
 		info_row(an, attn, L, cost);
-		snprintf(cost, sizeof cost, "%ld (%s)", m * ffn_w, fm);
-		info_row(gated ? "feed-forward (3 d d_ffn, gated)" : "feed-forward (2 d d_ffn + d + d_ffn)", ffn, L, cost);
+		if (X)
+			snprintf(cost, sizeof cost, "%ld (m (%ld x %s + d E): top-%ld of %ld experts)", m * ffn_w, kx,
+			         gated ? "3 d d_ffn" : "2 d d_ffn", kx, X);
+		else
+			snprintf(cost, sizeof cost, "%ld (%s)", m * ffn_w, fm);
+		info_row(X ? "mixture of experts (E FFNs + router)" : gated ? "feed-forward (3 d d_ffn, gated)"
+		                                                          : "feed-forward (2 d d_ffn + d + d_ffn)", ffn, L, cost);
 		total += (attn + ffn) * L;
+	}
+	if (c->pos == GB_POS_T5) {
+		info_row("T5 relative bias (buckets x heads)", (long)c->rel_buckets * H, L + Le,
+		         "a look-up per query and key, added to the score");
+		total += (long)c->rel_buckets * H * (L + Le);
 	}
 	info_row(c->norm == GB_NORM_RMS ? "RMS norm (d)" : "layer norm (2d)", norm, norms,
 	         c->encdec ? "2 per encoder layer, 3 per decoder layer" : "2 per layer, and the final one");
@@ -311,6 +327,10 @@ int cmd_info(session *s, int argc, char **argv, const char *rest)
 		printf("positions   rope, theta %g, %s\n", (double)c->rope_theta, c->rope_pairs == GB_ROPE_ADJACENT
 		       ? "adjacent pairs (2f, 2f+1) rotate together (Meta's and llama2.c's layout)"
 		       : "pairs (f, f + d_head/2) rotate together (rotate-half, Hugging Face's layout)");
+	else if (c->pos == GB_POS_T5)
+		printf("positions   t5: a learned bias per head and offset bucket, added to the scores (%d buckets: "
+		       "%d exact, then log-spaced to %d; each layer its own)\n", c->rel_buckets, c->rel_buckets / 2,
+		       c->rel_max_dist);
 	else
 		printf("positions   %s\n", gb_pos_name(c->pos));
 	if (c->pos == GB_POS_ROPE && c->rope_scale == GB_ROPE_SCALE_LINEAR)
@@ -319,9 +339,16 @@ int cmd_info(session *s, int argc, char **argv, const char *rest)
 		printf("            scaled (llama3): wavelengths over %g tokens / %g, under %g kept, a blend between "
 		       "(trained context %d)\n", c->rope_orig_ctx / (double)c->rope_low, (double)c->rope_factor,
 		       c->rope_orig_ctx / (double)c->rope_high, c->rope_orig_ctx);
+	if (c->attn_kind == GB_ATTN_LINEAR)
+		printf("attention   linear: features elu(x) + 1, weights phi(q).phi(k) / their sum (no softmax); run "
+		       "as running sums by the fast engine\n");
 	if (c->window)
 		printf("attention   local window %d\n", c->window);
 	printf("ffn         %s, biases %s\n", gb_act_name(c->act, c->ffn), c->bias ? "yes" : "no");
+	if (c->n_experts)
+		printf("experts     %d of width %d, top-%d per token, %s; load-balancing loss weight %g\n", c->n_experts,
+		       c->d_ffn, c->top_k, c->norm_topk ? "gates renormalised over the chosen (Mixtral)"
+		                                        : "gates the router's probabilities (Switch)", (double)c->aux_coef);
 	printf("output      %s\n", c->tied ? "tied to the embedding (scores are dot products with E's rows)"
 	                                     : "its own V x d matrix");
 	printf("parameters  %zu\n", s->model.n_weights);

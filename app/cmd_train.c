@@ -358,8 +358,8 @@ static void progress(int tty, int step, int steps, double loss, double held, dou
 
 int cmd_train(session *s, int argc, char **argv, const char *rest)
 {
-	const char *preset = NULL, *corpus = NULL, *out = NULL;
-	int steps = -1, force = 0, resume = 0;
+	const char *preset = NULL, *corpus = NULL, *out = NULL, *sets[64];
+	int steps = -1, force = 0, resume = 0, n_sets = 0;
 	interrupted = 0; /* from here on, Ctrl-C stops the run (and is not lost while the data is prepared) */
 	for (int i = 1; i < argc; i++) {
 		int more = i + 1 < argc;
@@ -377,17 +377,25 @@ int cmd_train(session *s, int argc, char **argv, const char *rest)
 				return -1;
 			}
 			steps = (int)v;
+		} else if (!strcmp(argv[i], "--set") && more) {
+			if (n_sets == 64) {
+				errorf("--set: at most 64 assignments");
+				return -1;
+			}
+			sets[n_sets++] = argv[++i];
 		} else if (!strcmp(argv[i], "--force"))
 			force = 1;
 		else if (!strcmp(argv[i], "--resume"))
 			resume = 1;
 		else {
-			errorf("usage: train --preset tiny-lm|tiny-mt | --corpus FILE.txt  [--out DIR] [--steps N] [--force] [--resume]");
+			errorf("usage: train --preset NAME | --corpus FILE.txt  [--set FIELD=VALUE]... [--out DIR] [--steps N] "
+			       "[--force] [--resume]  (help train lists the presets and fields)");
 			return -1;
 		}
 	}
 	if (!preset == !corpus) {
-		errorf("train needs one of --preset NAME (tiny-lm, tiny-mt) or --corpus FILE.txt");
+		errorf("train needs one of --preset NAME (tiny-lm, tiny-mt, tiny-lm-rope, ...: help train lists them) or "
+		       "--corpus FILE.txt");
 		return -1;
 	}
 	gb_recipe r;
@@ -427,6 +435,19 @@ int cmd_train(session *s, int argc, char **argv, const char *rest)
 			free(text);
 			return -1;
 		}
+	}
+	/* --set FIELD=VALUE, in order, then the whole recipe checked once (a later assignment may
+	 * mend what an earlier one left inconsistent) */
+	for (int i = 0; i < n_sets; i++)
+		if (gb_recipe_set(&r, sets[i], &err)) {
+			errorf("%s", err.msg);
+			free(text);
+			return -1;
+		}
+	if (n_sets && gb_recipe_check(&r, &err)) {
+		errorf("%s", err.msg);
+		free(text);
+		return -1;
 	}
 	if (steps > 0) {
 		r.steps = steps;
@@ -533,9 +554,13 @@ int cmd_train(session *s, int argc, char **argv, const char *rest)
 	curves cv = { 0 };
 	if (t.step)
 		resume_curves(out, t.step, &cv);
-	char command[512], resumed[64] = "";
-	snprintf(command, sizeof command, "glassbox train %s%s --out %s --steps %d", preset ? "--preset " : "--corpus ",
-	         preset ? preset : corpus, out, r.steps);
+	char command[2048], resumed[64] = "";
+	size_t cl = (size_t)snprintf(command, sizeof command, "glassbox train %s%s", preset ? "--preset " : "--corpus ",
+	                             preset ? preset : corpus);
+	for (int i = 0; i < n_sets && cl < sizeof command; i++)
+		cl += (size_t)snprintf(command + cl, sizeof command - cl, " --set %s", sets[i]);
+	if (cl < sizeof command)
+		snprintf(command + cl, sizeof command - cl, " --out %s --steps %d", out, r.steps);
 	if (t.step)
 		snprintf(resumed, sizeof resumed, " (resumed at step %ld)", t.step);
 	printf("training %s: %zu parameters, %d steps of %d, %d threads%s\n", r.name, m.n_weights, r.steps, r.batch,

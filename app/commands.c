@@ -401,12 +401,25 @@ const command commands[] = {
 	  "previous, first and self scores, and on random runs of tokens seen twice for induction\n"
 	  "(a head that looks from a token to what followed it last time). For an encoder-decoder\n"
 	  "it scores how monotone each cross-attention head's alignment is.", cmd_heads },
-	{ "train", "--preset tiny-lm|tiny-mt | --corpus FILE [--out DIR] [--steps N] [--force] [--resume]",
+	{ "train", "--preset NAME | --corpus FILE [--set FIELD=VALUE]... [--out DIR] [--steps N] [--force] [--resume]",
 	  "train a model: a shipped recipe, or a small language model on your own text",
 	  "The data is generated (presets) or read (--corpus, plain UTF-8 text: a BPE vocabulary\n"
 	  "is learned on it first). The model folder is checkpointed as training goes; --resume\n"
 	  "continues a stopped run. At the end the probes are measured and written, with the\n"
-	  "command and the loss curves, into the folder's README.md and loss.csv.", cmd_train },
+	  "command and the loss curves, into the folder's README.md and loss.csv.\n"
+	  "Presets: tiny-lm, tiny-mt, and tiny-lm's variants, each tiny-lm with one choice changed:\n"
+	  "tiny-lm-sinusoidal, tiny-lm-rope, tiny-lm-alibi, tiny-lm-t5 (T5's learned relative bias),\n"
+	  "tiny-lm-nopos, tiny-lm-postnorm, tiny-lm-rmsnorm, tiny-lm-mqa (1 key/value head, FFN 544),\n"
+	  "tiny-lm-gqa (2), tiny-lm-window (8), tiny-lm-swiglu (FFN 344), tiny-lm-moe (4 experts of\n"
+	  "128, top-2), tiny-lm-switch (4 experts, top-1), tiny-lm-linear (linear attention).\n"
+	  "--set FIELD=VALUE changes one field of the recipe (repeat it for more): position,\n"
+	  "norm, norm_position, final_norm, activation, attention, window, n_kv_head, n_head,\n"
+	  "head_dim, d_model, n_layer, d_ffn, context, bias, ffn_bias, norm_bias,\n"
+	  "tie_word_embeddings, scale_embedding, norm_eps, rope_theta,\n"
+	  "relative_attention_num_buckets, relative_attention_max_distance, num_local_experts,\n"
+	  "num_experts_per_tok, norm_topk_prob, router_aux_loss_coef; and the training's vocab,\n"
+	  "steps, batch, seq, lr, warmup, lr_min, weight_decay, clip, label_smoothing, seed,\n"
+	  "eval_every, save_every, induction_frac. E.g. train --preset tiny-lm --set position=alibi.", cmd_train },
 	{ "eval", "DIR", "measure a trained model's probes on held-out data", "", cmd_eval },
 	{ "curves", "DIR", "a trained model's loss curves (its loss.csv) as a figure", "", cmd_curves },
 	{ "calc", "softmax|layernorm ROW, ROW, ... [--causal] [--eps E] [--textbook|--compare]",

@@ -149,7 +149,7 @@ gb_figure *view_pe(session *s, const int *dims, int n_dims, const int *units)
 	const gb_config *c = &s->model.cfg;
 	const char *p = c->encdec ? "enc." : "";
 	const char *enc = c->encdec ? " (encoder)" : "";
-	if (c->pos == GB_POS_ROPE || c->pos == GB_POS_ALIBI || c->pos == GB_POS_NONE) {
+	if (c->pos == GB_POS_ROPE || c->pos == GB_POS_ALIBI || c->pos == GB_POS_T5 || c->pos == GB_POS_NONE) {
 		/* No added position vectors: show what the model does instead. */
 		int T = s->trace.n_ids, E = c->d_head, H = c->n_head;
 		if (c->pos == GB_POS_NONE) {
@@ -163,7 +163,12 @@ gb_figure *view_pe(session *s, const int *dims, int n_dims, const int *units)
 			for (int i = 0; i < T; i++)
 				for (int k = 0; k < E / 2; k++)
 					v[i * cols + k] = (float)fmod(i * gb_rope_inv_freq(c, k), 2 * M_PI);
-		else
+		else if (c->pos == GB_POS_T5) { /* layer 1's table, read at each key's offset bucket */
+			const float *rb = (c->encdec ? s->model.enc.layers : s->model.dec.layers)[0].attn.rel_bias;
+			for (int h = 0; h < H; h++)
+				for (int j = 0; j < T; j++)
+					v[h * cols + j] = rb[gb_t5_bucket(j - (T - 1), c->encdec, c->rel_buckets, c->rel_max_dist) * H + h];
+		} else
 			for (int h = 0; h < H; h++)
 				for (int j = 0; j < T; j++)
 					v[h * cols + j] = (float)(gb_alibi_slope(h, H) * (j - (T - 1)));
@@ -192,8 +197,14 @@ gb_figure *view_pe(session *s, const int *dims, int n_dims, const int *units)
 				gb_fig_set_col_labels(f, (const char *const *)(l + w.a - 1));
 			free_labels(l, n);
 			f->row_index0 = 1;
-			view_titlef(f, "ALiBi bias%s added to the last query's scores: head x key", enc);
-			gb_fig_set_caption(f, "bias(i, j) = m_h * (j - i), m_h = 2^(-8h/H)");
+			if (c->pos == GB_POS_T5) {
+				view_titlef(f, "T5 relative bias of layer 1%s added to the last query's scores: head x key", enc);
+				gb_fig_set_caption(f, "bias(i, j) = b_h[bucket(j - i)]: learned, one per head and bucket; a bucket per "
+				                      "offset up to half the buckets, then log-spaced to the max distance");
+			} else {
+				view_titlef(f, "ALiBi bias%s added to the last query's scores: head x key", enc);
+				gb_fig_set_caption(f, "bias(i, j) = m_h * (j - i), m_h = 2^(-8h/H)");
+			}
 			fit_range(f, GB_CMAP_MAGMA);
 		}
 		view_provenance(s, f, NULL, &w, 0);
@@ -274,10 +285,18 @@ gb_figure *view_pe(session *s, const int *dims, int n_dims, const int *units)
 
 static const char *attn_caption(const char *kind, const gb_config *c)
 {
+	if (c->attn_kind == GB_ATTN_LINEAR) {
+		if (!strcmp(kind, "scores"))
+			return "scores(i, j) = phi(q_i) . phi(k_j), phi(x) = elu(x) + 1 (linear attention)";
+		if (!strcmp(kind, "masked"))
+			return "phi(q_i) . phi(k_j);  -inf where masked (j > i)";
+		return "weights(i, j) = phi(q_i).phi(k_j) / sum_j' phi(q_i).phi(k_j') (no softmax);  each row sums to 1";
+	}
 	if (!strcmp(kind, "scores"))
 		return "scores(i, j) = q_i . k_j (raw, before scaling)";
 	if (!strcmp(kind, "masked"))
-		return c->pos == GB_POS_ALIBI ? "q_i . k_j / sqrt(d_head) + m_h (j - i);  -inf where masked (j > i)"
+		return c->pos == GB_POS_T5 ? "q_i . k_j / sqrt(d_head) + b_h[bucket(j - i)] (T5);  -inf where masked (j > i)"
+		     : c->pos == GB_POS_ALIBI ? "q_i . k_j / sqrt(d_head) + m_h (j - i);  -inf where masked (j > i)"
 		                              : "q_i . k_j / sqrt(d_head);  -inf where masked (j > i)";
 	return "weights(i, j) = softmax_j(q_i . k_j / sqrt(d_head) + mask);  each row sums to 1";
 }

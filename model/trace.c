@@ -11,7 +11,7 @@
 #include "model/fileio.h"
 
 static const char *axis_names[GB_AX_N] = { "token", "position", "head", "kv_head", "query", "key",
-                                           "feature", "ffn", "vocab" };
+                                           "feature", "ffn", "vocab", "expert", "choice" };
 
 const char *gb_axis_name(int a) { return a >= 0 && a < GB_AX_N ? axis_names[a] : "?"; }
 

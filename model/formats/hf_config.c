@@ -258,8 +258,15 @@ int gb_config_parse(gb_config *c, const char *text, const char *path, gb_err *er
 		c->final_norm = c->prenorm;
 	}
 	get_bool(&r, gb, "final_norm", &c->final_norm);
-	get_enum(&r, gb, "position", gb_pos_names, 5, &c->pos,
-	         "\"none\", \"sinusoidal\", \"learned\", \"rope\", \"alibi\"");
+	get_enum(&r, gb, "position", gb_pos_names, 6, &c->pos,
+	         "\"none\", \"sinusoidal\", \"learned\", \"rope\", \"alibi\", \"t5\"");
+	get_int(&r, gb, "relative_attention_num_buckets", &c->rel_buckets);
+	get_int(&r, gb, "relative_attention_max_distance", &c->rel_max_dist);
+	get_enum(&r, gb, "attention", gb_attn_kind_names, 2, &c->attn_kind, "\"softmax\", \"linear\"");
+	get_int(&r, gb, "num_local_experts", &c->n_experts);
+	get_int(&r, gb, "num_experts_per_tok", &c->top_k);
+	get_bool(&r, gb, "norm_topk_prob", &c->norm_topk);
+	get_float(&r, gb, "router_aux_loss_coef", &c->aux_coef);
 	get_act(&r, gb, "activation", c);
 	int both = -1;
 	get_bool(&r, gb, "bias", &both);
@@ -362,6 +369,18 @@ char *gb_config_to_json(const gb_config *c)
 	json_object_set_new(g, "norm_position", json_string(c->prenorm ? "pre" : "post"));
 	json_object_set_new(g, "final_norm", json_boolean(c->final_norm));
 	json_object_set_new(g, "position", json_string(gb_pos_name(c->pos)));
+	if (c->pos == GB_POS_T5) {
+		json_object_set_new(g, "relative_attention_num_buckets", json_integer(c->rel_buckets));
+		json_object_set_new(g, "relative_attention_max_distance", json_integer(c->rel_max_dist));
+	}
+	if (c->attn_kind == GB_ATTN_LINEAR) /* the new fields only where used: older readers keep working */
+		json_object_set_new(g, "attention", json_string("linear"));
+	if (c->n_experts) {
+		json_object_set_new(g, "num_local_experts", json_integer(c->n_experts));
+		json_object_set_new(g, "num_experts_per_tok", json_integer(c->top_k));
+		json_object_set_new(g, "norm_topk_prob", json_boolean(c->norm_topk));
+		json_object_set_new(g, "router_aux_loss_coef", json_real(c->aux_coef));
+	}
 	json_object_set_new(g, "activation", json_string(gb_act_name(c->act, c->ffn)));
 	if (c->family != GB_FAM_LLAMA) {
 		json_object_set_new(g, "bias", json_boolean(c->bias));

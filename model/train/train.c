@@ -146,10 +146,18 @@ static void stack_from(tlook *L, const gb_config *c, const char *p, int n_layer,
 		s[2].x = x;
 		snprintf(nn, sizeof nn, "%sL%d.ln%d", p, l, cross ? 3 : 2);
 		norm_from(L, c, nn, &s[2].n);
+		if (c->n_experts) { /* in the order model/moe.c records them */
+			s[2].f.probs = tget(L, "%sL%d.ffn.router_probs", p, l);
+			s[2].f.chosen = tget(L, "%sL%d.ffn.chosen", p, l);
+			s[2].f.gates = tget(L, "%sL%d.ffn.gates", p, l);
+			s[2].f.load = tget(L, "%sL%d.ffn.load", p, l);
+		}
 		s[2].f.up = tget(L, "%sL%d.ffn.up", p, l);
 		if (c->ffn == GB_FFN_GATED)
 			s[2].f.gate = tget(L, "%sL%d.ffn.gate", p, l);
 		s[2].f.hidden = tget(L, "%sL%d.ffn.hidden", p, l);
+		if (c->n_experts)
+			s[2].f.eout = tget(L, "%sL%d.ffn.expert_out", p, l);
 		x = tget(L, "%sL%d.resid.post", p, l);
 	}
 	if (c->final_norm) {
@@ -200,9 +208,13 @@ int gb_backward(const gb_model *m, const gb_trace *tr, const int *tgt, double sm
 	*loss = gb_xent_f(dz, a.logits, a.probs, tgt, T, V, smoothing, scale, &cnt, correct);
 	if (count)
 		*count = cnt;
+	/* The load-balancing loss of this sequence weighs as its share of the batch's counted
+	 * targets (scale is 1 / that count): the batch's loss is the mean cross-entropy plus
+	 * aux_coef times the token-weighted mean of the sequences' load-balancing losses. */
+	double aux_scale = c->n_experts ? c->aux_coef * scale * cnt : 0;
 	int rc = 0;
 	if (cnt > 0)
-		rc = gb_model_bwd_f(m, m->owned, &a, dz, grad, k, ws, err);
+		rc = gb_model_bwd_f(m, m->owned, &a, dz, aux_scale, grad, k, ws, err);
 	ws->oom = saved;
 	return rc;
 mismatch:
