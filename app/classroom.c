@@ -1,0 +1,763 @@
+/* classroom.c — the teacher's side of a class (classroom.h): `teach` and `tally`, the hooks the
+ * dispatcher and the lesson runner call, and classroom_wait, the one poll() every prompt waits
+ * in while a class runs.
+ *
+ * The state that travels is rebuilt from the session whenever the teacher is idle (a wait, or
+ * the end of a command typed at the top level) and only what changed is sent. The figure on
+ * show is named by the command that made it: the dispatcher's hooks remember, for each new
+ * figure, the command and the ids and cursor it ran on, so a follower can make the same figure
+ * in its own engine. A figure no command made (the window's keys) travels as its stage and
+ * cursor. One connection's bad bytes close that connection, with a line on stderr saying why;
+ * nothing else changes. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app/classroom.h"
+#include "app/classroom_int.h"
+#include "app/cmd.h"
+#include "app/view_common.h"
+#include "app/views.h"
+#include "viz/figure.h"
+
+#define MAX_FOLLOWERS 1024
+#define N_REC 16
+#define HELLO_US (10ull * 1000000ull) /* a connection must say hello within 10 s */
+
+typedef struct runstate {
+	int valid;
+	int32_t *ids, *tgt;
+	int n_ids, n_tgt;
+	int32_t cur[4];
+	gb_figure *fig;
+} runstate;
+
+typedef struct record {
+	gb_figure *fig;           /* the figure a command made (compared, never dereferenced) */
+	char *title, *cmd;
+	runstate pre;             /* the ids and cursor it ran on */
+} record;
+
+typedef struct follower {
+	gbx_conn c;
+	int joined;
+	unsigned long long since;
+	char id[64], name[64];
+} follower;
+
+typedef struct vote {
+	char id[64], name[64];
+	uint32_t qid;
+	char *answer;
+	int bar;                  /* the judge's answer: 0 right, k wrong choice k, n + 1 wrong */
+} vote;
+
+static struct {
+	int on, lfd, port;
+	char code[32], host[64];
+	follower *f;
+	int n_f;
+	cstate sent;
+	int sent_any;
+	uint64_t seq;
+	unsigned long long updates, bytes, catchups;
+	record rec[N_REC];
+	int rec_next;
+	runstate stack[32];
+	int depth;
+	char *lesson, *heading;
+	int step, n_steps;
+	/* the question asked last (asking: still open) */
+	uint32_t qid;
+	int asking;
+	char *qtext, *qopts;
+	char **opts;
+	int n_opts, right;
+	classroom_judge judge;
+	void *judge_ctx;
+	vote *votes;
+	int n_votes;
+	int tally_dirty;
+	unsigned long long tally_said;
+	gb_figure *tally_fig;     /* the tally on show (compared, never dereferenced) */
+	int tally_new;            /* `tally` has just shown it */
+} T = { .lfd = -1 };
+
+int classroom_active(void) { return T.on || following(); }
+void classroom_prompt(int on) { class_prompt_on = on; }
+
+static void run_take(const session *s, runstate *r)
+{
+	r->valid = 1;
+	r->n_ids = s->have_run ? s->trace.n_ids : 0;
+	r->n_tgt = s->have_run ? s->trace.n_tgt : 0;
+	r->ids = malloc(sizeof(int32_t) * (size_t)(r->n_ids + 1));
+	r->tgt = malloc(sizeof(int32_t) * (size_t)(r->n_tgt + 1));
+	for (int i = 0; i < r->n_ids; i++)
+		r->ids[i] = s->trace.ids[i];
+	for (int i = 0; i < r->n_tgt; i++)
+		r->tgt[i] = s->trace.tgt[i];
+	r->cur[0] = s->stage;
+	r->cur[1] = s->layer;
+	r->cur[2] = s->head;
+	r->cur[3] = s->tour;
+	r->fig = s->fig;
+}
+
+static void run_free(runstate *r)
+{
+	free(r->ids);
+	free(r->tgt);
+	memset(r, 0, sizeof *r);
+}
+
+static record *rec_find(const gb_figure *f)
+{
+	if (!f)
+		return NULL;
+	for (int k = 1; k <= N_REC; k++) { /* newest first: a freed figure's address may come back */
+		record *r = &T.rec[(T.rec_next - k + N_REC) % N_REC];
+		if (r->fig == f && r->title && !strcmp(r->title, f->title ? f->title : ""))
+			return r;
+	}
+	return NULL;
+}
+
+void classroom_before(session *s)
+{
+	if (T.depth >= (int)(sizeof T.stack / sizeof T.stack[0])) {
+		T.depth++;
+		return;
+	}
+	runstate *r = &T.stack[T.depth++];
+	if (T.on)
+		run_take(s, r);
+	else
+		r->valid = 0;
+}
+
+static void teacher_flush(session *s);
+
+void classroom_after(session *s, const char *line, int rc)
+{
+	if (T.depth <= 0)
+		return;
+	int d = --T.depth;
+	if (d < (int)(sizeof T.stack / sizeof T.stack[0])) {
+		runstate *pre = &T.stack[d];
+		if (s->fig != pre->fig && !T.tally_new)
+			T.tally_fig = NULL; /* a command's figure replaced the tally */
+		T.tally_new = 0;
+		if (T.on && pre->valid && rc == 0 && s->fig && s->fig != pre->fig && s->fig != T.tally_fig && !rec_find(s->fig)) {
+			record *r = &T.rec[T.rec_next];
+			T.rec_next = (T.rec_next + 1) % N_REC;
+			free(r->title);
+			free(r->cmd);
+			run_free(&r->pre);
+			r->fig = s->fig;
+			r->title = strdup(s->fig->title ? s->fig->title : "");
+			while (*line == ' ' || *line == '\t')
+				line++;
+			r->cmd = strdup(line);
+			r->pre = *pre;
+			memset(pre, 0, sizeof *pre);
+		} else if (pre->valid)
+			run_free(pre);
+	}
+	if (T.on && d == 0)
+		teacher_flush(s);
+	if (following())
+		follow_after(s, line, rc);
+}
+
+void classroom_step(const char *title, int step, int n_steps, const char *heading)
+{
+	free(T.lesson);
+	free(T.heading);
+	T.lesson = strdup(title ? title : "");
+	T.heading = strdup(title && heading ? heading : "");
+	T.step = title ? step : 0;
+	T.n_steps = title ? n_steps : 0;
+}
+
+void classroom_question(const char *text, const char *const *opts, int n_opts, int right, classroom_judge judge,
+                        void *ctx)
+{
+	if (!T.on)
+		return;
+	for (int i = 0; i < T.n_opts; i++)
+		free(T.opts[i]);
+	free(T.opts);
+	free(T.qtext);
+	free(T.qopts);
+	if (n_opts > 26)
+		n_opts = 26; /* a) to z): the tally's bars */
+	T.qid++;
+	T.asking = 1;
+	T.qtext = strdup(text);
+	T.opts = calloc((size_t)(n_opts + 1), sizeof *T.opts);
+	size_t len = 1;
+	for (int i = 0; i < n_opts; i++) {
+		T.opts[i] = strdup(opts[i]);
+		len += strlen(opts[i]) + 1;
+	}
+	T.qopts = calloc(len, 1);
+	for (int i = 0; i < n_opts; i++) {
+		strcat(T.qopts, opts[i]);
+		if (i + 1 < n_opts)
+			strcat(T.qopts, "\n");
+	}
+	T.n_opts = n_opts;
+	T.right = right;
+	T.judge = judge;
+	T.judge_ctx = ctx;
+	T.tally_dirty = 1;
+}
+
+void classroom_question_end(void)
+{
+	T.asking = 0;
+	T.judge = NULL; /* its context belongs to the lesson runner, which goes on */
+}
+
+/* ---- the state, rebuilt and sent ---------------------------------------------------------- */
+
+static void teacher_now(session *s, cstate *c)
+{
+	cstate_init(c);
+	free(c->model);
+	c->model = strdup(class_model_name(s));
+	c->hash = model_hash(s);
+	free(c->text);
+	c->text = strdup(s->have_run && s->text ? s->text : "");
+	runstate now;
+	run_take(s, &now);
+	free(c->ids);
+	free(c->tgt);
+	c->ids = now.ids;
+	c->tgt = now.tgt;
+	c->n_ids = now.n_ids;
+	c->n_tgt = now.n_tgt;
+	memcpy(c->cur, now.cur, sizeof c->cur);
+	free(c->lesson);
+	free(c->heading);
+	c->lesson = strdup(T.lesson ? T.lesson : "");
+	c->heading = strdup(T.heading ? T.heading : "");
+	c->step[0] = T.step;
+	c->step[1] = T.n_steps;
+	record *r = rec_find(s->fig);
+	free(c->view);
+	if (r) {
+		c->view = strdup(r->cmd);
+		free(c->vids);
+		free(c->vtgt);
+		c->vids = malloc(sizeof(int32_t) * (size_t)(r->pre.n_ids + 1));
+		c->vtgt = malloc(sizeof(int32_t) * (size_t)(r->pre.n_tgt + 1));
+		memcpy(c->vids, r->pre.ids, sizeof(int32_t) * (size_t)r->pre.n_ids);
+		memcpy(c->vtgt, r->pre.tgt, sizeof(int32_t) * (size_t)r->pre.n_tgt);
+		c->n_vids = r->pre.n_ids;
+		c->n_vtgt = r->pre.n_tgt;
+		memcpy(c->vcur, r->pre.cur, sizeof c->vcur);
+	} else if (s->fig && s->fig == T.tally_fig && T.sent_any) {
+		/* the tally is the teacher's own: followers keep the view they had */
+		c->view = strdup(T.sent.view);
+		free(c->vids);
+		free(c->vtgt);
+		c->vids = malloc(sizeof(int32_t) * (size_t)(T.sent.n_vids + 1));
+		c->vtgt = malloc(sizeof(int32_t) * (size_t)(T.sent.n_vtgt + 1));
+		memcpy(c->vids, T.sent.vids, sizeof(int32_t) * (size_t)T.sent.n_vids);
+		memcpy(c->vtgt, T.sent.vtgt, sizeof(int32_t) * (size_t)T.sent.n_vtgt);
+		c->n_vids = T.sent.n_vids;
+		c->n_vtgt = T.sent.n_vtgt;
+		memcpy(c->vcur, T.sent.vcur, sizeof c->vcur);
+	} else
+		c->view = strdup(s->fig && s->fig != T.tally_fig && s->stage >= 0 && s->stage < ST_N ? "@stage" : "");
+	c->qid = T.asking ? T.qid : 0;
+	free(c->qtext);
+	free(c->qopts);
+	c->qtext = strdup(T.asking && T.qtext ? T.qtext : "");
+	c->qopts = strdup(T.asking && T.qopts ? T.qopts : "");
+}
+
+static void drop(int i, const char *why)
+{
+	follower *f = &T.f[i];
+	fprintf(stderr, "glassbox: classroom: closed %s%s%s%s: %s\n", f->c.peer, f->name[0] ? " (" : "", f->name,
+	        f->name[0] ? ")" : "", why);
+	conn_close(&f->c);
+	T.f[i] = T.f[--T.n_f];
+	T.tally_dirty = 1;
+}
+
+/* Sends frame b (n bytes) to every follower that has joined. */
+static void broadcast(const unsigned char *b, size_t n)
+{
+	char err[160];
+	for (int i = 0; i < T.n_f; i++)
+		if (T.f[i].joined && conn_send(&T.f[i].c, b, n, err, sizeof err)) {
+			drop(i, err);
+			i--;
+		}
+}
+
+static unsigned char frame[GBX_HDR + GBX_MAX_MSG];
+
+static void teacher_flush(session *s)
+{
+	if (!T.on)
+		return;
+	cstate now;
+	teacher_now(s, &now);
+	gbx_msg *m = malloc(sizeof *m);
+	gbx_init(m, GBX_STATE);
+	if (cstate_delta(&now, T.sent_any ? &T.sent : NULL, m)) {
+		now.seq = ++T.seq;
+		gbx_set_u(m, GBX_F_SEQ, now.seq);
+		gbx_set_u(m, GBX_F_TIME, net_now_us());
+		long n = gbx_encode(m, frame, sizeof frame);
+		if (n < 0) {
+			/* a text too long for one frame: the view still travels, the text is cut */
+			fprintf(stderr, "glassbox: classroom: this state is larger than a frame (%u bytes): not sent\n",
+			        GBX_MAX_MSG);
+		} else {
+			T.updates++;
+			T.bytes += (unsigned long long)n;
+			broadcast(frame, (size_t)n);
+		}
+		cstate_copy(&T.sent, &now);
+		T.sent_any = 1;
+	}
+	free(m);
+	cstate_free(&now);
+}
+
+/* A follower that has just joined (or come back) gets everything at once. */
+static int catch_up(follower *f)
+{
+	char err[160];
+	gbx_msg *m = malloc(sizeof *m);
+	gbx_init(m, GBX_STATE);
+	cstate_delta(&T.sent, NULL, m);
+	gbx_set_u(m, GBX_F_SEQ, T.sent.seq);
+	gbx_set_u(m, GBX_F_TIME, net_now_us());
+	gbx_set_u(m, GBX_F_FLAGS, GBX_FULL);
+	int rc = conn_send_msg(&f->c, m, err, sizeof err);
+	free(m);
+	T.catchups++;
+	return rc;
+}
+
+/* ---- the tally -------------------------------------------------------------------------- */
+
+/* right, the wrong choices (or "wrong"), no answer yet */
+static int n_bars(void) { return T.n_opts ? T.n_opts + 1 : 3; }
+
+/* counts[0] right, then each wrong choice (or "wrong"), then no answer yet */
+static int tally_counts(int *counts)
+{
+	int nb = n_bars(), joined = 0;
+	memset(counts, 0, sizeof(int) * (size_t)nb);
+	for (int i = 0; i < T.n_votes; i++)
+		if (T.votes[i].qid == T.qid && T.votes[i].bar >= 0) {
+			int b = T.votes[i].bar;
+			if (T.n_opts) /* the wrong choices in order, the right one left out */
+				counts[b == 0 ? 0 : b < T.right ? b : b - 1]++;
+			else
+				counts[b == 0 ? 0 : 1]++;
+		}
+	for (int i = 0; i < T.n_f; i++) {
+		if (!T.f[i].joined)
+			continue;
+		joined++;
+		int has = 0;
+		for (int k = 0; k < T.n_votes && !has; k++)
+			has = T.votes[k].qid == T.qid && T.votes[k].bar >= 0 && !strcmp(T.votes[k].id, T.f[i].id);
+		counts[nb - 1] += !has;
+	}
+	return joined;
+}
+
+static void bar_label(int b, char *out, size_t cap)
+{
+	int nb = n_bars();
+	if (b == 0)
+		snprintf(out, cap, T.n_opts ? "right (%c)" : "right", 'a' + T.right - 1);
+	else if (b == nb - 1)
+		snprintf(out, cap, "no answer yet");
+	else if (!T.n_opts)
+		snprintf(out, cap, "wrong");
+	else {
+		int opt = b < T.right ? b : b + 1; /* 1-based choice */
+		snprintf(out, cap, "%c) %.40s", 'a' + opt - 1, T.opts[opt - 1]);
+	}
+}
+
+static gb_figure *tally_figure(void)
+{
+	int counts[40], nb = n_bars();
+	tally_counts(counts);
+	gb_figure *f = gb_fig_new(GB_FIG_BARS);
+	float v[40];
+	char lab[40][64];
+	const char *labs[40];
+	int answered = 0;
+	for (int b = 0; b < nb; b++) {
+		v[b] = (float)counts[b];
+		char words[64];
+		bar_label(b, words, sizeof words);
+		words_label(words, lab[b], sizeof lab[b]); /* words, not tokens: no dots for spaces */
+		labs[b] = lab[b];
+		if (b < nb - 1)
+			answered += counts[b];
+	}
+	gb_fig_set_values(f, v, 1, nb);
+	gb_fig_set_col_labels(f, labs);
+	char t[300];
+	snprintf(t, sizeof t, "Answers to question %u: %.200s", T.qid, T.qtext);
+	gb_fig_set_title(f, t);
+	snprintf(t, sizeof t, "%d answered, %d not yet%s", answered, counts[nb - 1], T.asking ? " (still open)" : "");
+	gb_fig_set_subtitle(f, t);
+	gb_fig_set_axes(f, NULL, "students");
+	f->range = GB_RANGE_FIXED;
+	f->vmin = 0;
+	f->vmax = (float)(answered + counts[nb - 1] > 0 ? answered + counts[nb - 1] : 1);
+	f->precision = 0;
+	return f;
+}
+
+/* The tally as one line at the terminal, at most four times a second, and in the window. */
+static void tally_live(session *s)
+{
+	if (!T.tally_dirty || !T.qid)
+		return;
+	unsigned long long now = net_now_us();
+	if (now - T.tally_said < 250000)
+		return;
+	T.tally_dirty = 0;
+	T.tally_said = now;
+	int counts[40], nb = n_bars();
+	tally_counts(counts);
+	char line[600] = "Answers:", lab[64];
+	for (int b = 0; b < nb; b++) {
+		bar_label(b, lab, sizeof lab);
+		snprintf(line + strlen(line), sizeof line - strlen(line), "%s %s %d", b ? " ·" : "", lab, counts[b]);
+	}
+	if (s->interactive || isatty(1))
+		class_say("%s\n", line);
+	if (s->win) {
+		T.tally_fig = tally_figure();
+		session_adopt(s, T.tally_fig, NULL);
+	}
+}
+
+static void on_answer(follower *f, const gbx_msg *m)
+{
+	uint32_t qid = (uint32_t)m->u[GBX_F_QID];
+	if (!T.asking || qid != T.qid || !T.judge)
+		return; /* a late answer to a question that closed: not counted */
+	int bar = T.judge(T.judge_ctx, m->s[GBX_F_ANSWER]);
+	vote *v = NULL;
+	for (int i = 0; i < T.n_votes && !v; i++)
+		if (!strcmp(T.votes[i].id, f->id) && T.votes[i].qid == qid)
+			v = &T.votes[i];
+	if (!v) {
+		T.votes = realloc(T.votes, sizeof *T.votes * (size_t)(T.n_votes + 1));
+		v = &T.votes[T.n_votes++];
+		memset(v, 0, sizeof *v);
+		snprintf(v->id, sizeof v->id, "%s", f->id);
+		v->qid = qid;
+	}
+	snprintf(v->name, sizeof v->name, "%s", f->name);
+	free(v->answer);
+	v->answer = strdup(m->s[GBX_F_ANSWER]);
+	v->bar = bar;
+	T.tally_dirty = 1;
+}
+
+/* ---- the sockets ------------------------------------------------------------------------- */
+
+static void on_message(int i, const gbx_msg *m)
+{
+	follower *f = &T.f[i];
+	if (!f->joined) {
+		if (m->type != GBX_HELLO) {
+			drop(i, "spoke before its hello");
+			return;
+		}
+		if (strcmp(m->s[GBX_F_CODE], T.code)) {
+			gbx_msg *b = malloc(sizeof *b);
+			char err[160];
+			gbx_init(b, GBX_BYE);
+			gbx_set_s(b, GBX_F_REASON, "wrong code: ask the teacher for the code on the join line");
+			conn_send_msg(&f->c, b, err, sizeof err);
+			free(b);
+			drop(i, "wrong code");
+			return;
+		}
+		f->joined = 1;
+		snprintf(f->id, sizeof f->id, "%s", m->s[GBX_F_ID]);
+		snprintf(f->name, sizeof f->name, "%s", gbx_has(m, GBX_F_NAME) ? m->s[GBX_F_NAME] : "");
+		T.tally_dirty = 1;
+		if (catch_up(f))
+			drop(i, "could not send the state");
+		return;
+	}
+	if (m->type == GBX_ANSWER)
+		on_answer(f, m);
+	else if (m->type == GBX_BYE)
+		drop(i, "left");
+	else {
+		char why[80];
+		snprintf(why, sizeof why, "a follower may not send %s messages", gbx_type_name(m->type));
+		drop(i, why);
+	}
+}
+
+static void serve(int i)
+{
+	follower *f = &T.f[i];
+	char err[160];
+	int closed = conn_read(&f->c, err, sizeof err);
+	gbx_msg *m = malloc(sizeof *m);
+	gbx_error e;
+	int n = T.n_f, rc;
+	/* frames already whole are handled even when the peer closed after sending them */
+	while (T.n_f == n && T.f[i].c.fd == f->c.fd && (rc = conn_next(&f->c, m, &e)) == 1)
+		on_message(i, m);
+	if (T.n_f == n && rc < 0)
+		drop(i, e.msg);
+	else if (T.n_f == n && closed)
+		drop(i, f->joined ? "left (connection closed)" : err);
+	free(m);
+}
+
+int classroom_wait(session *s, int fd, int timeout_ms)
+{
+	if (T.on)
+		teacher_flush(s);
+	struct pollfd p[MAX_FOLLOWERS + 8];
+	int n = 0;
+	if (fd >= 0)
+		p[n++] = (struct pollfd){ fd, POLLIN, 0 };
+	int lslot = -1, first = n;
+	if (T.on) {
+		lslot = n;
+		p[n++] = (struct pollfd){ T.lfd, POLLIN, 0 };
+		first = n;
+		for (int i = 0; i < T.n_f; i++)
+			p[n++] = (struct pollfd){ T.f[i].c.fd, (short)(POLLIN | (T.f[i].c.out_n ? POLLOUT : 0)), 0 };
+		if (T.tally_dirty && (timeout_ms < 0 || timeout_ms > 250))
+			timeout_ms = 250;
+		if (T.n_f && (timeout_ms < 0 || timeout_ms > 1000))
+			timeout_ms = 1000; /* hellos that never come are timed out */
+	}
+	int fstart = n;
+	follow_fds(p, &n);
+	int ft = follow_timeout();
+	if (ft >= 0 && (timeout_ms < 0 || ft < timeout_ms))
+		timeout_ms = ft;
+	int k = poll(p, (nfds_t)n, timeout_ms);
+	if (k < 0)
+		return errno == EINTR ? -1 : 0;
+	if (T.on) {
+		int nf = T.n_f;
+		/* followers from the last to the first: a dropped one's slot takes the last one */
+		for (int i = nf - 1; i >= 0; i--) {
+			short re = p[first + i].revents;
+			if (re & (POLLIN | POLLHUP | POLLERR))
+				serve(i);
+			else if (re & POLLOUT) {
+				char err[160];
+				if (conn_flush(&T.f[i].c, err, sizeof err))
+					drop(i, err);
+			}
+		}
+		unsigned long long now = net_now_us();
+		for (int i = T.n_f - 1; i >= 0; i--)
+			if (!T.f[i].joined && now - T.f[i].since > HELLO_US)
+				drop(i, "no hello within 10 s");
+		if (p[lslot].revents & POLLIN)
+			for (;;) {
+				gbx_conn c;
+				if (net_accept(T.lfd, &c))
+					break;
+				if (T.n_f >= MAX_FOLLOWERS) {
+					fprintf(stderr, "glassbox: classroom: closed %s: the class is full (%d)\n", c.peer, MAX_FOLLOWERS);
+					conn_close(&c);
+					continue;
+				}
+				T.f = realloc(T.f, sizeof *T.f * (size_t)(T.n_f + 1));
+				follower *f = &T.f[T.n_f++];
+				memset(f, 0, sizeof *f);
+				f->c = c;
+				f->since = now;
+			}
+		tally_live(s);
+	}
+	follow_service(s, p + fstart, n - fstart);
+	return fd >= 0 && (p[0].revents & (POLLIN | POLLHUP | POLLERR)) ? 1 : 0;
+}
+
+/* ---- the commands ------------------------------------------------------------------------ */
+
+static void teach_status(void)
+{
+	int joined = 0;
+	for (int i = 0; i < T.n_f; i++)
+		joined += T.f[i].joined;
+	printf("Teaching on port %d, code %s: %d following.\n", T.port, T.code, joined);
+	printf("Join with: glassbox --follow %s:%d --code %s\n", T.host, T.port, T.code);
+	printf("%llu updates sent, %llu bytes each on average (%llu catch-ups).\n", T.updates,
+	       T.updates ? T.bytes / T.updates : 0, T.catchups);
+}
+
+static void class_stop(session *s, const char *reason)
+{
+	teacher_flush(s);
+	gbx_msg *b = malloc(sizeof *b);
+	gbx_init(b, GBX_BYE);
+	gbx_set_s(b, GBX_F_REASON, reason);
+	long n = gbx_encode(b, frame, sizeof frame);
+	free(b);
+	broadcast(frame, (size_t)n);
+	/* what is queued goes out (up to 2 s), then every connection closes */
+	unsigned long long until = net_now_us() + 2000000;
+	for (;;) {
+		struct pollfd p[MAX_FOLLOWERS];
+		int k = 0;
+		for (int i = 0; i < T.n_f; i++)
+			if (T.f[i].c.out_n)
+				p[k++] = (struct pollfd){ T.f[i].c.fd, POLLOUT, 0 };
+		if (!k || net_now_us() > until)
+			break;
+		poll(p, (nfds_t)k, 50);
+		char err[160];
+		for (int i = 0; i < T.n_f; i++)
+			if (T.f[i].c.out_n && conn_flush(&T.f[i].c, err, sizeof err))
+				T.f[i].c.out_n = 0;
+	}
+	for (int i = 0; i < T.n_f; i++)
+		conn_close(&T.f[i].c);
+	T.n_f = 0;
+	close(T.lfd);
+	T.lfd = -1;
+	T.on = 0;
+}
+
+void classroom_end(session *s)
+{
+	if (T.on)
+		class_stop(s, "the teacher's glassbox ended");
+	follow_end();
+}
+
+int cmd_teach(session *s, int argc, char **argv, const char *rest)
+{
+	int port = CLASS_PORT, state = 0;
+	const char *code = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "end") || !strcmp(argv[i], "--end")) {
+			if (!T.on) {
+				errorf("no class is being taught");
+				return -1;
+			}
+			int joined = 0;
+			for (int k = 0; k < T.n_f; k++)
+				joined += T.f[k].joined;
+			class_stop(s, "the teacher ended the class");
+			printf("Class ended (%d were following; %llu updates, %llu bytes each on average).\n", joined, T.updates,
+			       T.updates ? T.bytes / T.updates : 0);
+			return 0;
+		} else if (!strcmp(argv[i], "--state"))
+			state = 1;
+		else if (!strcmp(argv[i], "--port") && i + 1 < argc) {
+			if (parse_int(argv[++i], 0, 65535, &port, "--port"))
+				return -1;
+		} else if (!strcmp(argv[i], "--code") && i + 1 < argc) {
+			code = argv[++i];
+			if (!*code || strlen(code) >= sizeof T.code) {
+				errorf("--code takes a short code such as 4-7-2-9");
+				return -1;
+			}
+		} else
+			return usage(argv[0]);
+	}
+	if (state) {
+		if (!T.on) {
+			errorf("no class is being taught");
+			return -1;
+		}
+		teacher_flush(s);
+		cstate_line(stdout, "final", &T.sent, fig_hash(s->fig == T.tally_fig ? NULL : s->fig));
+		putchar('\n');
+		return 0;
+	}
+	if (T.on) {
+		if (argc > 1) {
+			errorf("a class is already being taught (teach end first)");
+			return -1;
+		}
+		teach_status();
+		return 0;
+	}
+	if (need_model(s))
+		return -1;
+	char err[200];
+	int fd = net_listen(port, &T.port, err, sizeof err);
+	if (fd < 0) {
+		errorf("%s", err);
+		return -1;
+	}
+	T.lfd = fd;
+	if (code)
+		snprintf(T.code, sizeof T.code, "%s", code);
+	else {
+		unsigned char r[4] = { 0 };
+		int u = open("/dev/urandom", O_RDONLY);
+		if (u < 0 || read(u, r, 4) != 4)
+			for (int i = 0; i < 4; i++)
+				r[i] = (unsigned char)(net_now_us() >> (8 * i));
+		if (u >= 0)
+			close(u);
+		snprintf(T.code, sizeof T.code, "%d-%d-%d-%d", r[0] % 10, r[1] % 10, r[2] % 10, r[3] % 10);
+	}
+	net_lan_address(T.host, sizeof T.host);
+	T.on = 1;
+	T.sent_any = 0;
+	T.updates = T.bytes = T.catchups = 0;
+	teacher_flush(s);
+	printf("Teaching %s. Students join with:\n  glassbox --follow %s:%d --code %s\n", class_model_name(s), T.host, T.port,
+	       T.code);
+	printf("(they run their own copy of %s; only your commands and view travel. 'teach' shows who follows, "
+	       "'teach end' ends the class.)\n", class_model_name(s));
+	fflush(stdout);
+	return 0;
+}
+
+int cmd_tally(session *s, int argc, char **argv, const char *rest)
+{
+	int names = argc == 2 && !strcmp(argv[1], "--names");
+	if (argc > 2 || (argc == 2 && !names))
+		return usage(argv[0]);
+	if (!T.qid) {
+		errorf("no question has been asked in this class yet (a lesson's questions are counted while you teach)");
+		return -1;
+	}
+	int counts[40], nb = n_bars();
+	tally_counts(counts);
+	char lab[64];
+	printf("Question %u: %s\n", T.qid, T.qtext);
+	for (int b = 0; b < nb; b++) {
+		bar_label(b, lab, sizeof lab);
+		printf("  %-44s %d\n", lab, counts[b]);
+	}
+	if (names)
+		for (int i = 0; i < T.n_votes; i++)
+			if (T.votes[i].qid == T.qid)
+				printf("  %s: %s\n", T.votes[i].name[0] ? T.votes[i].name : "(no name)", T.votes[i].answer);
+	T.tally_fig = tally_figure();
+	T.tally_new = 1;
+	return show_figure(s, T.tally_fig) ? -1 : 0;
+}
