@@ -43,6 +43,11 @@ int classroom_active(void);
 /* The prompt tells whether readline owns the line (messages then redraw it). */
 void classroom_prompt(int on);
 
+/* The explorer owns the screen (on 1, until 0): the classroom prints nothing meanwhile. */
+void classroom_fullscreen(int on);
+/* A follower's own key in the explorer: it explores on its own until `:follow`. */
+void classroom_explore(void);
+
 /* The dispatcher's hooks around every command. */
 void classroom_before(session *s);
 void classroom_after(session *s, const char *line, int rc);

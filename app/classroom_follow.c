@@ -206,6 +206,17 @@ static void apply(session *s)
 	if (F.exploring)
 		return;
 	F.applying = 1;
+	/* in the explorer, what the replayed commands print would land on its screen */
+	int saved = -1;
+	if (class_fullscreen) {
+		fflush(stdout);
+		int null = open("/dev/null", O_WRONLY);
+		if (null >= 0) {
+			saved = dup(1);
+			dup2(null, 1);
+			close(null);
+		}
+	}
 	int all = F.fresh;
 	F.fresh = 0;
 	cstate *o = &F.shown;
@@ -254,6 +265,11 @@ static void apply(session *s)
 	}
 	cstate_copy(&F.shown, &F.st);
 	F.applying = 0;
+	if (saved >= 0) {
+		fflush(stdout);
+		dup2(saved, 1);
+		close(saved);
+	}
 	if (F.out) {
 		unsigned long long now = net_now_us();
 		own_line(s, "state");
@@ -343,6 +359,12 @@ void follow_service(session *s, const struct pollfd *p, int n)
 		lost(e.msg);
 	else if (closed)
 		lost(err);
+}
+
+void classroom_explore(void)
+{
+	if (F.on && !F.exploring && !F.applying)
+		F.exploring = 1;
 }
 
 void follow_after(session *s, const char *line, int rc)

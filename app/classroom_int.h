@@ -60,6 +60,7 @@ uint64_t model_hash(const session *s);
 void class_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int class_prompt_on;
 extern int class_say_stderr;  /* a follower's --print: its messages go to stderr */
+extern int class_fullscreen;  /* the explorer owns the screen: nothing is printed */
 /* After output of its own (a figure): readline's prompt and line drawn again. */
 void class_redraw(void);
 

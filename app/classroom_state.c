@@ -299,11 +299,15 @@ uint64_t model_hash(const session *s)
 	return h;
 }
 
-int class_prompt_on, class_say_stderr;
+int class_prompt_on, class_say_stderr, class_fullscreen;
+
+void classroom_fullscreen(int on) { class_fullscreen = on; }
 
 void class_say(const char *fmt, ...)
 {
 	va_list ap;
+	if (class_fullscreen)
+		return;
 	va_start(ap, fmt);
 	if (class_say_stderr) {
 		fprintf(stderr, "glassbox: ");
