@@ -145,6 +145,7 @@ static const struct {
 	{ "numbers and files", "trace print dump export calc masks" },
 	{ "models", "models load info init export-model train eval curves bench" },
 	{ "lessons, screens and settings", "lesson tui window set help quit" },
+	{ "a class on the local network", "teach tally follow answer" },
 };
 
 static int in_list(const char *list, const char *name)

@@ -2,6 +2,7 @@
  *   glassbox                 a prompt (on a terminal) or a script read from stdin
  *   glassbox -c "CMD; CMD"   run commands and exit
  *   glassbox FILE            run a script file and exit
+ *   glassbox --teach / --follow HOST:PORT --code C   a class (app/classroom.h)
  *   glassbox bench [...]     the benchmarks (bench decode DIR: decoding speed)
  * Scripts print no prompt or banner and stop at the first error with exit status 1. */
 #include <errno.h>
@@ -33,7 +34,8 @@ static void on_sigint(int sig)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: glassbox [-c \"CMD; CMD ...\" | FILE | --tui | bench | train ... | eval DIR | export-model ...]\n"
+	fprintf(f, "usage: glassbox [-c \"CMD; CMD ...\" | FILE | --tui | --teach [--port N] | --follow HOST:PORT --code C\n"
+	           "                | bench | train ... | eval DIR | export-model ...]\n"
 	           "  With no arguments on a terminal, glassbox starts a prompt; 'help' lists the commands.\n"
 	           "  Commands on stdin, in FILE or after -c run without a prompt and stop at the first error.\n");
 }
