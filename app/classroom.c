@@ -131,11 +131,9 @@ void classroom_before(session *s)
 		T.depth++;
 		return;
 	}
-	runstate *r = &T.stack[T.depth++];
-	if (T.on)
-		run_take(s, r);
-	else
-		r->valid = 0;
+	/* figures are remembered before a class starts too: `teach` in the middle of a session
+	 * sends the figure already on show by its command */
+	run_take(s, &T.stack[T.depth++]);
 }
 
 static void teacher_flush(session *s);
@@ -150,7 +148,7 @@ void classroom_after(session *s, const char *line, int rc)
 		if (s->fig != pre->fig && !T.tally_new)
 			T.tally_fig = NULL; /* a command's figure replaced the tally */
 		T.tally_new = 0;
-		if (T.on && pre->valid && rc == 0 && s->fig && s->fig != pre->fig && s->fig != T.tally_fig && !rec_find(s->fig)) {
+		if (pre->valid && rc == 0 && s->fig && s->fig != pre->fig && s->fig != T.tally_fig && !rec_find(s->fig)) {
 			record *r = &T.rec[T.rec_next];
 			T.rec_next = (T.rec_next + 1) % N_REC;
 			free(r->title);
@@ -602,11 +600,17 @@ int classroom_wait(session *s, int fd, int timeout_ms)
 
 /* ---- the commands ------------------------------------------------------------------------ */
 
-static void teach_status(void)
+static int joined_count(void)
 {
 	int joined = 0;
-	for (int i = 0; i < T.n_f; i++)
-		joined += T.f[i].joined;
+	for (int k = 0; k < T.n_f; k++)
+		joined += T.f[k].joined;
+	return joined;
+}
+
+static void teach_status(void)
+{
+	int joined = joined_count();
 	printf("Teaching on port %d, code %s: %d following.\n", T.port, T.code, joined);
 	printf("Join with: glassbox --follow %s:%d --code %s\n", T.host, T.port, T.code);
 	printf("%llu updates sent, %llu bytes each on average (%llu catch-ups).\n", T.updates,
@@ -653,9 +657,24 @@ void classroom_end(session *s)
 	follow_end();
 }
 
+/* teach --wait N: the class starts when N students follow (a script's start; Ctrl-C stops). */
+static int wait_for(session *s, int n)
+{
+	unsigned long long until = net_now_us() + 120ull * 1000000ull;
+	while (joined_count() < n) {
+		if (interrupted || net_now_us() > until) {
+			interrupted = 0;
+			errorf("%d of %d students follow: stopped waiting", joined_count(), n);
+			return -1;
+		}
+		classroom_wait(s, -1, 200);
+	}
+	return 0;
+}
+
 int cmd_teach(session *s, int argc, char **argv, const char *rest)
 {
-	int port = CLASS_PORT, state = 0;
+	int port = CLASS_PORT, state = 0, wait = 0;
 	const char *code = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "end") || !strcmp(argv[i], "--end")) {
@@ -663,15 +682,17 @@ int cmd_teach(session *s, int argc, char **argv, const char *rest)
 				errorf("no class is being taught");
 				return -1;
 			}
-			int joined = 0;
-			for (int k = 0; k < T.n_f; k++)
-				joined += T.f[k].joined;
+			int joined = joined_count();
 			class_stop(s, "the teacher ended the class");
 			printf("Class ended (%d were following; %llu updates, %llu bytes each on average).\n", joined, T.updates,
 			       T.updates ? T.bytes / T.updates : 0);
 			return 0;
 		} else if (!strcmp(argv[i], "--state"))
 			state = 1;
+		else if (!strcmp(argv[i], "--wait") && i + 1 < argc) {
+			if (parse_int(argv[++i], 1, MAX_FOLLOWERS, &wait, "--wait"))
+				return -1;
+		}
 		else if (!strcmp(argv[i], "--port") && i + 1 < argc) {
 			if (parse_int(argv[++i], 0, 65535, &port, "--port"))
 				return -1;
@@ -683,6 +704,13 @@ int cmd_teach(session *s, int argc, char **argv, const char *rest)
 			}
 		} else
 			return usage(argv[0]);
+	}
+	if (wait) {
+		if (!T.on) {
+			errorf("no class is being taught: teach first, then teach --wait N");
+			return -1;
+		}
+		return wait_for(s, wait);
 	}
 	if (state) {
 		if (!T.on) {

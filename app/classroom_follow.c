@@ -34,6 +34,7 @@ static struct {
 	int n_answers, next_answer;
 	uint32_t answered_q;
 	int model_bad;            /* the teacher's model is not here: said once per model */
+	uint64_t bad_hash;        /* the hash of the model that was not found */
 } F = { .c = { .fd = -1 } };
 
 int following(void) { return F.on; }
@@ -116,8 +117,13 @@ static int run_ids(session *s, const int32_t *ids, int n, const int32_t *tgt, in
 	return rc;
 }
 
+/* The teacher's cursor, when it is one (a frame is never trusted: the views check the layer
+ * and head against the model, this checks what would index a table). */
 static void set_cursor(session *s, const int32_t *c)
 {
+	if (c[0] < 0 || c[0] >= ST_N || c[1] < 1 || c[1] > 100000 || c[2] < 1 || c[2] > 100000 || c[3] < 0 ||
+	    c[3] > 100000)
+		return;
 	s->stage = c[0];
 	s->layer = c[1];
 	s->head = c[2];
@@ -129,6 +135,9 @@ static int ensure_model(session *s)
 {
 	if (s->loaded && model_hash(s) == F.st.hash)
 		return 0;
+	if (F.model_bad && F.bad_hash == F.st.hash)
+		return -1; /* tried already: said once */
+	F.bad_hash = F.st.hash;
 	if (F.st.model[0] && !strchr(F.st.model, '/') && strcmp(F.st.model, "..") && strcmp(F.st.model, ".")) {
 		char line[400];
 		snprintf(line, sizeof line, "load %s", F.st.model);
@@ -231,7 +240,7 @@ static void apply(session *s)
 	if (ok && view_new) {
 		if (class_prompt_on)
 			printf("\r\033[K");
-		if (!strcmp(F.st.view, "@stage")) {
+		if (!strcmp(F.st.view, "@stage") && F.st.cur[0] >= 0 && F.st.cur[0] < ST_N) {
 			run_ids(s, F.st.ids, F.st.n_ids, F.st.tgt, F.st.n_tgt);
 			show_stage(s, F.st.cur[0], F.st.cur[1], F.st.cur[2]);
 		} else if (F.st.view[0]) {
@@ -339,6 +348,8 @@ void follow_service(session *s, const struct pollfd *p, int n)
 			F.pending = 1;
 			before = F.c.in_n;
 		} else if (m->type == GBX_BYE) {
+			if (F.pending)
+				apply(s); /* the last state before the end is shown too */
 			F.ended = 1;
 			F.refused = !F.have_state;
 			class_say("%s%s.\n", F.refused ? "The teacher refused: " : "", m->s[GBX_F_REASON]);

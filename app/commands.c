@@ -441,11 +441,12 @@ const command commands[] = {
 	  "Tab and Shift-Tab change the stage, [ and ] the layer, < and > the head; the arrows move\n"
 	  "the cursor and the status line shows the value under it with its query and key; e exports\n"
 	  "a PNG; : runs any command; ? lists the keys; q comes back to the prompt.", cmd_tui },
-	{ "teach", "[--port N] [--code C] | end | --state", "teach a class: students follow your screen over the network",
+	{ "teach", "[--port N] [--code C] | --wait N | end | --state", "teach a class: students follow your screen over the network",
 	  "Prints the join line, e.g. glassbox --follow 192.168.1.20:7341 --code 4-7-2-9 (port 7341;\n"
 	  "--port 0 picks a free one). Followers run their own copy of the model: only your commands\n"
 	  "and view state travel. A lesson's questions are counted as students answer ('tally').\n"
-	  "'teach' again shows who follows; 'teach end' ends the class; --state prints the state line.", cmd_teach },
+	  "'teach' again shows who follows; 'teach end' ends the class; --state prints the state line;\n"
+	  "--wait N waits until N students follow (for scripts; Ctrl-C stops it).", cmd_teach },
 	{ "tally", "[--names]", "the class's answers to the last question, as a bar chart (export saves it)",
 	  "Right, each wrong choice, and no answer yet. Names (optional for students) stay here.", cmd_tally },
 	{ "follow", "[HOST:PORT --code C [--name N]]", "follow a teacher's class; alone: come back after exploring",

@@ -20,7 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "1..17"
+echo "1..19"
 
 cat >"$T/c.lesson" <<'EOF'
 # Classroom test lesson
@@ -225,6 +225,26 @@ check "the teacher logged each kind: oversized, wrong version, wrong code, malfo
 	       grep -q 'wrong protocol version 9' '$T/teacher.err' && grep -q ': wrong code' '$T/teacher.err' &&
 	       grep -q 'malformed message' '$T/teacher.err' && grep -q 'may not send state messages' '$T/teacher.err' &&
 	       grep -q 'spoke before its hello' '$T/teacher.err'"
+
+# the model's identity: a follower without the teacher's model is told so (and exits 1); one
+# given a copy with --model follows
+$G -c "init $T/m --seed 5; load $T/m; run hello world; attn 1 2; teach --port 0 --code 9-9; teach --wait 2; teach --state; teach end" \
+	>"$T/t2.out" 2>"$T/t2.err" &
+TP=$!
+i=0
+while [ $i -lt 200 ] && ! grep -q 'glassbox --follow' "$T/t2.out"; do sleep 0.05; i=$((i + 1)); done
+P2=$(sed -n 's/.*glassbox --follow [0-9.]*:\([0-9]*\) --code .*/\1/p' "$T/t2.out")
+$G --follow "127.0.0.1:$P2" --code 9-9 --print >"$T/m1.out" 2>"$T/m1.err" &
+M1=$!
+$G --follow "127.0.0.1:$P2" --code 9-9 --print --model "$T/m" >"$T/m2.out" 2>"$T/m2.err"
+m2=$?
+wait $M1
+m1=$?
+wait $TP
+check "a follower without the teacher's model: status 1 and a message naming it and what to do" \
+	sh -c "[ $m1 = 1 ] && grep -q 'The teacher uses the model m (hash [0-9a-f]*), which this glassbox does not have.*--model DIR' '$T/m1.err'"
+check "one given a copy with --model ends on the teacher's state (status $m2)" \
+	sh -c "[ $m2 = 0 ] && [ \"\$(grep '^final ' '$T/m2.out')\" = \"\$(grep '^final ' '$T/t2.out')\" ] && grep -q 'view=\"attn 1 2\"' '$T/t2.out'"
 
 # latency: from the teacher's send to the follower's own figure, every update but the catch-ups
 awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^applied_us=/) { sub("applied_us=", "", $i); if (FNR > 1) print $i } }' $files |
