@@ -431,16 +431,26 @@ static void tally_live(session *s)
 	if (!T.tally_dirty || !T.qid)
 		return;
 	unsigned long long now = net_now_us();
-	if (now - T.tally_said < 250000)
+	if (now - T.tally_said < 500000)
 		return;
 	T.tally_dirty = 0;
 	T.tally_said = now;
-	int counts[40], nb = n_bars();
+	int counts[40], nb = n_bars(), total = 0;
 	tally_counts(counts);
-	char line[600] = "Answers:", lab[64];
+	for (int b = 0; b < nb; b++)
+		total += counts[b];
+	/* one line: each bar's label, a bar of up to 8 blocks in proportion, its count */
+	char line[1200] = "Answers:", lab[64];
 	for (int b = 0; b < nb; b++) {
 		bar_label(b, lab, sizeof lab);
-		snprintf(line + strlen(line), sizeof line - strlen(line), "%s %s %d", b ? " ·" : "", lab, counts[b]);
+		char *cut = strchr(lab, ')');
+		if (cut && b && b < nb - 1)
+			cut[1] = 0; /* a wrong choice by its letter alone */
+		snprintf(line + strlen(line), sizeof line - strlen(line), "%s %s ", b ? "  " : "", lab);
+		int w = total ? (counts[b] * 8 + total / 2) / total : 0;
+		for (int k = 0; k < w; k++)
+			snprintf(line + strlen(line), sizeof line - strlen(line), "\u2588");
+		snprintf(line + strlen(line), sizeof line - strlen(line), "%s%d", w ? " " : "", counts[b]);
 	}
 	if (s->interactive || isatty(1))
 		class_say("%s\n", line);

@@ -60,6 +60,8 @@ enum gbx_field {
 
 #define GBX_FULL 1u
 
+/* A message, decoded or to encode. It holds its own copy of a decoded frame's strings and lists
+ * (about GBX_MAX_MSG bytes): allocate it (malloc, static), never on the stack. */
 typedef struct gbx_msg {
 	int version, type;
 	uint32_t has;                 /* 1u << key of each field present */

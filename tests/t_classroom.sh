@@ -20,7 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "1..19"
+echo "1..21"
 
 cat >"$T/c.lesson" <<'EOF'
 # Classroom test lesson
@@ -245,6 +245,28 @@ check "a follower without the teacher's model: status 1 and a message naming it 
 	sh -c "[ $m1 = 1 ] && grep -q 'The teacher uses the model m (hash [0-9a-f]*), which this glassbox does not have.*--model DIR' '$T/m1.err'"
 check "one given a copy with --model ends on the teacher's state (status $m2)" \
 	sh -c "[ $m2 = 0 ] && [ \"\$(grep '^final ' '$T/m2.out')\" = \"\$(grep '^final ' '$T/t2.out')\" ] && grep -q 'view=\"attn 1 2\"' '$T/t2.out'"
+
+# a connection that drops (the teacher's glassbox dies and starts again on its port): the
+# follower tries again by itself and catches up with the new session at once
+$G -c "run When Mary; attn 1 1; teach --port 0 --code 5-5; teach --wait 2" >"$T/t3.out" 2>"$T/t3.err" &
+TP=$!
+i=0
+while [ $i -lt 200 ] && ! grep -q 'glassbox --follow' "$T/t3.out"; do sleep 0.05; i=$((i + 1)); done
+P3=$(sed -n 's/.*glassbox --follow [0-9.]*:\([0-9]*\) --code .*/\1/p' "$T/t3.out")
+$G --follow "127.0.0.1:$P3" --code 5-5 --print >"$T/r.out" 2>"$T/r.err" &
+RP=$!
+pids="$pids $RP"
+until_n 1 'view="attn 1 1"' "$T/r.out"
+kill -9 $TP
+wait $TP 2>/dev/null
+$G -c "run When Mary and John; attn 2 2; teach --port $P3 --code 5-5; teach --wait 1; teach --state; teach end" \
+	>"$T/t4.out" 2>"$T/t4.err"
+wait $RP
+rc=$?
+check "the follower saw the connection drop and came back by itself" \
+	sh -c "grep -q 'Lost the teacher' '$T/r.err' && grep -q 'Back with the teacher' '$T/r.err'"
+check "and ended on the new session's state (status $rc)" \
+	sh -c "[ $rc = 0 ] && grep -q 'view=\"attn 2 2\"' '$T/t4.out' && [ \"\$(grep '^final ' '$T/r.out')\" = \"\$(grep '^final ' '$T/t4.out')\" ]"
 
 # latency: from the teacher's send to the follower's own figure, every update but the catch-ups
 awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^applied_us=/) { sub("applied_us=", "", $i); if (FNR > 1) print $i } }' $files |

@@ -23,7 +23,7 @@ start() { # start NAME ARGS
 		"cd $T && env XDG_STATE_HOME=$T/state TERM=xterm-256color $ROOT/glassbox $2; echo EXIT=\$?; sleep 30"
 }
 
-echo "1..12"
+echo "1..15"
 
 start teacher "--teach --port 0 --code 3-1-4-1"
 waitfor teacher "glassbox --follow"
@@ -56,6 +56,21 @@ ok $? "follow catches up with the teacher at once"
 tmux send-keys -t student "answer a" Enter
 waitfor student "no question is open now"
 ok $? "answer without a question: a one-line error"
+
+# a lesson's question: the student answers on their own screen, the teacher sees the tally
+printf '# Quiz\n\n== The question\n> attn 1 1\n\n? Which letter is right?\na) the first\nb) the second\n= b\n' >"$T/q.lesson"
+tmux send-keys -t teacher "lesson $T/q.lesson" Enter
+waitfor student "Question: Which letter is right?"
+ok $? "the lesson's question appears on the student's screen"
+tmux send-keys -t student "answer b" Enter
+waitfor student "Sent: b"
+waitfor teacher "Answers: right (b) ████████ 1"
+ok $? "the teacher's prompt shows the answers as a live bar"
+tmux send-keys -t teacher Enter Enter
+waitfor teacher "End of the lesson"
+tmux send-keys -t teacher "tally --names" Enter
+waitfor teacher "ann: b"
+ok $? "tally --names: the student's name and answer, on the teacher's screen only"
 
 # the explorer: the student follows inside it; the teacher moves with keys in its own
 tmux send-keys -t student "tui" Enter
