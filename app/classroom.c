@@ -1,4 +1,4 @@
-/* classroom.c — the teacher's side of a class (classroom.h): `teach` and `tally`, the hooks the
+/* classroom.c — the teacher's side of a class (classroom.h): `teach`, the hooks the
  * dispatcher and the lesson runner call, and classroom_wait, the one poll() every prompt waits
  * in while a class runs.
  *
@@ -18,7 +18,6 @@
 #include "app/classroom.h"
 #include "app/classroom_int.h"
 #include "app/cmd.h"
-#include "app/view_common.h"
 #include "app/views.h"
 #include "viz/figure.h"
 
@@ -47,15 +46,9 @@ typedef struct follower {
 	char id[64], name[64];
 } follower;
 
-typedef struct vote {
-	char id[64], name[64];
-	uint32_t qid;
-	char *answer;
-	int bar;                  /* the judge's answer: 0 right, k wrong choice k, n + 1 wrong */
-} vote;
-
 static struct {
 	int on, lfd, port;
+	int interactive;          /* the teacher is at a terminal: joins are said */
 	char code[32], host[64];
 	follower *f;
 	int n_f;
@@ -69,21 +62,21 @@ static struct {
 	int depth;
 	char *lesson, *heading;
 	int step, n_steps;
-	/* the question asked last (asking: still open) */
-	uint32_t qid;
-	int asking;
-	char *qtext, *qopts;
-	char **opts;
-	int n_opts, right;
-	classroom_judge judge;
-	void *judge_ctx;
-	vote *votes;
-	int n_votes;
-	int tally_dirty;
-	unsigned long long tally_said;
-	gb_figure *tally_fig;     /* the tally on show (compared, never dereferenced) */
-	int tally_new;            /* `tally` has just shown it */
 } T = { .lfd = -1 };
+
+int class_teaching(void) { return T.on; }
+
+int class_joined(const char **ids, int cap)
+{
+	int n = 0;
+	for (int i = 0; i < T.n_f; i++)
+		if (T.f[i].joined) {
+			if (ids && n < cap)
+				ids[n] = T.f[i].id;
+			n++;
+		}
+	return ids && n > cap ? cap : n;
+}
 
 int classroom_active(void) { return T.on || following(); }
 void classroom_prompt(int on) { class_prompt_on = on; }
@@ -145,10 +138,8 @@ void classroom_after(session *s, const char *line, int rc)
 	int d = --T.depth;
 	if (d < (int)(sizeof T.stack / sizeof T.stack[0])) {
 		runstate *pre = &T.stack[d];
-		if (s->fig != pre->fig && !T.tally_new)
-			T.tally_fig = NULL; /* a command's figure replaced the tally */
-		T.tally_new = 0;
-		if (pre->valid && rc == 0 && s->fig && s->fig != pre->fig && s->fig != T.tally_fig && !rec_find(s->fig)) {
+		tally_after(pre->fig, s->fig);
+		if (pre->valid && rc == 0 && s->fig && s->fig != pre->fig && !tally_is(s->fig) && !rec_find(s->fig)) {
 			record *r = &T.rec[T.rec_next];
 			T.rec_next = (T.rec_next + 1) % N_REC;
 			free(r->title);
@@ -178,46 +169,6 @@ void classroom_step(const char *title, int step, int n_steps, const char *headin
 	T.heading = strdup(title && heading ? heading : "");
 	T.step = title ? step : 0;
 	T.n_steps = title ? n_steps : 0;
-}
-
-void classroom_question(const char *text, const char *const *opts, int n_opts, int right, classroom_judge judge,
-                        void *ctx)
-{
-	if (!T.on)
-		return;
-	for (int i = 0; i < T.n_opts; i++)
-		free(T.opts[i]);
-	free(T.opts);
-	free(T.qtext);
-	free(T.qopts);
-	if (n_opts > 26)
-		n_opts = 26; /* a) to z): the tally's bars */
-	T.qid++;
-	T.asking = 1;
-	T.qtext = strdup(text);
-	T.opts = calloc((size_t)(n_opts + 1), sizeof *T.opts);
-	size_t len = 1;
-	for (int i = 0; i < n_opts; i++) {
-		T.opts[i] = strdup(opts[i]);
-		len += strlen(opts[i]) + 1;
-	}
-	T.qopts = calloc(len, 1);
-	for (int i = 0; i < n_opts; i++) {
-		strcat(T.qopts, opts[i]);
-		if (i + 1 < n_opts)
-			strcat(T.qopts, "\n");
-	}
-	T.n_opts = n_opts;
-	T.right = right;
-	T.judge = judge;
-	T.judge_ctx = ctx;
-	T.tally_dirty = 1;
-}
-
-void classroom_question_end(void)
-{
-	T.asking = 0;
-	T.judge = NULL; /* its context belongs to the lesson runner, which goes on */
 }
 
 /* ---- the state, rebuilt and sent ---------------------------------------------------------- */
@@ -258,7 +209,7 @@ static void teacher_now(session *s, cstate *c)
 		c->n_vids = r->pre.n_ids;
 		c->n_vtgt = r->pre.n_tgt;
 		memcpy(c->vcur, r->pre.cur, sizeof c->vcur);
-	} else if (s->fig && s->fig == T.tally_fig && T.sent_any) {
+	} else if (tally_is(s->fig) && T.sent_any) {
 		/* the tally is the teacher's own: followers keep the view they had */
 		c->view = strdup(T.sent.view);
 		free(c->vids);
@@ -271,22 +222,27 @@ static void teacher_now(session *s, cstate *c)
 		c->n_vtgt = T.sent.n_vtgt;
 		memcpy(c->vcur, T.sent.vcur, sizeof c->vcur);
 	} else
-		c->view = strdup(s->fig && s->fig != T.tally_fig && s->stage >= 0 && s->stage < ST_N ? "@stage" : "");
-	c->qid = T.asking ? T.qid : 0;
+		c->view = strdup(s->fig && !tally_is(s->fig) && s->stage >= 0 && s->stage < ST_N ? "@stage" : "");
+	const char *qt, *qo;
+	c->qid = tally_open(&qt, &qo);
 	free(c->qtext);
 	free(c->qopts);
-	c->qtext = strdup(T.asking && T.qtext ? T.qtext : "");
-	c->qopts = strdup(T.asking && T.qopts ? T.qopts : "");
+	c->qtext = strdup(qt);
+	c->qopts = strdup(qo);
 }
 
 static void drop(int i, const char *why)
 {
 	follower *f = &T.f[i];
+	if (class_prompt_on)
+		printf("\r\033[K"); /* the line readline was drawing, drawn again below */
+	fflush(stdout);
 	fprintf(stderr, "glassbox: classroom: closed %s%s%s%s: %s\n", f->c.peer, f->name[0] ? " (" : "", f->name,
 	        f->name[0] ? ")" : "", why);
+	class_redraw();
 	conn_close(&f->c);
 	T.f[i] = T.f[--T.n_f];
-	T.tally_dirty = 1;
+	tally_touch();
 }
 
 /* Sends frame b (n bytes) to every follower that has joined. */
@@ -347,143 +303,6 @@ static int catch_up(follower *f)
 	return rc;
 }
 
-/* ---- the tally -------------------------------------------------------------------------- */
-
-/* right, the wrong choices (or "wrong"), no answer yet */
-static int n_bars(void) { return T.n_opts ? T.n_opts + 1 : 3; }
-
-/* counts[0] right, then each wrong choice (or "wrong"), then no answer yet */
-static int tally_counts(int *counts)
-{
-	int nb = n_bars(), joined = 0;
-	memset(counts, 0, sizeof(int) * (size_t)nb);
-	for (int i = 0; i < T.n_votes; i++)
-		if (T.votes[i].qid == T.qid && T.votes[i].bar >= 0) {
-			int b = T.votes[i].bar;
-			if (T.n_opts) /* the wrong choices in order, the right one left out */
-				counts[b == 0 ? 0 : b < T.right ? b : b - 1]++;
-			else
-				counts[b == 0 ? 0 : 1]++;
-		}
-	for (int i = 0; i < T.n_f; i++) {
-		if (!T.f[i].joined)
-			continue;
-		joined++;
-		int has = 0;
-		for (int k = 0; k < T.n_votes && !has; k++)
-			has = T.votes[k].qid == T.qid && T.votes[k].bar >= 0 && !strcmp(T.votes[k].id, T.f[i].id);
-		counts[nb - 1] += !has;
-	}
-	return joined;
-}
-
-static void bar_label(int b, char *out, size_t cap)
-{
-	int nb = n_bars();
-	if (b == 0)
-		snprintf(out, cap, T.n_opts ? "right (%c)" : "right", 'a' + T.right - 1);
-	else if (b == nb - 1)
-		snprintf(out, cap, "no answer yet");
-	else if (!T.n_opts)
-		snprintf(out, cap, "wrong");
-	else {
-		int opt = b < T.right ? b : b + 1; /* 1-based choice */
-		snprintf(out, cap, "%c) %.40s", 'a' + opt - 1, T.opts[opt - 1]);
-	}
-}
-
-static gb_figure *tally_figure(void)
-{
-	int counts[40], nb = n_bars();
-	tally_counts(counts);
-	gb_figure *f = gb_fig_new(GB_FIG_BARS);
-	float v[40];
-	char lab[40][64];
-	const char *labs[40];
-	int answered = 0;
-	for (int b = 0; b < nb; b++) {
-		v[b] = (float)counts[b];
-		char words[64];
-		bar_label(b, words, sizeof words);
-		words_label(words, lab[b], sizeof lab[b]); /* words, not tokens: no dots for spaces */
-		labs[b] = lab[b];
-		if (b < nb - 1)
-			answered += counts[b];
-	}
-	gb_fig_set_values(f, v, 1, nb);
-	gb_fig_set_col_labels(f, labs);
-	char t[300];
-	snprintf(t, sizeof t, "Answers to question %u: %.200s", T.qid, T.qtext);
-	gb_fig_set_title(f, t);
-	snprintf(t, sizeof t, "%d answered, %d not yet%s", answered, counts[nb - 1], T.asking ? " (still open)" : "");
-	gb_fig_set_subtitle(f, t);
-	gb_fig_set_axes(f, NULL, "students");
-	f->range = GB_RANGE_FIXED;
-	f->vmin = 0;
-	f->vmax = (float)(answered + counts[nb - 1] > 0 ? answered + counts[nb - 1] : 1);
-	f->precision = 0;
-	return f;
-}
-
-/* The tally as one line at the terminal, at most four times a second, and in the window. */
-static void tally_live(session *s)
-{
-	if (!T.tally_dirty || !T.qid)
-		return;
-	unsigned long long now = net_now_us();
-	if (now - T.tally_said < 500000)
-		return;
-	T.tally_dirty = 0;
-	T.tally_said = now;
-	int counts[40], nb = n_bars(), total = 0;
-	tally_counts(counts);
-	for (int b = 0; b < nb; b++)
-		total += counts[b];
-	/* one line: each bar's label, a bar of up to 8 blocks in proportion, its count */
-	char line[1200] = "Answers:", lab[64];
-	for (int b = 0; b < nb; b++) {
-		bar_label(b, lab, sizeof lab);
-		char *cut = strchr(lab, ')');
-		if (cut && b && b < nb - 1)
-			cut[1] = 0; /* a wrong choice by its letter alone */
-		snprintf(line + strlen(line), sizeof line - strlen(line), "%s %s ", b ? "  " : "", lab);
-		int w = total ? (counts[b] * 8 + total / 2) / total : 0;
-		for (int k = 0; k < w; k++)
-			snprintf(line + strlen(line), sizeof line - strlen(line), "\u2588");
-		snprintf(line + strlen(line), sizeof line - strlen(line), "%s%d", w ? " " : "", counts[b]);
-	}
-	if (s->interactive || isatty(1))
-		class_say("%s\n", line);
-	if (s->win) {
-		T.tally_fig = tally_figure();
-		session_adopt(s, T.tally_fig, NULL);
-	}
-}
-
-static void on_answer(follower *f, const gbx_msg *m)
-{
-	uint32_t qid = (uint32_t)m->u[GBX_F_QID];
-	if (!T.asking || qid != T.qid || !T.judge)
-		return; /* a late answer to a question that closed: not counted */
-	int bar = T.judge(T.judge_ctx, m->s[GBX_F_ANSWER]);
-	vote *v = NULL;
-	for (int i = 0; i < T.n_votes && !v; i++)
-		if (!strcmp(T.votes[i].id, f->id) && T.votes[i].qid == qid)
-			v = &T.votes[i];
-	if (!v) {
-		T.votes = realloc(T.votes, sizeof *T.votes * (size_t)(T.n_votes + 1));
-		v = &T.votes[T.n_votes++];
-		memset(v, 0, sizeof *v);
-		snprintf(v->id, sizeof v->id, "%s", f->id);
-		v->qid = qid;
-	}
-	snprintf(v->name, sizeof v->name, "%s", f->name);
-	free(v->answer);
-	v->answer = strdup(m->s[GBX_F_ANSWER]);
-	v->bar = bar;
-	T.tally_dirty = 1;
-}
-
 /* ---- the sockets ------------------------------------------------------------------------- */
 
 static void on_message(int i, const gbx_msg *m)
@@ -507,13 +326,15 @@ static void on_message(int i, const gbx_msg *m)
 		f->joined = 1;
 		snprintf(f->id, sizeof f->id, "%s", m->s[GBX_F_ID]);
 		snprintf(f->name, sizeof f->name, "%s", gbx_has(m, GBX_F_NAME) ? m->s[GBX_F_NAME] : "");
-		T.tally_dirty = 1;
+		if (T.interactive)
+			class_say("%s joined (%s).\n", f->name[0] ? f->name : "a student", f->c.peer);
+		tally_touch();
 		if (catch_up(f))
 			drop(i, "could not send the state");
 		return;
 	}
 	if (m->type == GBX_ANSWER)
-		on_answer(f, m);
+		tally_answer(f->id, f->name, (uint32_t)m->u[GBX_F_QID], m->s[GBX_F_ANSWER]);
 	else if (m->type == GBX_BYE)
 		drop(i, "left");
 	else {
@@ -556,7 +377,7 @@ int classroom_wait(session *s, int fd, int timeout_ms)
 		first = n;
 		for (int i = 0; i < T.n_f; i++)
 			p[n++] = (struct pollfd){ T.f[i].c.fd, (short)(POLLIN | (T.f[i].c.out_n ? POLLOUT : 0)), 0 };
-		if (T.tally_dirty && (timeout_ms < 0 || timeout_ms > 250))
+		if (tally_pending() && (timeout_ms < 0 || timeout_ms > 250))
 			timeout_ms = 250;
 		if (T.n_f && (timeout_ms < 0 || timeout_ms > 1000))
 			timeout_ms = 1000; /* hellos that never come are timed out */
@@ -728,7 +549,7 @@ int cmd_teach(session *s, int argc, char **argv, const char *rest)
 			return -1;
 		}
 		teacher_flush(s);
-		cstate_line(stdout, "final", &T.sent, fig_hash(s->fig == T.tally_fig ? NULL : s->fig));
+		cstate_line(stdout, "final", &T.sent, fig_hash(tally_is(s->fig) ? NULL : s->fig));
 		putchar('\n');
 		return 0;
 	}
@@ -763,6 +584,7 @@ int cmd_teach(session *s, int argc, char **argv, const char *rest)
 	}
 	net_lan_address(T.host, sizeof T.host);
 	T.on = 1;
+	T.interactive = s->interactive;
 	T.sent_any = 0;
 	T.updates = T.bytes = T.catchups = 0;
 	teacher_flush(s);
@@ -772,30 +594,4 @@ int cmd_teach(session *s, int argc, char **argv, const char *rest)
 	       "'teach end' ends the class.)\n", class_model_name(s));
 	fflush(stdout);
 	return 0;
-}
-
-int cmd_tally(session *s, int argc, char **argv, const char *rest)
-{
-	int names = argc == 2 && !strcmp(argv[1], "--names");
-	if (argc > 2 || (argc == 2 && !names))
-		return usage(argv[0]);
-	if (!T.qid) {
-		errorf("no question has been asked in this class yet (a lesson's questions are counted while you teach)");
-		return -1;
-	}
-	int counts[40], nb = n_bars();
-	tally_counts(counts);
-	char lab[64];
-	printf("Question %u: %s\n", T.qid, T.qtext);
-	for (int b = 0; b < nb; b++) {
-		bar_label(b, lab, sizeof lab);
-		printf("  %-44s %d\n", lab, counts[b]);
-	}
-	if (names)
-		for (int i = 0; i < T.n_votes; i++)
-			if (T.votes[i].qid == T.qid)
-				printf("  %s: %s\n", T.votes[i].name[0] ? T.votes[i].name : "(no name)", T.votes[i].answer);
-	T.tally_fig = tally_figure();
-	T.tally_new = 1;
-	return show_figure(s, T.tally_fig) ? -1 : 0;
 }

@@ -3,7 +3,8 @@
  * coming back), then as changes; the follower keeps the whole state and shows it by running
  * the teacher's view command in its own engine, on the same ids and cursor. A command of the
  * student's own (anything but answer, follow, help) leaves the teacher's view until `follow`;
- * a lost connection is tried again every half second and catches up the same way. */
+ * a lost connection is tried again every half second (each try waits 0.3 s at most) and
+ * catches up the same way. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -32,7 +33,7 @@ static struct {
 	FILE *out;                /* --print: state lines (stdout itself goes to /dev/null) */
 	char **answers;           /* --answers: one per question, "-" for none */
 	int n_answers, next_answer;
-	uint32_t answered_q;
+	uint32_t q_seen;          /* the last question shown (or answered from --answers) */
 	int model_bad;            /* the teacher's model is not here: said once per model */
 	uint64_t bad_hash;        /* the hash of the model that was not found */
 } F = { .c = { .fd = -1 } };
@@ -76,7 +77,8 @@ static void send_hello(void)
 static int try_connect(int quiet)
 {
 	char err[300];
-	if (net_connect(F.host, F.port, 3000, &F.c, err, sizeof err)) {
+	/* a retry waits little: the prompt must not freeze while the teacher is away */
+	if (net_connect(F.host, F.port, quiet ? 300 : 3000, &F.c, err, sizeof err)) {
 		if (!quiet)
 			errorf("%s", err);
 		F.next_try = net_now_us() + RETRY_US;
@@ -178,42 +180,65 @@ static void send_answer(const char *a)
 	if (F.connected && conn_send_msg(&F.c, m, err, sizeof err))
 		F.connected = 0;
 	free(m);
-	F.answered_q = F.st.qid;
 }
 
-/* The teacher's state as this session holds it: its own run's ids, text and cursor, and its
- * own figure's hash, for the state lines a test compares with the teacher's. */
+/* The state as this session holds it, for the lines a test compares with the teacher's: the
+ * teacher's lesson, view and question, with this session's own model, run, text, cursor and
+ * figure (its hash). */
 static void own_line(session *s, const char *what)
 {
 	cstate c;
 	cstate_init(&c);
 	cstate_copy(&c, &F.st);
-	c.n_ids = s->have_run ? s->trace.n_ids : 0;
-	c.n_tgt = s->have_run ? s->trace.n_tgt : 0;
-	for (int i = 0; i < c.n_ids && i < F.st.n_ids; i++)
+	int n = s->have_run ? s->trace.n_ids : 0, nt = s->have_run ? s->trace.n_tgt : 0;
+	free(c.model);
+	free(c.text);
+	free(c.ids);
+	free(c.tgt);
+	c.model = strdup(class_model_name(s));
+	c.hash = model_hash(s);
+	c.text = strdup(s->have_run && s->text ? s->text : "");
+	c.ids = malloc(sizeof(int32_t) * (size_t)(n + 1));
+	c.tgt = malloc(sizeof(int32_t) * (size_t)(nt + 1));
+	for (int i = 0; i < n; i++)
 		c.ids[i] = s->trace.ids[i];
-	if (c.n_ids > F.st.n_ids || c.n_tgt > F.st.n_tgt)
-		c.n_ids = -1; /* more ids than the teacher's: shown as a mismatch */
-	for (int i = 0; i < c.n_tgt && i < F.st.n_tgt; i++)
+	for (int i = 0; i < nt; i++)
 		c.tgt[i] = s->trace.tgt[i];
-	if (c.n_ids < 0)
-		c.n_ids = c.n_tgt = 0, c.cur[0] = -99;
-	else {
-		c.cur[0] = s->stage;
-		c.cur[1] = s->layer;
-		c.cur[2] = s->head;
-		c.cur[3] = s->tour;
-	}
+	c.n_ids = n;
+	c.n_tgt = nt;
+	c.cur[0] = s->stage;
+	c.cur[1] = s->layer;
+	c.cur[2] = s->head;
+	c.cur[3] = s->tour;
 	cstate_line(F.out, what, &c, F.model_bad ? 0 : fig_hash(s->fig));
 	cstate_free(&c);
+}
+
+/* A new question reaches a student even while exploring: shown at the prompt, or answered
+ * from --answers. */
+static void question(int again)
+{
+	if (!F.st.qid || (F.st.qid == F.q_seen && !again))
+		return;
+	int first = F.st.qid != F.q_seen;
+	F.q_seen = F.st.qid;
+	if (!F.print)
+		say_question();
+	else if (first && F.next_answer < F.n_answers) {
+		const char *a = F.answers[F.next_answer++];
+		if (strcmp(a, "-"))
+			send_answer(a);
+	}
 }
 
 /* Puts the teacher's state on this screen (all of it after a catch-up or a `follow`). */
 static void apply(session *s)
 {
 	F.pending = 0;
-	if (F.exploring)
+	if (F.exploring) {
+		question(0);
 		return;
+	}
 	F.applying = 1;
 	/* in the explorer, what the replayed commands print would land on its screen */
 	int saved = -1;
@@ -263,15 +288,7 @@ static void apply(session *s)
 		}
 		set_cursor(s, F.st.cur);
 	}
-	if (F.st.qid && (all || F.st.qid != o->qid)) {
-		if (!F.print)
-			say_question();
-		else if (F.next_answer < F.n_answers) {
-			const char *a = F.answers[F.next_answer++];
-			if (strcmp(a, "-"))
-				send_answer(a);
-		}
-	}
+	question(all);
 	cstate_copy(&F.shown, &F.st);
 	F.applying = 0;
 	if (saved >= 0) {
@@ -293,7 +310,7 @@ static void lost(const char *why)
 	conn_close(&F.c);
 	F.connected = 0;
 	if (!F.ended) {
-		class_say("Lost the teacher (%s): trying again every half second.\n", why);
+		class_say("Lost the teacher (%s): trying again.\n", why);
 		F.next_try = net_now_us() + RETRY_US;
 	}
 }
@@ -378,6 +395,18 @@ void classroom_explore(void)
 		F.exploring = 1;
 }
 
+/* A word names a command (exactly or by a unique prefix); found without printing. */
+static int command_known(const char *w)
+{
+	int hits = 0;
+	for (const command *c = commands; c->name; c++) {
+		if (!strcmp(c->name, w))
+			return 1;
+		hits += !strncmp(c->name, w, strlen(w));
+	}
+	return hits == 1;
+}
+
 void follow_after(session *s, const char *line, int rc)
 {
 	if (F.applying || !F.on || F.ended)
@@ -390,9 +419,13 @@ void follow_after(session *s, const char *line, int rc)
 		n++;
 	memcpy(w, line, (size_t)n);
 	w[n] = 0;
-	const command *c = n ? command_find(w) : NULL;
-	if (!c || !strcmp(c->name, "answer") || !strcmp(c->name, "follow") || !strcmp(c->name, "help"))
-		return;
+	/* the class's own words (or their prefixes) keep the teacher's view */
+	static const char *const keep[] = { "answer", "follow", "help", NULL };
+	for (int i = 0; keep[i]; i++)
+		if (!n || !strncmp(keep[i], w, (size_t)n))
+			return;
+	if (rc < 0 && !command_known(w))
+		return; /* a typo changed nothing */
 	if (!F.exploring)
 		printf("(exploring on your own: the teacher's view waits; 'follow' brings it back)\n");
 	F.exploring = 1;

@@ -1,7 +1,8 @@
 /* classroom_int.h — what the classroom's files share (app/classroom.h is the outside view):
  *   app/classroom_state.c   the teacher's state as data: copies, deltas to and from frames,
  *                           the model's and the figure's hashes, the one-line state dump
- *   app/classroom.c         the teacher: hooks, the listening socket, broadcasts, the tally
+ *   app/classroom.c         the teacher: hooks, the listening socket, broadcasts
+ *   app/classroom_tally.c   the question asked, the answers, the tally
  *   app/classroom_follow.c  the follower: connecting, catching up, replaying, answering */
 #ifndef GLASSBOX_CLASSROOM_INT_H
 #define GLASSBOX_CLASSROOM_INT_H
@@ -63,6 +64,23 @@ extern int class_say_stderr;  /* a follower's --print: its messages go to stderr
 extern int class_fullscreen;  /* the explorer owns the screen: nothing is printed */
 /* After output of its own (a figure): readline's prompt and line drawn again. */
 void class_redraw(void);
+
+/* The teacher's class (classroom.c): teaching now; the ids of the followers who joined (all
+ * of them when ids is NULL: the count), at most cap. */
+int class_teaching(void);
+int class_joined(const char **ids, int cap);
+
+/* The question and its answers (classroom_tally.c): the open question's id (0: none) with its
+ * text and choices; an answer from a follower; the class changed (the live tally is said
+ * again); whether a live tally waits to be said; the live tally (prompt line, window); f is
+ * the tally on show; after a command, whether its figure replaced the tally. */
+uint32_t tally_open(const char **text, const char **opts);
+void tally_answer(const char *id, const char *name, uint32_t qid, const char *answer);
+void tally_touch(void);
+int tally_pending(void);
+void tally_live(session *s);
+int tally_is(const gb_figure *f);
+void tally_after(const gb_figure *before, const gb_figure *now);
 
 /* The follower's side of classroom_wait (classroom_follow.c). */
 void follow_fds(struct pollfd *p, int *n);
