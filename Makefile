@@ -77,7 +77,11 @@ $(B)/model/kernels/simd_avx512.o: $(SIMD_SRC)
 $(B)/tests/%.t: tests/%.c $(B)/libglassbox.a tests/tap.h
 	@mkdir -p $(@D)
 	$(say) CC $<
-	$(Q)$(CC) $(ALLCFLAGS) -o $@ $< $(B)/libglassbox.a $(LDLIBS)
+	$(Q)$(CC) $(ALLCFLAGS) -o $@ $< $(TEST_OBJ) $(B)/libglassbox.a $(LDLIBS)
+
+# A test of an app/ module of pure functions links that module's object as well.
+$(B)/tests/t_classroom_proto.t: TEST_OBJ = $(B)/app/classroom_proto.o
+$(B)/tests/t_classroom_proto.t: $(B)/app/classroom_proto.o
 
 tests: $(TEST_BIN)
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/classroom.h"
 #include "app/lesson.h"
 #include "app/textout.h"
 
@@ -144,6 +145,7 @@ static const struct {
 	{ "numbers and files", "trace print dump export calc masks" },
 	{ "models", "models load info init export-model train eval curves bench" },
 	{ "lessons, screens and settings", "lesson tui window set help quit" },
+	{ "a class on the local network", "teach tally follow answer" },
 };
 
 static int in_list(const char *list, const char *name)
@@ -456,6 +458,17 @@ const command commands[] = {
 	  "Tab and Shift-Tab change the stage, [ and ] the layer, < and > the head; the arrows move\n"
 	  "the cursor and the status line shows the value under it with its query and key; e exports\n"
 	  "a PNG; : runs any command; ? lists the keys; q comes back to the prompt.", cmd_tui },
+	{ "teach", "[--port N] [--code C] | --wait N | end | --state", "teach a class: students follow your screen over the network",
+	  "Prints the join line, e.g. glassbox --follow 192.168.1.20:7341 --code 4-7-2-9 (port 7341;\n"
+	  "--port 0 picks a free one). Followers run their own copy of the model: only your commands\n"
+	  "and view state travel. A lesson's questions are counted as students answer ('tally').\n"
+	  "'teach' again shows who follows; 'teach end' ends the class; --state prints the state line;\n"
+	  "--wait N waits until N students follow (for scripts; Ctrl-C stops it).", cmd_teach },
+	{ "tally", "[--names]", "the class's answers to the last question, as a bar chart (export saves it)",
+	  "Right, each wrong choice, and no answer yet. Names (optional for students) stay here.", cmd_tally },
+	{ "follow", "[HOST:PORT --code C [--name N]]", "follow a teacher's class; alone: come back after exploring",
+	  "Any command of your own leaves the teacher's view; 'follow' catches up at once.", cmd_follow },
+	{ "answer", "X", "answer the question the teacher asks (a letter, a number or a word)", "", cmd_answer },
 	{ "quit", "", "leave glassbox", "", cmd_quit },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
@@ -554,7 +567,9 @@ int command_line(session *s, const char *line)
 	const command *c = command_find(argv[0]);
 	if (c) {
 		window_command_begin(s, c->name); /* the window's text card after a command without a figure */
+		classroom_before(s);              /* a class follows the figures commands make */
 		rc = c->run(s, argc, argv, raw);
+		classroom_after(s, line, rc);
 		window_command_end(s, line, rc);
 	}
 	for (int i = 0; i < argc; i++)

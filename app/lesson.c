@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "app/classroom.h"
 #include "app/commands.h"
 #include "app/lesson/lesson_int.h"
 #include "viz/figure.h"
@@ -306,6 +307,8 @@ int cmd_lesson(session *s, int argc, char **argv, const char *rest)
 	}
 	if (guarded)
 		snap_restore(s, &guard);
+	if (r.mode == MODE_SHOW || r.mode == MODE_PLAY)
+		classroom_step(NULL, 0, 0, NULL); /* the class leaves the lesson too */
 	running = 0;
 	term_env_restore(&te);
 	if (r.mode == MODE_CHECK)

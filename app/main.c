@@ -2,6 +2,7 @@
  *   glassbox                 a prompt (on a terminal) or a script read from stdin
  *   glassbox -c "CMD; CMD"   run commands and exit
  *   glassbox FILE            run a script file and exit
+ *   glassbox --teach / --follow HOST:PORT --code C   a class (app/classroom.h)
  *   glassbox bench [...]     the benchmarks (bench decode DIR: decoding speed)
  * Scripts print no prompt or banner and stop at the first error with exit status 1. */
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <readline/readline.h>
 
 #include "app/bench_forward.h"
+#include "app/classroom.h"
 #include "app/commands.h"
 #include "app/complete.h"
 #include "app/session.h"
@@ -32,7 +34,8 @@ static void on_sigint(int sig)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: glassbox [-c \"CMD; CMD ...\" | FILE | --tui | bench | train ... | eval DIR | export-model ...]\n"
+	fprintf(f, "usage: glassbox [-c \"CMD; CMD ...\" | FILE | --tui | --teach [--port N] | --follow HOST:PORT --code C\n"
+	           "                | bench | train ... | eval DIR | export-model ...]\n"
 	           "  With no arguments on a terminal, glassbox starts a prompt; 'help' lists the commands.\n"
 	           "  Commands on stdin, in FILE or after -c run without a prompt and stop at the first error.\n");
 }
@@ -103,12 +106,13 @@ static int repl(session *s)
 		       "  attn 1 1        next        heads\n", s->model.dir);
 	repl_session = s;
 	rl_callback_handler_install("glassbox> ", on_line);
+	classroom_prompt(1);
 	while (!repl_done) {
-		struct pollfd p = { 0, POLLIN, 0 };
-		int r = poll(&p, 1, s->win ? 16 : -1);
+		/* a class's sockets are served in the same wait (classroom.h) */
+		int r = classroom_wait(s, 0, s->win ? 16 : -1);
 		if (r > 0) {
 			rl_callback_read_char();
-		} else if (r < 0 && errno == EINTR && interrupted) {
+		} else if (r < 0 && interrupted) {
 			/* Ctrl-C at the prompt abandons the line being typed, as a shell does. */
 			interrupted = 0;
 			rl_free_line_state();
@@ -121,6 +125,7 @@ static int repl(session *s)
 		if (s->win)
 			window_pump(s);
 	}
+	classroom_prompt(0);
 	rl_callback_handler_remove();
 	if (have_hist)
 		write_history(hist);
@@ -138,7 +143,8 @@ int main(int argc, char **argv)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_sigint;
 	sigemptyset(&sa.sa_mask);
-	if (((argc == 1 || (argc == 2 && !strcmp(argv[1], "--tui"))) && isatty(0) && isatty(1)) ||
+	if (((argc == 1 || (argc == 2 && !strcmp(argv[1], "--tui")) ||
+	      (argc >= 2 && (!strcmp(argv[1], "--follow") || !strcmp(argv[1], "--teach")))) && isatty(0) && isatty(1)) ||
 	    (argc >= 2 && !strcmp(argv[1], "train")))
 		sigaction(SIGINT, &sa, NULL);
 	if (gb_kernels_env_problem())
@@ -151,6 +157,25 @@ int main(int argc, char **argv)
 		s.interactive = 1;
 		session_load_default(&s);
 		rc = tui_run(&s) < 0 ? 1 : 0;
+	} else if (argc >= 2 && !strcmp(argv[1], "--follow")) {
+		/* a student: the prompt (or --print's state lines) on the teacher's view */
+		rc = classroom_follow_main(&s, argc, argv);
+		if (rc < 0)
+			rc = repl(&s);
+	} else if (argc >= 2 && !strcmp(argv[1], "--teach")) {
+		/* the teacher: `teach` with these options, then the prompt (or a script on stdin) */
+		char line[600] = "teach";
+		for (int i = 2; i < argc; i++)
+			snprintf(line + strlen(line), sizeof line - strlen(line), " '%s'", argv[i]);
+		s.interactive = isatty(0) && isatty(1);
+		session_load_default(&s);
+		rc = command_line(&s, line) ? 1 : s.interactive ? repl(&s) : 0;
+		if (!rc && !s.interactive) {
+			gb_err err;
+			char *text = gb_read_file("/dev/stdin", 64u << 20, NULL, &err);
+			rc = !text || command_script(&s, text, "stdin") ? 1 : 0;
+			free(text);
+		}
 	} else if (argc == 3 && !strcmp(argv[1], "-c")) {
 		rc = command_script(&s, argv[2], "-c") ? 1 : 0;
 	} else if (argc >= 2 && !strcmp(argv[1], "bench")) {
@@ -191,6 +216,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		rc = 2;
 	}
+	classroom_end(&s);
 	session_free(&s);
 	return rc;
 }
