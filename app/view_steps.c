@@ -409,7 +409,7 @@ gb_figure *view_beam_figure(view_beam *b, const gb_beam *final, int n_final)
 	const gb_beam **of = calloc((size_t)cap, sizeof *of);
 	int *prev = NULL, n_prev = 0;
 	char root[96];
-	view_text_end(s, 14, root, sizeof root);
+	view_text_end(s, 12, root, sizeof root);
 	if (!f || !of || gb_fig_add_node(f, root, -1, 0, 0, GB_NODE_ROOT) < 0)
 		goto out;
 	prev = malloc(sizeof(int) * (BEAM_SHOW + 1));
@@ -465,8 +465,9 @@ gb_figure *view_beam_figure(view_beam *b, const gb_beam *final, int n_final)
 			snprintf(sel, sizeof sel, "beam width %d, %d step%s", b->k, total, total == 1 ? "" : "s");
 		view_titlef(f, "Beam search: the beams kept at each step");
 		view_subtitle(s, f, sel, 1);
-		gb_fig_set_caption(f, "on each edge: the token's log-probability; in each box: the path's score, their sum "
-		                      "(\xCE\xA3); grey: a beam that was dropped; dark: the best final beam");
+		gb_fig_set_caption(f, "each token's log-probability on the edge into its box (or in the box, under it); "
+		                      "\xCE\xA3: the path's score, their sum; grey: a beam that was dropped; dark: the best "
+		                      "final beam");
 		f->colorbar = 0;
 		view_meta(s, f, "logits");
 	}

@@ -318,6 +318,21 @@ int gb_lay_draw_decode(lay *L, gb_verr *err)
 	/* the bars' text shrinks to what a slot holds, never under the slide's smallest size */
 	while (px > spx(L, TEXT_MIN) && (ph - 1.5 * px) / rows_max < 1.35 * px)
 		px--;
+	/* ... and to what the label column holds, so a long token (the end token) is not cut */
+	for (int fit = 0; !fit && px > spx(L, TEXT_MIN);) {
+		fit = 1;
+		for (int i = 0; fit && i < n; i++) {
+			const gb_figure *p = f->panels[i];
+			for (int j = 0; fit && p->col_labels && j < p->cols; j++) {
+				char d[LABEL_BUF];
+				gb_label_display(p->col_labels[j], LABEL_COLS, d, sizeof d);
+				fit = tw(L, GB_FACE_BOLD, px, d) + 20 * s <= 0.45 * pw &&
+				      (!p->title || tw(L, GB_FACE_BOLD, px, p->title) <= pw);
+			}
+		}
+		if (!fit)
+			px--;
+	}
 	group(L, "steps", 1);
 	for (int i = 0; i < n; i++) {
 		double x = L->x0 + (i % gc) * (pw + gapx), y = L->y0 + (i / gc) * (ph + gapy);
@@ -358,19 +373,21 @@ int gb_lay_draw_tree(lay *L, gb_verr *err)
 	for (int i = 0; i < n; i++)
 		widest_col = ++count[f->nodes[i].depth] > widest_col ? count[f->nodes[i].depth] : widest_col;
 	double aw = L->x1 - L->x0, ah = L->y1 - L->y0, cw = aw / (D + 1);
-	int px = spx(L, 30), vpx;
-	double boxw, boxh, elw;
+	int px = spx(L, 30), vpx = spx(L, TEXT_MIN), inbox = 0;
+	double boxw = 0, boxh = 0, elw = 0;
 	char sb[64];
-	for (;; px--) {
+	/* The log-probabilities go on the edges while the boxes and the edges' numbers fit side by
+	 * side; when they do not (many steps, long tokens) they move into the boxes, whose columns
+	 * then need no room between them. Only then is a token shortened (and counted). */
+	for (int fits = 0; !fits;) {
 		vpx = (int)fmax(spx(L, TEXT_MIN), round(0.8 * px));
-		boxh = 1.45 * px + 1.35 * vpx;
-		double lab = 0;
+		boxh = 1.45 * px + (inbox ? 2.5 : 1.35) * vpx;
+		double lab = 0, sw = 0;
 		for (int i = 0; i < n; i++) {
 			char d[LABEL_BUF];
-			gb_label_display(f->nodes[i].label, i == 0 ? 40 : 9, d, sizeof d);
-			lab = fmax(lab, tw(L, GB_FACE_SANS, px, d) * (i == 0 ? 0.5 : 1));
+			gb_label_display(f->nodes[i].label, LABEL_COLS, d, sizeof d);
+			lab = fmax(lab, tw(L, GB_FACE_BOLD, px, d)); /* the best path's tokens are bold */
 		}
-		double sw = 0;
 		elw = 0;
 		for (int i = 1; i < n; i++) { /* the widest edge and score texts, as drawn */
 			gb_format_value(f->nodes[i].edge, 2, sb, sizeof sb);
@@ -380,12 +397,18 @@ int gb_lay_draw_tree(lay *L, gb_verr *err)
 			snprintf(sb, sizeof sb, "\xCE\xA3 %s", sc);
 			sw = fmax(sw, tw(L, GB_FACE_MONO, vpx, sb));
 		}
-		elw += 10 * s;
+		elw = inbox ? 0 : elw + 10 * s;
 		boxw = fmax(lab, sw) + 0.6 * px;
-		if ((boxw + elw + 8 * s <= cw && widest_col * (boxh + 0.6 * px) <= ah) || px <= spx(L, TEXT_MIN))
-			break;
+		double gapw = inbox ? 24 * s : elw + 8 * s;
+		fits = boxw + gapw <= cw && widest_col * (boxh + 0.6 * px) <= ah;
+		if (!fits && px <= spx(L, TEXT_MIN)) {
+			if (inbox)
+				break;
+			inbox = 1, px = spx(L, 30);
+		} else if (!fits)
+			px--;
 	}
-	boxw = fmin(boxw, cw - elw - 8 * s);
+	boxw = fmin(boxw, cw - (inbox ? 24 * s : elw + 8 * s));
 	boxw = fmax(boxw, 2 * px);
 	/* y of each node: the nodes of a depth in their parents' order (fewer crossings), spread
 	 * over the height */
@@ -438,10 +461,18 @@ int gb_lay_draw_tree(lay *L, gb_verr *err)
 		rect(L, x, y, bw, boxh, fill);
 		box_frame(L, x, y, bw, boxh, st == GB_NODE_BEST ? 3 * s : fmax(1, 1.5 * s),
 		          st == GB_NODE_BEST ? BLACK : st == GB_NODE_PRUNED ? CUT_RGB : AXIS);
-		gb_label_display(nd->label, nd->parent < 0 ? 40 : 9, d, sizeof d);
+		gb_label_display(nd->label, LABEL_COLS, d, sizeof d);
+		L->cut += gb_lay_label_cut(nd->label, LABEL_COLS);
 		gb_lay_text_fit(L, st == GB_NODE_BEST ? GB_FACE_BOLD : GB_FACE_SANS, px, cx, y + 0.25 * px + 0.9 * px, 0,
-		                GB_ANCHOR_MIDDLE, d, bw - 8 * s, ink);
-		if (nd->parent >= 0) {
+		                GB_ANCHOR_MIDDLE, d, bw - 0.4 * px, ink);
+		if (nd->parent >= 0 && inbox) { /* the token's log-probability, then the path's score */
+			gb_format_value(nd->edge, 2, sb, sizeof sb);
+			text(L, GB_FACE_MONO, vpx, cx, y + 1.45 * px + 0.95 * vpx, 0, GB_ANCHOR_MIDDLE, sb, ink);
+			char sc[48];
+			gb_format_value(nd->score, 2, sc, sizeof sc);
+			snprintf(sb, sizeof sb, "\xCE\xA3 %s", sc);
+			text(L, GB_FACE_MONO, vpx, cx, y + boxh - 0.35 * vpx, 0, GB_ANCHOR_MIDDLE, sb, ink);
+		} else if (nd->parent >= 0) {
 			char sc[48];
 			gb_format_value(nd->score, 2, sc, sizeof sc);
 			snprintf(sb, sizeof sb, "\xCE\xA3 %s", sc);
@@ -454,7 +485,7 @@ int gb_lay_draw_tree(lay *L, gb_verr *err)
 			text(L, GB_FACE_MONO, vpx, ex, mid_baseline(ey, vpx), 0, GB_ANCHOR_MIDDLE, sb,
 			     st == GB_NODE_PRUNED ? INK2 : st == GB_NODE_BEST ? BEST_RGB : INK);
 		} else
-			text(L, GB_FACE_MONO, vpx, cx, y + boxh - 0.35 * vpx, 0, GB_ANCHOR_MIDDLE, "prompt", ink);
+			text(L, GB_FACE_MONO, vpx, cx, y + 1.45 * px + 0.95 * vpx, 0, GB_ANCHOR_MIDDLE, "prompt", ink);
 		grow_box(L, x, y, bw, boxh, &first);
 	}
 	group(L, "nodes", 0);
