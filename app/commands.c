@@ -301,7 +301,7 @@ const command commands[] = {
 	  "A random model shows how the engine works, not what a trained model learned. The sizes make\n"
 	  "one of a real model's shape for benchmarks: init /tmp/gpt2s --dim 768 --layers 12 --heads 12\n"
 	  "--vocab 50257 --context 1024 (GPT-2 small; --hidden defaults to 4 x dim).", cmd_init },
-	{ "tokenize", "[--steps] [--tokenizer DIR] TEXT | --compare DIR1 DIR2 TEXT",
+	{ "tokenize", "[--steps|--merges] [--tokenizer DIR] TEXT | --compare DIR1 DIR2 TEXT",
 	  "show the tokens (pieces and ids) of TEXT; --steps replays every step and BPE merge",
 	  "Byte-level BPE starts from the bytes of each word and merges neighbouring pieces, the\n"
 	  "merge learned earliest (lowest rank) first, until no learned merge applies. A word the\n"
@@ -310,7 +310,9 @@ const command commands[] = {
 	  "characters that fell back to bytes. --special matches added tokens such as <s>;\n"
 	  "--template adds the ones the tokenizer puts around a text. --tokenizer DIR uses another\n"
 	  "folder's tokenizer; --compare shows two side by side; --file prints the ids of each\n"
-	  "line (or NUL-separated record) of FILE, one line each.", cmd_tokenize },
+	  "line (or NUL-separated record) of FILE, one line each. --merges draws the replay as token\n"
+	  "strips, one per merge (per group of merges beyond 11); --steps makes the same figure the\n"
+	  "one the window shows and export writes.", cmd_tokenize },
 	{ "run", "TEXT | --file FILE | --ids N... [--target-ids N...]", "run TEXT through the model; it becomes the current text",
 	  "Everything the trace holds comes from the last run. A text longer than the context keeps\n"
 	  "its last tokens (and says so). --file runs a UTF-8 file as the text, newlines and ';'\n"
@@ -391,10 +393,12 @@ const command commands[] = {
 	  "softmax(logits / T), keeping the K most probable and then the smallest set reaching P.\n"
 	  "--temp 0 is greedy. The text grows, so every view afterwards shows the longer text.\n"
 	  "After each token: the earlier tokens the new one attends to most (last layer, mean of heads).\n"
-	  "Ctrl-C stops it and keeps what was generated.", cmd_generate },
+	  "Ctrl-C stops it and keeps what was generated. The figure (for the window and export):\n"
+	  "each step's most probable tokens as bars, the cut-offs drawn, the chosen token framed.", cmd_generate },
 	{ "beam", "K N", "beam search of width K for N tokens after the current text, step by step",
 	  "At every step each kept sequence is extended by its K most probable next tokens, and the\n"
-	  "K best of all the extensions (by the sum of their log-probabilities) are kept.", cmd_beam },
+	  "K best of all the extensions (by the sum of their log-probabilities) are kept. The figure\n"
+	  "(for the window and export) is the tree of kept beams with their scores.", cmd_beam },
 	{ "translate", "TEXT", "translate TEXT with an encoder-decoder model (greedy decoding)",
 	  "The encoder reads TEXT; the decoder writes one token at a time until the end token.\n"
 	  "Afterwards the trace holds the whole translation: 'cross L H' shows the alignment.", cmd_translate },
@@ -446,7 +450,8 @@ const command commands[] = {
 	  "run as if typed here, pauses and questions. At a terminal: Enter or n goes on, b back,\n"
 	  "j N jumps, r repeats, q leaves; anything else runs as a command. In a script or a pipe\n"
 	  "the lesson runs straight through and questions show their answers. --export DIR writes\n"
-	  "every figure as DIR/01-NAME.png ... and DIR/lesson.md, a handout for pandoc (an existing\n"
+	  "every figure as DIR/01-NAME.png ..., DIR/lesson.md (a Markdown handout), DIR/slides.pdf\n"
+	  "(16:9, a page a step, figures as vectors) and DIR/handout.pdf (A4; an existing\n"
 	  "DIR needs --force); --answers prints the answer key; --check runs it quietly and checks\n"
 	  "its answers and the claims of its prose (expect:), as FILE:LINE errors.", cmd_lesson },
 	{ "bench", "[kernels|matvec|forward|decode ...]", "measure the kernels, the forward pass and decoding",

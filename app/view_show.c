@@ -4,6 +4,7 @@
  * columns (--units). The title says in words what the tensor is; its name stays in the
  * caption, for `dump` and `print`. */
 #include "app/views.h"
+#include "app/view_steps.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -31,7 +32,7 @@ static const char *cols_word(int axis)
 static const char *formula_of(const char *name, const gb_config *c)
 {
 	static const struct { const char *suffix, *formula; } F[] = {
-		{ "tokens", "each box is a token: its piece of the text (· is a space) and its id in the vocabulary" },
+		{ "tokens", "each box is a token: its piece of the text (· is a space), its id in the vocabulary, and under it its bytes (UTF-8, hex)" },
 		{ "embed.tok", "x_i = E[id_i], the row of the embedding table for token i" },
 		{ "embed.sum", "x_i = E[id_i] + P[i], the residual stream entering layer 1" },
 		{ ".attn.q", "q_i = x_i W_Q (this head's columns)" },
@@ -158,8 +159,16 @@ gb_figure *view_tensor(session *s, const char *name, int index, const int *units
 			int p = (int)ceil(-log10(mx)) + 2;
 			f->precision = p > 6 ? 6 : p;
 		}
-		if (!strcmp(name + strlen(stack), "tokens"))
+		if (!strcmp(name + strlen(stack), "tokens")) {
 			f->precision = 0; /* ids are whole numbers */
+			/* each piece's bytes under it: a character cut between tokens shows (issue 14) */
+			int *ids = malloc(sizeof(int) * (size_t)t->shape[0]);
+			for (int i = 0; ids && i < t->shape[0]; i++)
+				ids[i] = (int)t->data[i];
+			if (ids)
+				view_set_token_bytes(s, f, ids, t->shape[0]);
+			free(ids);
+		}
 		if (t->axes[0] == GB_AX_TOKEN) {
 			int n;
 			char **l = token_labels(s, stack, &n);
