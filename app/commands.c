@@ -143,7 +143,7 @@ static const struct {
 	{ "probes", "ablate near compare" },
 	{ "numbers and files", "trace print dump export calc masks" },
 	{ "models", "models load info init export-model train eval curves bench" },
-	{ "lessons, screens and settings", "lesson tui window set help quit" },
+	{ "lessons, screens and settings", "lesson tui window set doctor help quit" },
 };
 
 static int in_list(const char *list, const char *name)
@@ -439,6 +439,11 @@ const command commands[] = {
 	  "Tab and Shift-Tab change the stage, [ and ] the layer, < and > the head; the arrows move\n"
 	  "the cursor and the status line shows the value under it with its query and key; e exports\n"
 	  "a PNG; : runs any command; ? lists the keys; q comes back to the prompt.", cmd_tui },
+	{ "doctor", "", "before a class: what this machine can show (terminal, window, fonts, models, lessons, kernels)",
+	  "One line per check, marked as passed or failed, with the fix under each failure. The\n"
+	  "lessons, the shipped models, the fonts and the kernels are what a lesson needs: a failure\n"
+	  "there is an error (exit status 1 from 'glassbox doctor'); the colours, the terminal's\n"
+	  "size, UTF-8 and the window make a class better, and a lesson runs without them.", cmd_doctor },
 	{ "quit", "", "leave glassbox", "", cmd_quit },
 	{ NULL, NULL, NULL, NULL, NULL },
 };

@@ -17,8 +17,10 @@
 #include <readline/readline.h>
 
 #include "app/bench_forward.h"
+#include "app/cli.h"
 #include "app/commands.h"
 #include "app/complete.h"
+#include "app/gen.h"
 #include "app/session.h"
 #include "app/textout.h"
 #include "app/tui.h"
@@ -28,13 +30,6 @@ static void on_sigint(int sig)
 {
 	(void)sig;
 	interrupted = 1;
-}
-
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: glassbox [-c \"CMD; CMD ...\" | FILE | --tui | bench | train ... | eval DIR | export-model ...]\n"
-	           "  With no arguments on a terminal, glassbox starts a prompt; 'help' lists the commands.\n"
-	           "  Commands on stdin, in FILE or after -c run without a prompt and stop at the first error.\n");
 }
 
 /* $XDG_STATE_HOME/glassbox/history (or ~/.local/state/...), creating the folders. */
@@ -144,9 +139,13 @@ int main(int argc, char **argv)
 	if (gb_kernels_env_problem())
 		fprintf(stderr, "glassbox: %s\n", gb_kernels_env_problem());
 	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		usage(stdout);
+		cli_help(stdout);
 	} else if (argc >= 2 && !strcmp(argv[1], "--version")) {
-		printf("glassbox %s\n", GLASSBOX_VERSION);
+		cli_version(stdout);
+	} else if (argc >= 2 && !strncmp(argv[1], "--gen-", 6)) {
+		rc = gen_main(argc - 1, argv + 1) ? 1 : 0; /* the build's man pages and completions */
+	} else if (argc >= 2 && !strcmp(argv[1], "--complete-list")) {
+		rc = gen_complete_list(argc - 1, argv + 1) ? 1 : 0; /* for the shell completions */
 	} else if (argc == 2 && !strcmp(argv[1], "--tui")) {
 		s.interactive = 1;
 		session_load_default(&s);
@@ -156,8 +155,8 @@ int main(int argc, char **argv)
 	} else if (argc >= 2 && !strcmp(argv[1], "bench")) {
 		rc = bench_main(stdout, argc - 2, argv + 2) ? 1 : 0;
 	} else if (argc >= 2 && (!strcmp(argv[1], "train") || !strcmp(argv[1], "eval") ||
-	                         !strcmp(argv[1], "export-model"))) {
-		/* glassbox train ... / glassbox eval DIR / glassbox export-model ...: the commands
+	                         !strcmp(argv[1], "export-model") || !strcmp(argv[1], "doctor"))) {
+		/* glassbox train ... / eval DIR / export-model ... / doctor: the commands
 		 * with the shell's words. */
 		const command *c = command_find(argv[1]);
 		rc = c->run(&s, argc - 1, argv + 1, "") ? 1 : 0;
@@ -188,7 +187,7 @@ int main(int argc, char **argv)
 			}
 		}
 	} else {
-		usage(stderr);
+		fprintf(stderr, "glassbox: unknown option '%s' (glassbox --help lists the options)\n", argv[1]);
 		rc = 2;
 	}
 	session_free(&s);
