@@ -10,13 +10,19 @@ CC      ?= cc
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 WARN     = -Wall -Wextra -Wno-unused-parameter
-ALLCFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -I. -MMD -MP $(DEP_CFLAGS) -DHAVE_SDL2=$(HAVE_SDL2) \
+ALLCFLAGS = -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) -I. -MMD -MP $(DEP_CFLAGS) -DHAVE_SDL2=$(HAVE_SDL2) \
             -DGLASSBOX_VERSION=\"$(VERSION)\" -DGLASSBOX_DATADIR=\"$(PREFIX)/share/glassbox\"
 LDLIBS   = $(DEP_LIBS)
 VERSION  = 0.1.0
 DESTDIR ?=
 BIN_DIR  = $(DESTDIR)$(PREFIX)/bin
 DATA_DIR = $(DESTDIR)$(PREFIX)/share/glassbox
+MAN_DIR  = $(DESTDIR)$(PREFIX)/share/man
+# Where each shell looks for completions under PREFIX (Debian's zsh reads vendor-completions
+# under /usr: debian/rules says so).
+BASH_COMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSH_COMPDIR  ?= $(PREFIX)/share/zsh/site-functions
+FISH_COMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 
 ifeq ($(V),1)
 Q =
@@ -49,11 +55,11 @@ ifneq ($(DUP_NAMES),)
 $(error two library sources share a file name: $(DUP_NAMES))
 endif
 
-all: glassbox
+all: glassbox man completion
 
 glassbox: $(APP_OBJ) $(B)/libglassbox.a
 	$(say) LINK $@
-	$(Q)$(CC) $(CFLAGS) -o $@ $(APP_OBJ) $(B)/libglassbox.a $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(APP_OBJ) $(B)/libglassbox.a $(LDLIBS)
 
 $(B)/libglassbox.a: $(LIB_OBJ)
 	$(say) AR $@
@@ -83,22 +89,51 @@ $(B)/tests/%.t: tests/%.c $(B)/libglassbox.a tests/tap.h
 $(B)/tests/t_classroom_proto.t: TEST_OBJ = $(B)/app/classroom_proto.o
 $(B)/tests/t_classroom_proto.t: $(B)/app/classroom_proto.o
 
+# The man pages and the shell completions are written by the program from the tables it runs on
+# (app/gen.c), so they cannot drift from it.
+MAN_OUT  = $(B)/man/glassbox.1 $(B)/man/glassbox-lesson.5
+COMP_OUT = $(B)/completion/glassbox.bash $(B)/completion/_glassbox $(B)/completion/glassbox.fish
+man: $(MAN_OUT)
+completion: $(COMP_OUT)
+
+$(B)/man/glassbox.1: glassbox
+	@mkdir -p $(@D)
+	$(say) GEN $@
+	$(Q)./glassbox --gen-man 1 >$@.tmp && mv $@.tmp $@
+$(B)/man/glassbox-lesson.5: glassbox lessons/README.md
+	@mkdir -p $(@D)
+	$(say) GEN $@
+	$(Q)./glassbox --gen-man 5 lessons/README.md >$@.tmp && mv $@.tmp $@
+$(B)/completion/glassbox.bash: glassbox
+	@mkdir -p $(@D)
+	$(say) GEN $@
+	$(Q)./glassbox --gen-completion bash >$@.tmp && mv $@.tmp $@
+$(B)/completion/_glassbox: glassbox
+	@mkdir -p $(@D)
+	$(say) GEN $@
+	$(Q)./glassbox --gen-completion zsh >$@.tmp && mv $@.tmp $@
+$(B)/completion/glassbox.fish: glassbox
+	@mkdir -p $(@D)
+	$(say) GEN $@
+	$(Q)./glassbox --gen-completion fish >$@.tmp && mv $@.tmp $@
+
 tests: $(TEST_BIN)
 
-check: glassbox $(TEST_BIN)
+check: glassbox $(MAN_OUT) $(COMP_OUT) $(TEST_BIN)
 	prove -e '' $(TEST_BIN) $(TEST_SH)
 
 bench: glassbox
 	./glassbox bench
 
-install: glassbox
+install: glassbox man completion
 	install -d $(BIN_DIR) $(DATA_DIR)
 	install -m 755 glassbox $(BIN_DIR)/glassbox
 	if [ -d assets ]; then cp -R assets/. $(DATA_DIR)/; fi
 	if [ -d lessons ] && ls lessons/* >/dev/null 2>&1; then install -d $(DATA_DIR)/lessons && cp -R lessons/. $(DATA_DIR)/lessons/; fi
 
 uninstall:
-	rm -f $(BIN_DIR)/glassbox
+	rm -f $(BIN_DIR)/glassbox $(MAN_DIR)/man1/glassbox.1 $(MAN_DIR)/man5/glassbox-lesson.5
+	rm -f $(DESTDIR)$(BASH_COMPDIR)/glassbox $(DESTDIR)$(ZSH_COMPDIR)/_glassbox $(DESTDIR)$(FISH_COMPDIR)/glassbox.fish
 	rm -rf $(DATA_DIR)
 
 clean:
@@ -107,5 +142,13 @@ clean:
 distclean: clean
 	rm -f config.mk
 
-.PHONY: all check bench install uninstall clean distclean tests
+# The Debian package, built from a copy of the tracked files under build/deb (dpkg-buildpackage
+# writes beside the source folder): build/deb/glassbox_$(VERSION)_amd64.deb.
+deb:
+	rm -rf $(B)/deb && mkdir -p $(B)/deb/glassbox-$(VERSION)
+	git ls-files -z | xargs -0 cp --parents -t $(B)/deb/glassbox-$(VERSION)
+	cd $(B)/deb/glassbox-$(VERSION) && dpkg-buildpackage -us -uc -b
+	@ls $(B)/deb/*.deb
+
+.PHONY: all check bench install uninstall clean distclean tests man completion deb
 -include $(LIB_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(TEST_BIN:.t=.d)

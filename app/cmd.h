@@ -26,6 +26,7 @@ cmd_fn cmd_generate, cmd_beam, cmd_translate;                /* cmd_gen.c: decod
 cmd_fn cmd_heads, cmd_ablate, cmd_lens, cmd_near, cmd_compare; /* cmd_probe.c: inside the model */
 cmd_fn cmd_models, cmd_load, cmd_info, cmd_init, cmd_set, cmd_bench; /* cmd_model.c */
 cmd_fn cmd_export_model;                                     /* cmd_model.c: llama2.c files */
+cmd_fn cmd_doctor;                                           /* doctor.c: what this machine can show */
 cmd_fn cmd_train, cmd_eval, cmd_curves;                      /* cmd_train.c: training */
 /* cmd_lesson is the lesson runner's own (lesson.h). */
 
@@ -42,6 +43,9 @@ int parse_int(const char *a, int lo, int hi, int *out, const char *what);
 int parse_range(const char *a, int lo, int hi, int *first, int *last, const char *what);
 /* Reads "L H" (need 2) or "L" (need 1) as 1-based numbers; the view checks the ranges. */
 int layer_head(int argc, char **argv, int need, int *l, int *h);
+/* The user's model gallery, $XDG_DATA_HOME/glassbox/models or ~/.local/share/glassbox/models
+ * (cmd_model.c); -1 when neither variable says where. */
+int user_models_dir(char *out, size_t cap);
 /* A trace tensor by name; NULL after an error naming the closest name, if one is close. */
 const gb_ttensor *find_tensor(session *s, const char *name);
 

@@ -15,7 +15,7 @@
 #include "viz/colormap.h"
 
 /* The user's model gallery: $XDG_DATA_HOME/glassbox/models, or ~/.local/share/glassbox/models. */
-static int user_models_dir(char *out, size_t cap)
+int user_models_dir(char *out, size_t cap)
 {
 	const char *x = getenv("XDG_DATA_HOME"), *h = getenv("HOME");
 	if (x && x[0] == '/') /* the XDG spec ignores a relative path */

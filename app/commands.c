@@ -144,7 +144,7 @@ static const struct {
 	{ "probes", "ablate near compare" },
 	{ "numbers and files", "trace print dump export calc masks" },
 	{ "models", "models load info init export-model train eval curves bench" },
-	{ "lessons, screens and settings", "lesson tui window set help quit" },
+	{ "lessons, screens and settings", "lesson tui window set doctor help quit" },
 	{ "a class on the local network", "teach tally follow answer" },
 };
 
@@ -474,6 +474,11 @@ const command commands[] = {
 	{ "follow", "[HOST:PORT --code C [--name N]]", "follow a teacher's class; alone: come back after exploring",
 	  "Any command of your own leaves the teacher's view; 'follow' catches up at once.", cmd_follow },
 	{ "answer", "X", "answer the question the teacher asks (a letter, a number or a word)", "", cmd_answer },
+	{ "doctor", "", "before a class: what this machine can show (terminal, window, fonts, models, lessons, kernels)",
+	  "One line per check, marked as passed or failed, with the fix under each failure. The\n"
+	  "lessons, the shipped models, the fonts and the kernels are what a lesson needs: a failure\n"
+	  "there is an error (exit status 1 from 'glassbox doctor'); the colours, the terminal's\n"
+	  "size, UTF-8 and the window make a class better, and a lesson runs without them.", cmd_doctor },
 	{ "quit", "", "leave glassbox", "", cmd_quit },
 	{ NULL, NULL, NULL, NULL, NULL },
 };

@@ -25,7 +25,7 @@
 
 /* Beside the program (a build tree), in the installed data folder found from the program's
  * path, or in the configured one: the same places as the shipped models. */
-static int lessons_dir(char *out, size_t cap)
+int lessons_dir(char *out, size_t cap)
 {
 	char exe[1024];
 	struct stat st;

@@ -19,8 +19,10 @@
 
 #include "app/bench_forward.h"
 #include "app/classroom.h"
+#include "app/cli.h"
 #include "app/commands.h"
 #include "app/complete.h"
+#include "app/gen.h"
 #include "app/session.h"
 #include "app/textout.h"
 #include "app/tui.h"
@@ -30,14 +32,6 @@ static void on_sigint(int sig)
 {
 	(void)sig;
 	interrupted = 1;
-}
-
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: glassbox [-c \"CMD; CMD ...\" | FILE | --tui | --teach [--port N] | --follow HOST:PORT --code C\n"
-	           "                | bench | train ... | eval DIR | export-model ...]\n"
-	           "  With no arguments on a terminal, glassbox starts a prompt; 'help' lists the commands.\n"
-	           "  Commands on stdin, in FILE or after -c run without a prompt and stop at the first error.\n");
 }
 
 /* $XDG_STATE_HOME/glassbox/history (or ~/.local/state/...), creating the folders. */
@@ -150,9 +144,13 @@ int main(int argc, char **argv)
 	if (gb_kernels_env_problem())
 		fprintf(stderr, "glassbox: %s\n", gb_kernels_env_problem());
 	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		usage(stdout);
+		cli_help(stdout);
 	} else if (argc >= 2 && !strcmp(argv[1], "--version")) {
-		printf("glassbox %s\n", GLASSBOX_VERSION);
+		cli_version(stdout);
+	} else if (argc >= 2 && !strncmp(argv[1], "--gen-", 6)) {
+		rc = gen_main(argc - 1, argv + 1) ? 1 : 0; /* the build's man pages and completions */
+	} else if (argc >= 2 && !strcmp(argv[1], "--complete-list")) {
+		rc = gen_complete_list(argc - 1, argv + 1) ? 1 : 0; /* for the shell completions */
 	} else if (argc == 2 && !strcmp(argv[1], "--tui")) {
 		s.interactive = 1;
 		session_load_default(&s);
@@ -181,8 +179,8 @@ int main(int argc, char **argv)
 	} else if (argc >= 2 && !strcmp(argv[1], "bench")) {
 		rc = bench_main(stdout, argc - 2, argv + 2) ? 1 : 0;
 	} else if (argc >= 2 && (!strcmp(argv[1], "train") || !strcmp(argv[1], "eval") ||
-	                         !strcmp(argv[1], "export-model"))) {
-		/* glassbox train ... / glassbox eval DIR / glassbox export-model ...: the commands
+	                         !strcmp(argv[1], "export-model") || !strcmp(argv[1], "doctor"))) {
+		/* glassbox train ... / eval DIR / export-model ... / doctor: the commands
 		 * with the shell's words. */
 		const command *c = command_find(argv[1]);
 		rc = c->run(&s, argc - 1, argv + 1, "") ? 1 : 0;
@@ -213,7 +211,7 @@ int main(int argc, char **argv)
 			}
 		}
 	} else {
-		usage(stderr);
+		fprintf(stderr, "glassbox: unknown option '%s' (glassbox --help lists the options)\n", argv[1]);
 		rc = 2;
 	}
 	classroom_end(&s);

@@ -73,6 +73,23 @@ static int start_sdl(gb_verr *err)
 	return 0;
 }
 
+int gb_window_probe(char *what, size_t cap, gb_verr *err)
+{
+	SDL_DisplayMode dm;
+	if (n_open) {
+		snprintf(what, cap, "%s, a window is open now", SDL_GetCurrentVideoDriver());
+		return 0;
+	}
+	if (start_sdl(err))
+		return -1;
+	if (SDL_GetCurrentDisplayMode(0, &dm) == 0)
+		snprintf(what, cap, "%s, screen %dx%d", SDL_GetCurrentVideoDriver(), dm.w, dm.h);
+	else
+		snprintf(what, cap, "%s", SDL_GetCurrentVideoDriver());
+	SDL_QuitSubSystem(SDL_INIT_VIDEO);
+	return 0;
+}
+
 /* A 1600 x 900 slide's size where the screen has room for it, else 90% of the screen at 16:9. */
 static void default_size(int *w, int *h)
 {
@@ -632,6 +649,12 @@ struct gb_window {
 int gb_window_available(void)
 {
 	return 0;
+}
+
+int gb_window_probe(char *what, size_t cap, gb_verr *err)
+{
+	(void)what, (void)cap;
+	return gb_vfail(err, NO_SDL);
 }
 
 gb_window *gb_window_open(const char *title, int w, int h, gb_verr *err)
