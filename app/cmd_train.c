@@ -362,11 +362,13 @@ static double heldout_loss(gb_trainer *t, const gb_recipe *r, const gb_dataset *
 	return n ? sum / n : NAN;
 }
 
-static void progress(int tty, int step, int steps, double loss, double held, double tok_s, double left)
+static void progress(int tty, int step, int steps, double loss, double held, double tok_s, double left, double aux)
 {
-	char h[32] = "-"; /* none yet: the first held-out evaluation comes at eval_every */
+	char h[64] = "-"; /* none yet: the first held-out evaluation comes at eval_every */
 	if (!isnan(held))
 		snprintf(h, sizeof h, "%.4f", held);
+	if (aux > 0) /* a mixture of experts: its load-balancing loss (near 1 a layer when balanced) */
+		snprintf(h + strlen(h), sizeof h - strlen(h), "  balance %.3f", aux);
 	if (tty) {
 		int w = 30, fill = (int)((double)step / steps * w);
 		char bar[64];
@@ -633,7 +635,7 @@ int cmd_train(session *s, int argc, char **argv, const char *rest)
 			/* the time left from the pace of this run's steps (not those before a resume) */
 			double el = bench_now() - t0;
 			progress(tty, (int)t.step, r.steps, cv.n ? cv.c[cv.n - 1].train : st.loss, held_l, tokens / el,
-			         el / (double)(t.step - first) * (r.steps - t.step));
+			         el / (double)(t.step - first) * (r.steps - t.step), st.aux);
 		}
 		if (t.step % r.save_every == 0 || done || stop) {
 			t.seconds = before + (bench_now() - t0);
