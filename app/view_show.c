@@ -23,6 +23,8 @@ static const char *cols_word(int axis)
 	case GB_AX_KEY: return "keys";
 	case GB_AX_TOKEN: return "tokens";
 	case GB_AX_POSITION: return "positions";
+	case GB_AX_EXPERT: return "experts";
+	case GB_AX_CHOICE: return "choices";
 	default: return "features";
 	}
 }
@@ -48,6 +50,14 @@ static const char *formula_of(const char *name, const gb_config *c)
 		{ ".ffn.hidden", "the hidden units after the activation" },
 		{ ".ffn.out", "hidden W_2 + b_2: what the feed-forward adds to the residual stream" },
 		{ ".resid.post", "the residual stream leaving the layer" },
+		{ ".ffn.router", "r = x W_r, the router's score of each expert" },
+		{ ".ffn.router_probs", "p = softmax(r), the router's probability of each expert" },
+		{ ".ffn.gates", "each expert's weight in the output (0 unless chosen)" },
+		{ ".ffn.chosen", "the experts each token was sent to, best first (numbered from 0)" },
+		{ ".ffn.expert_out", "each chosen expert's FFN output for the token" },
+		{ ".attn.rel_bias", "b_h[bucket(j - i)]: T5's learned bias added to score (i, j)" },
+		{ ".attn.q_feat", "phi(q) = elu(q) + 1, linear attention's query features" },
+		{ ".attn.k_feat", "phi(k) = elu(k) + 1, linear attention's key features" },
 		{ "logits", "logits = h W_U, a score per vocabulary token" },
 		{ "probs", "p = softmax(logits)" },
 	};

@@ -65,12 +65,12 @@ int gb_fwd_moe(fctx *f, const gb_moe_w *w, const char *name, const float *x, int
 	memset(out, 0, (size_t)T * D * sizeof(float));
 	float *xs = scratch(f, (size_t)T * D), *ys = scratch(f, (size_t)T * D);
 	float *bu = scratch(f, (size_t)T * 2 * F), *bg = scratch(f, (size_t)T * F), *bh = scratch(f, (size_t)T * F);
-	int *rows = (int *)scratch(f, (size_t)T);
+	int *rows = (int *)scratch(f, (size_t)T); /* a float's room holds an int */
 	for (int e = 0; e < E; e++) {
 		const gb_ffn_w *x_w = &w->experts[e];
 		int n = 0;
 		for (int t = 0; t < T; t++)
-			if (g[(size_t)t * E + e] != 0 || ch[(size_t)t * K] == e || ch[(size_t)t * K + K - 1] == e)
+			if (ch[(size_t)t * K] == e || ch[(size_t)t * K + K - 1] == e) /* K is 1 or 2 */
 				rows[n++] = t;
 		if (!n)
 			continue;

@@ -9,7 +9,7 @@ G=./glassbox
 # have FILE TEXT: FILE contains TEXT
 lines() { wc -l <"$1" | tr -d ' '; }
 
-echo "1..93"
+echo "1..95"
 
 $G -c "init $T/gpt2 --seed 3; init $T/llama --preset llama; init $T/encdec --preset encdec" >"$T/out" 2>"$T/err"
 ok $? "init writes three random model folders"
@@ -175,7 +175,11 @@ check "train: a corpus too small to train on is refused" sh -c "test $rc = 1 && 
 $G train --preset tiny-mt --out "$T/gpt2" 2>"$T/err"; rc=$?
 check "train: an existing folder is kept unless --force" sh -c "test $rc = 1 && grep -q 'already exists' $T/err && test -s $T/gpt2/model.safetensors"
 $G train --preset tiny-xl 2>"$T/err"; rc=$?
-check "train: an unknown preset names the ones there are" sh -c "test $rc = 1 && grep -q 'tiny-lm or tiny-mt' $T/err"
+check "train: an unknown preset names the ones there are" sh -c "test $rc = 1 && grep -q 'tiny-lm, tiny-mt, tiny-lm-sinusoidal' $T/err"
+$G train --preset tiny-lm --set colour=red --out "$T/set" 2>"$T/err"; rc=$?
+check "train --set: an unknown field is named, with the fields there are" sh -c "test $rc = 1 && grep -q \"unknown field 'colour'; fields: position norm\" $T/err && test ! -e $T/set"
+$G train --preset tiny-lm-rope --set position=polar --out "$T/set" 2>"$T/err"; rc=$?
+check "train --set: a bad value names the values allowed" sh -c "test $rc = 1 && grep -q 'position=polar: position is one of none, sinusoidal, learned, rope, alibi, t5' $T/err"
 
 # calc: the textbook's masked softmax and layer norm, computed exactly.
 $G -c "calc softmax 2 0.1 1 1, 0 0.9 0.9 0.9, 0.2 0.8 0.7 2, 0.3 1 0.3 3 --causal" >"$T/calc" 2>"$T/err"

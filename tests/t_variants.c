@@ -540,6 +540,28 @@ static void smoke(const char *what, int pos, int attn, int experts, int k)
 		rc = gb_train_eval(&t, &ev, &s1, &err);
 	if (rc)
 		tap_diag("%s", err.msg);
+	if (experts && !rc) {
+		/* the load-balancing loss the trainer reports, against the trace of one sequence */
+		gb_batch one = { 1, LEN, hid, htg, 0, NULL };
+		gb_step_stats so;
+		gb_trace tr = { 0 };
+		gb_fwd_opts fo = { 0 };
+		int n = LEN - 1; /* the last target is not counted: the trainer runs LEN - 1 positions */
+		double want = 0;
+		if (!gb_train_eval(&t, &one, &so, &err) && !gb_forward(&m, hid, n, NULL, 0, &tr, &fo, &err)) {
+			const gb_ttensor *ld = gb_trace_get(&tr, "L1.ffn.load"), *pr = gb_trace_get(&tr, "L1.ffn.router_probs");
+			for (int e = 0; e < experts; e++) {
+				double P = 0;
+				for (int i = 0; i < n; i++)
+					P += pr->data[i * experts + e];
+				want += experts * ld->data[e] * P / n;
+			}
+		}
+		tap_ok(fabs(so.aux - want) < 1e-9 && want > 0 && want <= experts && s1.aux > 0 && s1.aux <= experts,
+		       "%s: the load-balancing loss reported (%.4f) is E sum f P of the trace (%.4f), in (0, %d], near 1 "
+		       "when balanced; held-out %.4f", what, so.aux, want, experts, s1.aux);
+		gb_trace_free(&tr);
+	}
 	tap_ok(!rc && s1.loss < 0.7 * s0.loss, "%s: 200 steps of a copy task: held-out loss %.3f -> %.3f, accuracy "
 	       "%.0f%%", what, rc ? 0 : s0.loss, rc ? 0 : s1.loss, rc ? 0 : 100.0 * s1.correct / s1.tokens);
 	gb_trainer_free(&t);

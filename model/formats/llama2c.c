@@ -248,6 +248,8 @@ static const char *unfit(const gb_config *c)
 		return "its head width is not dim / n_heads";
 	if (c->scale_embed || c->window)
 		return "it scales embeddings or uses a local window";
+	if (c->attn_kind != GB_ATTN_SOFTMAX || c->n_experts)
+		return c->n_experts ? "it has a mixture of experts" : "its attention is linear";
 	return NULL;
 }
 

@@ -230,8 +230,6 @@ int gb_recipe_check(const gb_recipe *r, gb_err *err)
 		return -1;
 	if (!r->cfg.encdec && r->seq > r->cfg.n_ctx)
 		return gb_fail(err, "--set: sequences of %d tokens do not fit the context of %d", r->seq, r->cfg.n_ctx);
-	if (r->opts.warmup > r->steps && r->opts.schedule == GB_SCHED_COSINE)
-		return gb_fail(err, "--set: the warm-up (%d steps) is longer than the run (%d)", r->opts.warmup, r->steps);
 	return 0;
 }
 
