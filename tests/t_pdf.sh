@@ -27,7 +27,7 @@ if [ ! -x "$STEPS" ]; then
 fi
 set -- "attn 3 2" heatmap "next 5" bars "pe 0 1 20 21" lines "heads 2" grid "arch" diagram "attn 3 2 --lines" attnlines \
 	"tokenize --merges the teachers" strips "generate 4 --temp 0.8 --top-k 3 --seed 2" decode "beam 3 4" tree
-echo "1..$(( $# / 2 * 3 + 2 + 2 * 7 ))"
+echo "1..$(( $# / 2 * 3 + 2 + 2 * 6 ))"
 while [ $# -ge 2 ]; do
 	cmd=$1 kind=$2
 	shift 2

@@ -12,7 +12,7 @@ if ! command -v python3 >/dev/null 2>&1; then
 fi
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-echo "1..10"
+echo "1..11"
 py() { python3 - "$@"; }
 
 # ---- the merge replay ----
@@ -181,7 +181,17 @@ assert any(n["state"] == "pruned" for n in nodes)
 EOF
 
 # ---- show tokens: bytes ----
-./glassbox -c "run naïve ☃; show tokens; export $T/s.svg" >/dev/null 2>&1
+./glassbox -c "run naïve ☃; show tokens; export $T/s.svg" >"$T/s.out" 2>&1
 check "show tokens draws each piece's bytes (the snowman's e2 98 83 split or whole, as hex boxes)" \
 	sh -c "grep -q '>e2</text>' $T/s.svg && grep -q '>98</text>' $T/s.svg && grep -q '>83</text>' $T/s.svg && grep -q '>c3</text>' $T/s.svg"
+check "show tokens at the terminal: a line of bytes under each line of pieces, every byte of the text once" \
+	py "$T/s.out" <<'EOF'
+import re, sys
+lines = open(sys.argv[1]).read().split("\n")
+got = []
+for a, b in zip(lines, lines[1:]):
+    if re.search(r"\(\d+\)", a) and b.strip().startswith("["):
+        got += [int(x, 16) for grp in re.findall(r"\[([0-9a-f ]+)\]", b) for x in grp.split()]
+assert bytes(got) == "naïve ☃".encode(), (bytes(got), lines)
+EOF
 exit $((fails > 0))

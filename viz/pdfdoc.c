@@ -483,7 +483,7 @@ int gb_pdfbook_handout(gb_pdfbook *b, const char *md, const char *path, const ch
 static void first_sentence(const char *p, char *out, size_t cap)
 {
 	size_t n = 0;
-	while (p[n] && !((p[n] == '.' || p[n] == ':' || p[n] == '?') && (p[n + 1] == ' ' || !p[n + 1])))
+	while (p[n] && !((p[n] == '.' || p[n] == '!' || p[n] == '?') && (p[n + 1] == ' ' || !p[n + 1])))
 		n++;
 	if (p[n])
 		n++;
@@ -492,7 +492,7 @@ static void first_sentence(const char *p, char *out, size_t cap)
 		while (n > 60 && p[n] != ' ')
 			n--;
 	}
-	snprintf(out, cap, "%.*s%s", (int)n, p, n < strlen(p) && p[n - 1] != '.' && p[n - 1] != ':' && p[n - 1] != '?' ? "\xE2\x80\xA6" : "");
+	snprintf(out, cap, "%.*s%s", (int)n, p, n < strlen(p) && !strchr(".!?", p[n - 1]) ? "\xE2\x80\xA6" : "");
 }
 
 static void slide(page *pg, const blocks *bs, int from, int to, const gb_pdfbook *b)
@@ -508,7 +508,7 @@ static void slide(page *pg, const blocks *bs, int from, int to, const gb_pdfbook
 			cap = k->text;
 	}
 	/* the heading */
-	PangoLayout *hl = text_layout(pg, "DejaVu Sans", 1, 30, bs->b[from].text, w, 0);
+	PangoLayout *hl = text_layout(pg, "DejaVu Sans", 1, 26, bs->b[from].text, w, 0);
 	show_at(pg, hl, m, m * 0.8, 0.1);
 	double top = m * 0.8 + layout_h(hl) + 10;
 	g_object_unref(hl);
@@ -527,7 +527,7 @@ static void slide(page *pg, const blocks *bs, int from, int to, const gb_pdfbook
 			qn = sizeof qbuf - 1;
 	}
 	if (qn) {
-		PangoLayout *ql = text_layout(pg, "DejaVu Sans", 0, 17, qbuf, w - 24, 0);
+		PangoLayout *ql = text_layout(pg, "DejaVu Sans", 0, 15, qbuf, w - 24, 0);
 		double qh = layout_h(ql);
 		if (qh > 0.4 * pg->H) { /* many questions: smaller, never off the page */
 			g_object_unref(ql);
@@ -546,7 +546,7 @@ static void slide(page *pg, const blocks *bs, int from, int to, const gb_pdfbook
 	if (cap) {
 		char first[400];
 		first_sentence(cap, first, sizeof first);
-		PangoLayout *cl = text_layout(pg, "DejaVu Sans", 0, fig ? 16 : 22, fig ? first : cap, w, 0);
+		PangoLayout *cl = text_layout(pg, "DejaVu Sans", 0, fig ? 15 : 22, fig ? first : cap, w, 0);
 		if (fig) {
 			pango_layout_set_alignment(cl, PANGO_ALIGN_CENTER);
 			double ch = layout_h(cl);
