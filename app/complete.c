@@ -10,6 +10,7 @@
 #include <readline/readline.h>
 
 #include "app/commands.h"
+#include "model/train/recipe.h"
 
 static session *cur;
 
@@ -107,6 +108,16 @@ char **complete_candidates(session *s, const char *line, int start, const char *
 			for (char *a = strtok_r(alt, "|", &save); a; a = strtok_r(NULL, "|", &save))
 				if (islower((unsigned char)a[0]))
 					push(&l, a, text);
+		}
+	}
+	/* train --preset NAME: the recipes by name, from the recipes' own table */
+	if (!strcmp(c->name, "train") && !strcmp(prev, "--preset")) {
+		after_option = 1;
+		push(&l, "tiny-lm", text);
+		push(&l, "tiny-mt", text);
+		for (int i = 0; i < gb_recipe_variant_count(); i++) {
+			const char *sets, *what;
+			push(&l, gb_recipe_variant_info(i, &sets, &what), text);
 		}
 	}
 	if (after_option)
