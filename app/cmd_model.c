@@ -10,8 +10,10 @@
 #include <sys/stat.h>
 
 #include "app/bench_forward.h"
+#include "app/view19.h"
 #include "model/formats/llama2c.h"
 #include "model/tokenizer/tokenizer.h"
+#include "model/train/recipe.h"
 #include "viz/colormap.h"
 
 /* The user's model gallery: $XDG_DATA_HOME/glassbox/models, or ~/.local/share/glassbox/models. */
@@ -170,6 +172,7 @@ int cmd_load(session *s, int argc, char **argv, const char *rest)
 	s->model = m;
 	s->loaded = 1;
 	s->have_run = 0;
+	s->ctx_trained = 0;
 	gb_fig_free(s->fig); /* the old model's figure must not be exported as this one's */
 	gb_fig_free(s->prev_fig);
 	s->prev_fig = NULL;
@@ -369,7 +372,8 @@ int cmd_init(session *s, int argc, char **argv, const char *rest)
 	 * default), so a bench can make a model of a real one's shape (GPT-2 small, Llama-110M) */
 	static const char *const size_opt[] = { "--dim", "--layers", "--heads", "--kv-heads", "--hidden", "--vocab", "--context" };
 	static const int size_max[] = { 16384, 256, 256, 256, 65536, 1 << 20, 1 << 16 };
-	int size[7] = { 0 };
+	int size[7] = { 0 }, n_set = 0;
+	const char *sets[32];
 	for (int i = 1; i < argc; i++) {
 		int k = 0;
 		while (k < 7 && strcmp(argv[i], size_opt[k]))
@@ -386,6 +390,8 @@ int cmd_init(session *s, int argc, char **argv, const char *rest)
 				return -1;
 		} else if (!strcmp(argv[i], "--force"))
 			force = 1;
+		else if (!strcmp(argv[i], "--set") && i + 1 < argc && n_set < 32)
+			sets[n_set++] = argv[++i]; /* issue 19: a random model of any variant */
 		else if (argv[i][0] != '-' && !dir)
 			dir = argv[i];
 		else
@@ -451,6 +457,22 @@ int cmd_init(session *s, int argc, char **argv, const char *rest)
 	}
 	gb_model m;
 	gb_err err;
+	if (n_set) { /* the fields train --set knows, on this config (the recipe's others unused) */
+		gb_recipe r;
+		memset(&r, 0, sizeof r);
+		r.cfg = c;
+		r.seq = c.n_ctx;
+		for (int i = 0; i < n_set; i++)
+			if (gb_recipe_set(&r, sets[i], &err)) {
+				errorf("%s", err.msg);
+				return -1;
+			}
+		c = r.cfg;
+		if (gb_config_check(&c, dir, &err)) {
+			errorf("%s", err.msg);
+			return -1;
+		}
+	}
 	if (gb_model_init(&m, &c, (uint64_t)seed, 0.2f, &err)) {
 		errorf("%s", err.msg);
 		return -1;
@@ -536,7 +558,9 @@ int cmd_set(session *s, int argc, char **argv, const char *rest)
 			return -1;
 		return rerun(s);
 	}
-	errorf("unknown setting '%s': engine, threads, palette, colors or textbook", k);
+	if (!strcmp(k, "context"))
+		return set_context(s, v);
+	errorf("unknown setting '%s': engine, threads, palette, colors, textbook or context", k);
 	return -1;
 }
 

@@ -296,11 +296,12 @@ const command commands[] = {
 	  "biases and RoPE with theta 10000. llama2.c rotates adjacent pairs: a Hugging Face Llama\n"
 	  "(rotating halves) is written with each head's q and k rows reordered to match. Loading\n"
 	  "the file back gives the same weights bit for bit.", cmd_export_model },
-	{ "init", "DIR [--preset gpt2|llama|encdec] [--seed N] [--force] [--dim D --layers L --heads H --kv-heads K --hidden F --vocab V --context C]",
+	{ "init", "DIR [--preset gpt2|llama|encdec] [--seed N] [--force] [--dim D --layers L --heads H --kv-heads K --hidden F --vocab V --context C] [--set FIELD=VALUE]...",
 	  "write a small randomly initialized model folder",
 	  "A random model shows how the engine works, not what a trained model learned. The sizes make\n"
 	  "one of a real model's shape for benchmarks: init /tmp/gpt2s --dim 768 --layers 12 --heads 12\n"
-	  "--vocab 50257 --context 1024 (GPT-2 small; --hidden defaults to 4 x dim).", cmd_init },
+	  "--vocab 50257 --context 1024 (GPT-2 small; --hidden defaults to 4 x dim). --set changes one\n"
+	  "field of the architecture as train --set does (position=alibi, num_local_experts=4, ...).", cmd_init },
 	{ "tokenize", "[--steps|--merges] [--tokenizer DIR] TEXT | --compare DIR1 DIR2 TEXT",
 	  "show the tokens (pieces and ids) of TEXT; --steps replays every step and BPE merge",
 	  "Byte-level BPE starts from the bytes of each word and merges neighbouring pieces, the\n"
@@ -358,6 +359,20 @@ const command commands[] = {
 	{ "pair", "[TITLE]", "the last two heatmaps side by side, on one colour scale, as one slide",
 	  "Show one figure, then another, then pair: e.g. show enc.L2.attn.weights 1, show\n"
 	  "dec.L2.attn.weights 1, pair Encoder and decoder. Both take the union of their ranges.", cmd_pair },
+	{ "loss", "[--curve]", "the loss of each token of the current text: -log p(token | the tokens before it)",
+	  "A token strip, each token coloured by how surprised the model was by it (the first token is\n"
+	  "predicted by nothing); --curve draws the losses along the positions with their running mean.\n"
+	  "After 'set context N' a run may be longer than the context the model was trained on (for\n"
+	  "every kind of positions but learned ones); the curve draws the part past it as its own line.", cmd_loss },
+	{ "positions", "offset [L] | shift [L] [H] [--by K] | rope [PAIR ...] | alibi | buckets [L]",
+	  "what the model's kind of positions does to attention",
+	  "offset: each head's score or bias by how far back the key is (ALiBi's and T5's bias exactly;\n"
+	  "other models: the mean scaled score at each offset of the current text). shift: the text\n"
+	  "run alone and after K copies of its first token (default 8): layer L's scores among its\n"
+	  "words are equal under RoPE, ALiBi and T5's bias, and differ under learned or sinusoidal\n"
+	  "positions; the numbers per head, and head H's two maps side by side. rope: cos(i theta_k),\n"
+	  "how each pair of features turns along the positions. alibi: the slopes. buckets: T5's\n"
+	  "learned table, head x bucket, each bucket labelled with the offsets it covers.", cmd_positions },
 	{ "export", "FILE.png|FILE.svg|FILE.pdf|FILE.csv|FILE.npy [--scale S] [--size WxH] [--force]",
 	  "write the current figure for slides (PNG, SVG, PDF) or as numbers (CSV, NPY)",
 	  "PNG, SVG and PDF default to 1600x900 (16:9; a PDF page of 1600 x 900 points, vectors, fonts\n"
@@ -380,12 +395,14 @@ const command commands[] = {
 	{ "compare", "", "run the current input on the ref and fast engines and show their differences",
 	  "For every trace tensor: the largest absolute difference and the largest relative\n"
 	  "difference, max|fast - ref| / max|ref|.", cmd_compare },
-	{ "set", "engine ref|fast|scalar|avx2|avx512 | threads N | palette auto|viridis|magma|cividis|gray|coolwarm | colors auto|plain|16|256|truecolor | textbook on|off",
+	{ "set", "engine ref|fast|scalar|avx2|avx512 | threads N | palette auto|viridis|magma|cividis|gray|coolwarm | colors auto|plain|16|256|truecolor | textbook on|off | context N|trained",
 	  "change a setting",
 	  "engine: the full-precision reference or the optimized kernels (the text runs again).\n"
 	  "palette: the colormap of unsigned figures (signed ones keep the diverging map).\n"
 	  "colors: the terminal's colour depth (auto follows COLORTERM, TERM and NO_COLOR).\n"
 	  "textbook: layer norm divides by (sigma + eps) as the textbook does (the text runs again).\n"
+	  "context: the longest run this session accepts, past the trained one for any positions but\n"
+	  "learned ones ('trained' goes back).\n"
 	  "palette and colors are display settings: every figure follows them at once, at the prompt,\n"
 	  "in the explorer, in the window and in a lesson, and so do its exports.", cmd_set },
 	{ "generate", "N [--temp T] [--top-k K] [--top-p P] [--seed S]", "extend the current text by N tokens, one step at a time",

@@ -46,6 +46,9 @@ typedef struct session {
 	/* issue 12, long inputs: the token (from 1; 0: the last) that a token x token heatmap too
 	 * wide for the terminal is windowed around (`attn L H --at T`); reset by run */
 	int at;
+	/* issue 19, length: the context the model was trained on when `set context` let runs go
+	 * longer (or shorter) than it; 0: the model's own. Reset by load. */
+	int ctx_trained;
 } session;
 
 /* Prints an error line "glassbox: ..." on stderr. */

@@ -1,0 +1,127 @@
+/* cmd_choices.c — issue 19's commands: what each architecture choice does, seen on the loaded
+ * model (loss, positions, the context a run may take); the views are in view_loss.c and
+ * view_pos.c (view19.h). */
+#include "app/cmd.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/view19.h"
+#include "app/views.h"
+
+int cmd_loss(session *s, int argc, char **argv, const char *rest)
+{
+	int curve = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--curve"))
+			curve = 1;
+		else
+			return usage(argv[0]);
+	}
+	return show_figure(s, view_loss(s, curve));
+}
+
+/* set context N|trained: the longest run the session accepts. A model's n_ctx is only a
+ * limit for the positions that have a rule for any position (sinusoidal, RoPE, ALiBi, T5's
+ * buckets, none); learned positions have C rows and no more. */
+int set_context(session *s, const char *v)
+{
+	if (need_model(s))
+		return -1;
+	gb_config *c = &s->model.cfg;
+	int trained = s->ctx_trained ? s->ctx_trained : c->n_ctx, n;
+	if (!strcmp(v, "trained"))
+		n = trained;
+	else if (parse_int(v, 1, 1 << 16, &n, "the context"))
+		return -1;
+	if (n > trained && c->pos == GB_POS_LEARNED) {
+		errorf("this model's positions are learned: a table of %d rows, one per position it was trained on, "
+		       "and position %d has no row (RoPE, ALiBi, T5, sinusoidal or no positions can run longer)",
+		       trained, trained + 1);
+		return -1;
+	}
+	if (c->encdec && n > trained) {
+		errorf("set context runs a decoder-only model past its context; this is an encoder-decoder");
+		return -1;
+	}
+	c->n_ctx = n;
+	s->ctx_trained = n == trained ? 0 : trained;
+	if (s->interactive)
+		printf("runs may be %d tokens long (the model was trained on %d)\n", n, trained);
+	return 0;
+}
+
+static int int_arg(const char *a, int lo, int hi, int *out, const char *what)
+{
+	return parse_int(a, lo, hi, out, what);
+}
+
+/* positions offset [L] | shift [L] [H] [--by K] | rope [PAIR ...] | alibi | buckets [L] */
+int cmd_positions(session *s, int argc, char **argv, const char *rest)
+{
+	if (argc < 2)
+		return usage(argv[0]);
+	const char *sub = argv[1];
+	if (need_model(s))
+		return -1;
+	int L = s->model.cfg.n_layer;
+	if (!strcmp(sub, "offset") || !strcmp(sub, "buckets")) {
+		int layer = 1;
+		if (argc > 3 || (argc == 3 && int_arg(argv[2], 1, L, &layer, "the layer")))
+			return argc > 3 ? usage(argv[0]) : -1;
+		return show_figure(s, sub[0] == 'o' ? view_pos_offset(s, layer) : view_t5_buckets(s, layer));
+	}
+	if (!strcmp(sub, "alibi"))
+		return argc != 2 ? usage(argv[0]) : show_figure(s, view_alibi_slopes(s));
+	if (!strcmp(sub, "rope")) {
+		int pairs[16], np = 0;
+		for (int i = 2; i < argc; i++) {
+			if (np == 16) {
+				errorf("at most 16 pairs at once");
+				return -1;
+			}
+			if (int_arg(argv[i], 0, 1 << 20, &pairs[np++], "a pair"))
+				return -1;
+		}
+		return show_figure(s, view_rope_pairs(s, pairs, np));
+	}
+	if (!strcmp(sub, "shift")) {
+		int layer = 1, head = 1, by = 8, pos = 0;
+		for (int i = 2; i < argc; i++) {
+			if (!strcmp(argv[i], "--by") && i + 1 < argc) {
+				if (int_arg(argv[++i], 1, 1 << 20, &by, "the shift"))
+					return -1;
+			} else if (pos == 0) {
+				if (int_arg(argv[i], 1, L, &layer, "the layer"))
+					return -1;
+				pos++;
+			} else if (pos == 1) {
+				if (int_arg(argv[i], 1, s->model.cfg.n_head, &head, "the head"))
+					return -1;
+				pos++;
+			} else
+				return usage(argv[0]);
+		}
+		shift_result r;
+		if (shift_test(s, layer, by, &r))
+			return -1;
+		int n_eq = 0;
+		printf("shift test, layer %d: the text's %d tokens at positions 0-%d and %d-%d\n", layer, r.n, r.n - 1, by,
+		       by + r.n - 1);
+		for (int h = 0; h < r.H; h++) {
+			int eq = shift_equal(&r, h);
+			n_eq += eq;
+			printf("  head %2d  largest |score difference| %-10.3g (largest |score| %.3g)  %s\n", h + 1, r.maxdiff[h],
+			       r.maxabs[h], eq ? "equal" : "different");
+		}
+		printf("%s\n", n_eq == r.H ? "every head's scores are the same: they depend only on the offset"
+		                           : n_eq == 0 ? "every head's scores changed: they depend on where the words stand"
+		                                       : "some heads' scores changed");
+		int rc = show_figure(s, view_shift(s, &r, head));
+		shift_free(&r);
+		return rc;
+	}
+	errorf("positions shows offset, shift, rope, alibi or buckets (got '%s')", sub);
+	return -1;
+}

@@ -1,0 +1,48 @@
+/* view19.h — issue 19's views of what each architecture choice does: the loss along the text
+ * and runs past the trained context (view_loss.c), positions (view_pos.c), two models side by
+ * side (cmd_compare_models.c), shared key/value heads (view_kv.c), the mixture of experts'
+ * routing (view_moe.c). Each view returns a new figure, or NULL after a one-line error. */
+#ifndef GLASSBOX_VIEW19_H
+#define GLASSBOX_VIEW19_H
+
+#include "app/session.h"
+#include "viz/figure.h"
+
+/* The current text's next-token losses, -log p(token i + 1 | tokens 0..i), from the logits in
+ * double: *out (n - 1, malloc'd) and the predicted ids in *targets (may be NULL). Returns
+ * n - 1, or -1 after an error line. */
+int text_losses(session *s, double **out, int **targets);
+/* The losses as a token strip (curve 0) or a curve over the positions with its running mean
+ * (curve 1); past the trained context (set context) the curve is its own line. */
+gb_figure *view_loss(session *s, int curve);
+/* set context N|trained (cmd_set's hook): 0, or -1 after an error line. */
+int set_context(session *s, const char *v);
+
+/* Positions (view_pos.c). The score or bias by query-key offset, per head, of layer L: ALiBi's
+ * and T5's bias from the model, any other model's mean scaled score at each offset of the
+ * current text. */
+gb_figure *view_pos_offset(session *s, int layer);
+
+/* The shift test: the current text run alone (positions 0..n-1) and after `by` copies of its
+ * first token (positions by..by+n-1), each in a trace of its own; a and b (head, n, n) are
+ * layer L's scaled, masked scores among the text's tokens in the two runs, maxdiff (head)
+ * the largest |a - b| over the pairs the mask lets through, maxabs (head) the largest |a|. */
+typedef struct shift_result {
+	int n, H, by, layer;
+	float *a, *b;
+	double *maxdiff, *maxabs;
+} shift_result;
+int shift_test(session *s, int layer, int by, shift_result *r);
+void shift_free(shift_result *r);
+/* Head h's (0-based) scores are the same at both offsets, up to float rounding. */
+int shift_equal(const shift_result *r, int h);
+/* The two runs' scores of head (from 1) side by side on one scale, the verdict in the title. */
+gb_figure *view_shift(session *s, const shift_result *r, int head);
+/* RoPE: cos(i theta_k) over the offset i for the pairs given (np 0: four from fast to slow). */
+gb_figure *view_rope_pairs(session *s, const int *pairs, int np);
+/* ALiBi: each head's slope, as bars. */
+gb_figure *view_alibi_slopes(session *s);
+/* T5: layer L's table, head x bucket, each bucket labelled with the offsets it covers. */
+gb_figure *view_t5_buckets(session *s, int layer);
+
+#endif

@@ -1,0 +1,98 @@
+#!/bin/sh
+# t_choices.sh — issue 19's views of what each architecture choice does, on random models
+# made by `init --set` and on the shipped tiny-lm: the loss of each token against -log p of
+# the next token from the probs; runs past the trained context (learned positions refuse);
+# the shift test's equalities and inequalities; ALiBi's slopes and biases, T5's bucket
+# labels and RoPE's pairs against hand-computed values.
+cd "$(dirname "$0")/.." || exit 1
+ROOT=$PWD
+T=$ROOT/tests/tmp/choices
+rm -rf "$T" && mkdir -p "$T"
+. tests/tap.sh
+gb() { "$ROOT/glassbox" -c "$1"; }
+cd "$T" || exit 1
+echo "1..21"
+
+# ---- random models of each kind of positions (small: they run in milliseconds) ----
+for p in learned sinusoidal rope alibi t5 none; do
+	gb "init r-$p --set position=$p --dim 32 --heads 4 --context 48 --seed 3" >/dev/null 2>&1 || echo "init $p failed"
+done
+check "init --set makes a random model of each kind of positions" test -f r-t5/model.safetensors -a -f r-alibi/config.json
+gb "init bad --set colour=red" >bad.txt 2>&1
+[ $? = 1 ] && have bad.txt "unknown field 'colour'" && ! test -d bad
+ok $? "init --set: an unknown field is one clear error, and no folder"
+
+# ---- loss: -log p(next token), from the probs the trace holds ----
+TEXT="When Mary and John went to the park, John gave a ball to"
+gb "run $TEXT; loss; export loss.csv; dump tokens tok.csv; dump probs probs.csv; loss --curve; export curve.csv" >out.txt 2>&1
+# probs.csv: a comment line, then one row per token; tok.csv: a comment, then the ids
+awk -F, 'FNR == 1 { f++; next }
+	f == 1 { for (i = 1; i <= NF; i++) id[i - 1] = $i; n = NF; next }
+	f == 2 { p[FNR - 2] = $(id[FNR - 1] + 1); next }
+	f == 3 { want = -log(p[FNR - 2]); d = $NF - want; if (d < 0) d = -d; if (d > 1e-4 * (1 + want)) bad++; k++ }
+	END { exit !(k == n - 1 && k > 5 && !bad) }' tok.csv probs.csv loss.csv
+ok $? "loss of each token = -log p(next token) from the probs (tiny-lm, $(($(wc -l <loss.csv) - 1)) tokens)"
+awk -F, 'NR > 1 { s += $2; k++; d = $3 - s / k; if (d < 0) d = -d; if (d > 1e-4) bad++ } END { exit !(k > 5 && !bad) }' curve.csv
+ok $? "loss --curve: the running mean is the mean of the losses so far"
+have out.txt "Loss of each token" && have out.txt "mean " && have out.txt "bits a token"
+ok $? "loss: the strip's title and its mean in the caption"
+
+# ---- runs past the trained context ----
+gb "set context 200" >ctx.txt 2>&1
+[ $? = 1 ] && have ctx.txt "positions are learned: a table of 128 rows" && have ctx.txt "position 129 has no row"
+ok $? "set context past a learned table is one clear error (tiny-lm: 128 rows)"
+LONG="the cat sat on the mat and the dog ran to the park"
+gb "load r-rope; run $LONG; trace" 2>&1 | grep -q "kept the last 48"
+ok $? "without set context a long text keeps the last 48 tokens (the context)"
+gb "load r-rope; set context 64; run $LONG; loss --curve; export past.csv" >past.txt 2>&1
+head -n 1 past.csv | grep -q "loss past position 48" && [ "$(($(wc -l <past.csv) - 1))" = 49 ] && have past.txt "over 49 predictions"
+ok $? "RoPE, set context 64: a 50-token run, its curve's part past position 48 its own line"
+awk -F, 'NR > 1 { if ($1 < 48 && ($2 == "nan" || $3 != "nan")) bad++; if ($1 > 48 && ($2 != "nan" || $3 == "nan")) bad++; k++ }
+	END { exit !(k == 49 && !bad) }' past.csv
+ok $? "the two lines split at the trained context (within: positions 2-48, past: 49-51)"
+gb "load r-alibi; set context 64; run $LONG; load r-rope; run $LONG" 2>&1 | grep -q "kept the last 48"
+ok $? "load goes back to the new model's own context"
+gb "load r-learned; set context 20; run $LONG" 2>&1 | grep -q "kept the last 20"
+ok $? "a shorter context is allowed for learned positions too"
+
+# ---- the shift test ----
+for p in learned sinusoidal rope alibi t5 none; do
+	gb "load r-$p; set engine ref; run the cat sat on; positions shift 1 2 --by 5; export shift-$p.csv" >shift-$p.txt 2>&1
+done
+for p in rope alibi t5 none; do
+	[ "$(grep -c ' equal$' shift-$p.txt)" = 4 ] || echo "$p: not every head equal"
+done >eq.txt
+[ ! -s eq.txt ]
+ok $? "shift test: RoPE, ALiBi, T5 and no positions keep every head's layer-1 scores ($(grep -h 'head  1' shift-rope.txt | awk '{print $6}') for RoPE)"
+grep -h "head" shift-alibi.txt shift-t5.txt | grep -q "difference| 0 " && ! grep -h "head  [0-9]" shift-alibi.txt shift-t5.txt | grep -vq "difference| 0 "
+ok $? "shift test: ALiBi's and T5's biases on the reference engine: differences exactly 0"
+for p in learned sinusoidal; do
+	[ "$(grep -c ' different$' shift-$p.txt)" = 4 ] || echo "$p: a head kept its scores"
+done >ne.txt
+[ ! -s ne.txt ]
+ok $? "shift test: learned and sinusoidal positions change every head's scores ($(grep -h 'head  1' shift-learned.txt | awk '{print $6}') for learned)"
+# the figure's two panels: the rows of the second (positions 5..) are the first's, for RoPE
+awk -F, 'NR > 1 { k = $2 SUBSEP (NR % 14); if ($1 ~ /^the words at positions 0/) a[NR - 1] = $0; else b[NR - 1 - 14] = $0 }
+	END { for (i in a) { split(a[i], x, ","); split(b[i], y, ","); for (j = 3; j <= 16; j++) { if (x[j] == "-inf") continue; d = x[j] - y[j]; if (d < 0) d = -d; if (d > 1e-4) bad++; m++ } } exit !(m > 50 && !bad) }' shift-rope.csv
+ok $? "shift test's figure (RoPE): the two panels hold the same scores"
+grep -q "scores stay the same" shift-rope.txt && grep -q "scores change" shift-learned.txt
+ok $? "shift test's title says which (stay the same / change)"
+
+# ---- ALiBi, T5, RoPE against hand-computed values ----
+gb "load r-alibi; run the cat; positions alibi; export slopes.csv; positions offset; export off.csv" >/dev/null 2>&1
+[ "$(tail -n +2 slopes.csv | tr '\n' ' ')" = "head 1,0.25 head 2,0.0625 head 3,0.015625 head 4,0.00390625 " ]
+ok $? "ALiBi slopes of 4 heads: 2^-2, 2^-4, 2^-6, 2^-8"
+[ "$(sed -n 5p off.csv)" = "3,-0.75,-0.1875,-0.046875,-0.01171875" ] && [ "$(sed -n 2p off.csv)" = "0,0,0,0,0" ]
+ok $? "ALiBi's bias at offset 3: -3 m_h for each head; 0 at offset 0"
+gb "load r-t5; positions buckets; export buckets.csv" >/dev/null 2>&1
+head -n 1 buckets.csv | grep -q "^head,0,1,2,.*,14,15,16-18,19-20,21-23,.*,99-112,113+$"
+ok $? "T5 buckets (32, max 128): offsets 0-15 one each, bucket 16 = 16-18 (16 log(n/16)/log 8 < 1), the last 113+"
+gb "load r-rope; positions rope 0 3; export rope.csv" >/dev/null 2>&1
+# theta_k = 10000^(-2k/8) with d_head 8: pair 0 turns 1 rad a position, pair 3 0.001^0.75
+awk -F, '$1 == 3 { d = $2 - cos(3); e = $3 - cos(3 * 10000 ^ (-6 / 8)); if (d < 0) d = -d; if (e < 0) e = -e; ok = d < 1e-5 && e < 1e-5 } END { exit !ok }' rope.csv
+ok $? "RoPE pairs: cos(3 theta_0) = cos 3 and cos(3 theta_3), theta_3 = 10000^(-6/8)"
+gb "load r-rope; positions alibi" >err.txt 2>&1
+[ $? = 1 ] && have err.txt "this model has RoPE, not ALiBi"
+ok $? "positions alibi on a RoPE model: one clear error"
+
+exit $((fails > 0))
