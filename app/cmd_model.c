@@ -129,7 +129,7 @@ int cmd_models(session *s, int argc, char **argv, const char *rest)
 
 /* A model argument resolved and loaded: a folder, a shipped name or a llama2.c file (with
  * its tokenizer when given); -1 after an error line. */
-static int load_model(const char *arg, const char *tokenizer, gb_model *m)
+int load_model(const char *arg, const char *tokenizer, gb_model *m)
 {
 	gb_err err;
 	char path[1024], user[700];

@@ -140,6 +140,7 @@ static const struct {
 } families[] = {
 	{ "the text", "run tokenize step" },
 	{ "views of the current run (figures)", "embed pe qkv scores attn model ln ffn resid next cross show heads lens arch pair" },
+	{ "what each architecture choice does", "loss positions compare-models" },
 	{ "generation", "generate beam translate" },
 	{ "probes", "ablate near compare" },
 	{ "numbers and files", "trace print dump export calc masks" },
@@ -364,6 +365,12 @@ const command commands[] = {
 	  "predicted by nothing); --curve draws the losses along the positions with their running mean.\n"
 	  "After 'set context N' a run may be longer than the context the model was trained on (for\n"
 	  "every kind of positions but learned ones); the curve draws the part past it as its own line.", cmd_loss },
+	{ "compare-models", "A B VIEW [ARGS]", "the same view on two models as one figure of two panels",
+	  "Each model (a folder or a shipped model's name) runs the current text through its own\n"
+	  "tokenizer and makes VIEW as the command would: compare-models tiny-lm tiny-lm-rope attn 3 2.\n"
+	  "Two heatmaps share one colour scale; two grids (heads L) become a row of panels per model;\n"
+	  "two token strips (loss) two rows on one scale; two line plots (loss --curve, positions\n"
+	  "offset) one plot with each series named by its model. The session's model stays loaded.", cmd_compare_models },
 	{ "positions", "offset [L] | shift [L] [H] [--by K] | rope [PAIR ...] | alibi | buckets [L]",
 	  "what the model's kind of positions does to attention",
 	  "offset: each head's score or bias by how far back the key is (ALiBi's and T5's bias exactly;\n"

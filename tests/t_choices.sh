@@ -11,7 +11,7 @@ rm -rf "$T" && mkdir -p "$T"
 . tests/tap.sh
 gb() { "$ROOT/glassbox" -c "$1"; }
 cd "$T" || exit 1
-echo "1..21"
+echo "1..26"
 
 # ---- random models of each kind of positions (small: they run in milliseconds) ----
 for p in learned sinusoidal rope alibi t5 none; do
@@ -94,5 +94,27 @@ ok $? "RoPE pairs: cos(3 theta_0) = cos 3 and cos(3 theta_3), theta_3 = 10000^(-
 gb "load r-rope; positions alibi" >err.txt 2>&1
 [ $? = 1 ] && have err.txt "this model has RoPE, not ALiBi"
 ok $? "positions alibi on a RoPE model: one clear error"
+
+# ---- compare-models: one figure, each panel the single view's numbers ----
+gb "load r-learned; run the cat sat; compare-models r-rope r-alibi attn 1 2; export cm.csv; loss; export after.csv; info" >cm.txt 2>&1
+gb "load r-rope; run the cat sat; attn 1 2; export a-rope.csv; loss --curve; export lc-rope.csv" >/dev/null 2>&1
+gb "load r-alibi; run the cat sat; attn 1 2; export a-alibi.csv; loss --curve; export lc-alibi.csv" >/dev/null 2>&1
+gb "load r-learned; run the cat sat; loss; export learned.csv" >/dev/null 2>&1
+[ "$(grep '^r-rope,' cm.csv | cut -d, -f2-)" = "$(tail -n +2 a-rope.csv)" ] &&
+	[ "$(grep '^r-alibi,' cm.csv | cut -d, -f2-)" = "$(tail -n +2 a-alibi.csv)" ] && [ "$(grep -c '^r-rope,' cm.csv)" = 11 ]
+ok $? "compare-models r-rope r-alibi attn 1 2: each panel holds the single view's weights (11 x 11)"
+cmp -s after.csv learned.csv && grep -q "Layer 1, head 2: attention weights" cm.txt && grep -q "r-rope and r-alibi" cm.txt
+ok $? "compare-models: one titled figure naming both models; the session's own model (r-learned) and text stay"
+gb "run the cat sat; compare-models r-rope r-alibi loss --curve; export cmc.csv" >/dev/null 2>&1
+[ "$(head -n 1 cmc.csv)" = "position of the predicted token (from 1),r-rope: loss of the token,r-rope: running mean,r-alibi: loss of the token,r-alibi: running mean" ] &&
+	[ "$(cut -d, -f2 cmc.csv | tail -n +2)" = "$(cut -d, -f2 lc-rope.csv | tail -n +2)" ] &&
+	[ "$(cut -d, -f4 cmc.csv | tail -n +2)" = "$(cut -d, -f2 lc-alibi.csv | tail -n +2)" ]
+ok $? "compare-models ... loss --curve: one plot, each model's series named and equal to its own curve"
+gb "run the cat; compare-models r-rope r-alibi heads 1; export cmh.csv" >/dev/null 2>&1
+[ "$(cut -d, -f1 cmh.csv | sort -u | tr '\n' ' ')" = "panel r-alibi: head 1 r-alibi: head 2 r-alibi: head 3 r-alibi: head 4 r-rope: head 1 r-rope: head 2 r-rope: head 3 r-rope: head 4 " ]
+ok $? "compare-models ... heads 1: a row of four head panels per model"
+gb "run the cat; compare-models r-rope nowhere attn 1 1" >cmerr.txt 2>&1
+[ $? = 1 ] && grep -q "nowhere" cmerr.txt && gb "run the cat; compare-models r-rope r-alibi load x" 2>&1 | grep -q "shows a view"
+ok $? "compare-models: a model that does not load, or a command that is not a view, is one clear error"
 
 exit $((fails > 0))
