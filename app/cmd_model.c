@@ -355,6 +355,17 @@ int cmd_info(session *s, int argc, char **argv, const char *rest)
 	printf("output      %s\n", c->tied ? "tied to the embedding (scores are dot products with E's rows)"
 	                                     : "its own V x d matrix");
 	printf("parameters  %zu\n", s->model.n_weights);
+	{ /* issue 19: what sharing keys and values saves while decoding (the cache holds floats) */
+		long per = 2L * c->n_layer * c->n_kv_head * c->d_head * (long)sizeof(float);
+		long mha = 2L * c->n_layer * c->n_head * c->d_head * (long)sizeof(float);
+		printf("kv cache    %ld bytes per token (2 x %d layers x %d key/value heads x %d x 4 bytes)", per,
+		       c->n_layer, c->n_kv_head, c->d_head);
+		if (c->n_kv_head != c->n_head)
+			printf("; %ld with a key/value head per query head (%dx)", mha, c->n_head / c->n_kv_head);
+		double all = per * (double)c->n_ctx;
+		printf("; %.1f %s for the context of %d%s\n", all >= 1e6 ? all / 1e6 : all / 1e3, all >= 1e6 ? "MB" : "KB", c->n_ctx,
+		       c->encdec ? ", plus the cross-attention's keys and values of the source" : "");
+	}
 	if (s->model.load_note[0])
 		printf("loading     %s\n", s->model.load_note);
 	printf("engine      %s\n\n", s->k->name);

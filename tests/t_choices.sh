@@ -11,7 +11,7 @@ rm -rf "$T" && mkdir -p "$T"
 . tests/tap.sh
 gb() { "$ROOT/glassbox" -c "$1"; }
 cd "$T" || exit 1
-echo "1..26"
+echo "1..29"
 
 # ---- random models of each kind of positions (small: they run in milliseconds) ----
 for p in learned sinusoidal rope alibi t5 none; do
@@ -116,5 +116,15 @@ ok $? "compare-models ... heads 1: a row of four head panels per model"
 gb "run the cat; compare-models r-rope nowhere attn 1 1" >cmerr.txt 2>&1
 [ $? = 1 ] && grep -q "nowhere" cmerr.txt && gb "run the cat; compare-models r-rope r-alibi load x" 2>&1 | grep -q "shows a view"
 ok $? "compare-models: a model that does not load, or a command that is not a view, is one clear error"
+
+# ---- shared keys and values: the cache's bytes in info, the heads drawn by key/value head ----
+gb "init gqa --preset llama --dim 64 --heads 8 --kv-heads 2 --layers 2; load gqa; info; run the cat; heads 1; export gqa.csv" >gqa.txt 2>&1
+have gqa.txt "kv cache    256 bytes per token (2 x 2 layers x 2 key/value heads x 8 x 4 bytes); 1024 with a key/value head per query head (4x); 32.8 KB for the context of 128"
+ok $? "info: the KV cache per token, 2 L K d_head 4 = 256 bytes for 2 key/value heads (1024 without sharing)"
+gb "info" | grep -q "kv cache    4096 bytes per token (2 x 4 layers x 4 key/value heads x 32 x 4 bytes); 524.3 KB for the context of 128"
+ok $? "info on tiny-lm: 4096 bytes per token, 524.3 KB for its 128 positions"
+[ "$(grep -o '^"head [0-9]*, key/value head [0-9]*"' gqa.csv | uniq | tr -d '"' | tr '\n' '|')" = "head 1, key/value head 1|head 2, key/value head 1|head 3, key/value head 1|head 4, key/value head 1|head 5, key/value head 2|head 6, key/value head 2|head 7, key/value head 2|head 8, key/value head 2|" ] &&
+	have gqa.txt "each row sums to 1; each row: 4 query h"
+ok $? "heads on grouped-query attention: a row per key/value head, each panel naming its own"
 
 exit $((fails > 0))
