@@ -125,3 +125,25 @@ int cmd_positions(session *s, int argc, char **argv, const char *rest)
 	errorf("positions shows offset, shift, rope, alibi or buckets (got '%s')", sub);
 	return -1;
 }
+
+/* experts L [--load | --tokens [N]] */
+int cmd_experts(session *s, int argc, char **argv, const char *rest)
+{
+	if (argc < 2 || argc > 4)
+		return usage(argv[0]);
+	if (need_model(s))
+		return -1;
+	int layer, n = 6;
+	if (parse_int(argv[1], 1, s->model.cfg.n_layer, &layer, "the layer"))
+		return -1;
+	if (argc == 2)
+		return show_figure(s, view_moe_routing(s, layer));
+	if (!strcmp(argv[2], "--load") && argc == 3)
+		return show_figure(s, view_moe_load(s, layer));
+	if (!strcmp(argv[2], "--tokens")) {
+		if (argc == 4 && parse_int(argv[3], 1, 32, &n, "the number of tokens"))
+			return -1;
+		return show_figure(s, view_moe_tokens(s, layer, n));
+	}
+	return usage(argv[0]);
+}

@@ -140,7 +140,7 @@ static const struct {
 } families[] = {
 	{ "the text", "run tokenize step" },
 	{ "views of the current run (figures)", "embed pe qkv scores attn model ln ffn resid next cross show heads lens arch pair" },
-	{ "what each architecture choice does", "loss positions compare-models" },
+	{ "what each architecture choice does", "loss positions experts compare-models" },
 	{ "generation", "generate beam translate" },
 	{ "probes", "ablate near compare" },
 	{ "numbers and files", "trace print dump export calc masks" },
@@ -365,6 +365,10 @@ const command commands[] = {
 	  "predicted by nothing); --curve draws the losses along the positions with their running mean.\n"
 	  "After 'set context N' a run may be longer than the context the model was trained on (for\n"
 	  "every kind of positions but learned ones); the curve draws the part past it as its own line.", cmd_loss },
+	{ "experts", "L [--load | --tokens [N]]", "a mixture of experts: where the router sends each token of the current text",
+	  "The tokens x experts map of the router's probabilities in layer L, the chosen experts of each\n"
+	  "token in brackets; --load the share of the text's choices each expert got (even is 1/E);\n"
+	  "--tokens each expert's N most frequent tokens on the text (default 6), with their counts.", cmd_experts },
 	{ "compare-models", "A B VIEW [ARGS]", "the same view on two models as one figure of two panels",
 	  "Each model (a folder or a shipped model's name) runs the current text through its own\n"
 	  "tokenizer and makes VIEW as the command would: compare-models tiny-lm tiny-lm-rope attn 3 2.\n"

@@ -45,4 +45,11 @@ gb_figure *view_alibi_slopes(session *s);
 /* T5: layer L's table, head x bucket, each bucket labelled with the offsets it covers. */
 gb_figure *view_t5_buckets(session *s, int layer);
 
+/* Mixture of experts (view_moe.c), layer L: the tokens x experts map of the router's
+ * probabilities with the chosen marked "[p]"; the load per expert; each expert's N most
+ * frequent tokens on the text (experts x N, the count in each cell, the token drawn in it). */
+gb_figure *view_moe_routing(session *s, int layer);
+gb_figure *view_moe_load(session *s, int layer);
+gb_figure *view_moe_tokens(session *s, int layer, int N);
+
 #endif

@@ -332,8 +332,10 @@ gb_figure *view_alibi_slopes(session *s)
 	char **lab = calloc((size_t)H, sizeof *lab);
 	for (int h = 0; h < H; h++) {
 		v[h] = (float)gb_alibi_slope(h, H);
+		char w[24];
+		snprintf(w, sizeof w, "head %d", h + 1);
 		lab[h] = malloc(48);
-		snprintf(lab[h], 48, "head %d", h + 1);
+		words_label(w, lab[h], 48);
 	}
 	gb_figure *f = gb_fig_new(GB_FIG_BARS);
 	gb_fig_set_values(f, v, 1, H);

@@ -11,7 +11,7 @@ rm -rf "$T" && mkdir -p "$T"
 . tests/tap.sh
 gb() { "$ROOT/glassbox" -c "$1"; }
 cd "$T" || exit 1
-echo "1..29"
+echo "1..34"
 
 # ---- random models of each kind of positions (small: they run in milliseconds) ----
 for p in learned sinusoidal rope alibi t5 none; do
@@ -80,7 +80,7 @@ ok $? "shift test's title says which (stay the same / change)"
 
 # ---- ALiBi, T5, RoPE against hand-computed values ----
 gb "load r-alibi; run the cat; positions alibi; export slopes.csv; positions offset; export off.csv" >/dev/null 2>&1
-[ "$(tail -n +2 slopes.csv | tr '\n' ' ')" = "head 1,0.25 head 2,0.0625 head 3,0.015625 head 4,0.00390625 " ]
+[ "$(tail -n +2 slopes.csv | sed 's/\xc2\xa0/ /g' | tr '\n' ' ')" = "head 1,0.25 head 2,0.0625 head 3,0.015625 head 4,0.00390625 " ]
 ok $? "ALiBi slopes of 4 heads: 2^-2, 2^-4, 2^-6, 2^-8"
 [ "$(sed -n 5p off.csv)" = "3,-0.75,-0.1875,-0.046875,-0.01171875" ] && [ "$(sed -n 2p off.csv)" = "0,0,0,0,0" ]
 ok $? "ALiBi's bias at offset 3: -3 m_h for each head; 0 at offset 0"
@@ -126,5 +126,30 @@ ok $? "info on tiny-lm: 4096 bytes per token, 524.3 KB for its 128 positions"
 [ "$(grep -o '^"head [0-9]*, key/value head [0-9]*"' gqa.csv | uniq | tr -d '"' | tr '\n' '|')" = "head 1, key/value head 1|head 2, key/value head 1|head 3, key/value head 1|head 4, key/value head 1|head 5, key/value head 2|head 6, key/value head 2|head 7, key/value head 2|head 8, key/value head 2|" ] &&
 	have gqa.txt "each row sums to 1; each row: 4 query h"
 ok $? "heads on grouped-query attention: a row per key/value head, each panel naming its own"
+
+# ---- mixture of experts: routing, load, tokens, from the trace ----
+gb "init moe --set num_local_experts=4 --set num_experts_per_tok=2 --dim 32 --context 48" >/dev/null 2>&1
+gb "load moe; run the cat sat; experts 1; export route.csv; dump L1.ffn.router_probs rp.csv; dump L1.ffn.chosen ch.csv; experts 1 --load; export load.csv; experts 1 --tokens 3; export mtok.csv" >moe.txt 2>&1
+[ "$(tail -n +2 route.csv | cut -d, -f2-)" = "$(tail -n +2 rp.csv)" ]
+ok $? "experts 1: the map is the router's probabilities (L1.ffn.router_probs)"
+# the chosen experts in brackets, row by row, as L1.ffn.chosen has them
+grep '^ *[0-9]* ' moe.txt | grep '\[' | head -n 11 | awk '{ s = ""; for (i = 3; i <= NF; i++) if ($i ~ /^\[/) s = s (s == "" ? "" : ",") (i - 3); print s }' >marks.txt
+tail -n +2 ch.csv | awk -F, '{ print ($1 < $2 ? $1 "," $2 : $2 "," $1) }' >want.txt
+cmp -s marks.txt want.txt && [ "$(wc -l <marks.txt)" = 11 ]
+ok $? "experts 1: each token's two chosen experts in brackets, as L1.ffn.chosen (11 tokens)"
+tail -n +2 ch.csv | awk -F, '{ c[$1]++; c[$2]++; n += 2 } END { for (e = 0; e < 4; e++) printf "expert 1,%g\n", c[e] / n }' >wl.txt
+awk -F, -v OFS=, 'NR > 1 { print "expert 1", $2 + 0 }' load.csv | awk -F, 'NR == FNR { w[NR] = $2; next } { d = $2 - w[FNR]; if (d < 0) d = -d; if (d > 1e-6) bad++; k++ } END { exit !(k == 4 && !bad) }' wl.txt -
+ok $? "experts 1 --load: each expert's share of the 22 choices, counted from L1.ffn.chosen"
+gb "load moe; run the cat sat; dump tokens tk.csv" >/dev/null 2>&1
+awk -F, 'FNR == 1 { f++; next } f == 1 { for (i = 1; i <= NF; i++) id[i - 1] = $i; next }
+	{ for (j = 1; j <= 2; j++) c[$j, id[FNR - 2]]++ }
+	END { for (e = 0; e < 4; e++) { n = 0; for (k in c) { split(k, p, SUBSEP); if (p[1] == e) v[++n] = c[k] }
+		for (a = 1; a <= n; a++) for (b = a + 1; b <= n; b++) if (v[b] > v[a]) { t = v[a]; v[a] = v[b]; v[b] = t }
+		printf "expert %d", e + 1; for (r = 1; r <= 3; r++) printf ",%d", r <= n ? v[r] : 0; printf "\n"; delete v } }' tk.csv ch.csv >wt.txt
+[ "$(tail -n +2 mtok.csv | sed 's/\xc2\xa0/ /g')" = "$(cat wt.txt)" ]
+ok $? "experts 1 --tokens 3: each expert's three largest counts of one token, counted from the trace"
+gb "run the cat; experts 1" >dense.txt 2>&1
+[ $? = 1 ] && have dense.txt "one dense feed-forward network, not a mixture of experts"
+ok $? "experts on a dense model: one clear error"
 
 exit $((fails > 0))
