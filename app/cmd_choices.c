@@ -147,3 +147,47 @@ int cmd_experts(session *s, int argc, char **argv, const char *rest)
 	}
 	return usage(argv[0]);
 }
+
+/* linear L H [--state [N]] */
+int cmd_linear(session *s, int argc, char **argv, const char *rest)
+{
+	if (argc < 3 || argc > 5)
+		return usage(argv[0]);
+	if (need_model(s))
+		return -1;
+	int layer, head, n = 4, state = 0;
+	if (parse_int(argv[1], 1, s->model.cfg.n_layer, &layer, "the layer") ||
+	    parse_int(argv[2], 1, s->model.cfg.n_head, &head, "the head"))
+		return -1;
+	if (argc >= 4) {
+		if (strcmp(argv[3], "--state"))
+			return usage(argv[0]);
+		state = 1;
+		if (argc == 5 && parse_int(argv[4], 1, 8, &n, "the number of panels"))
+			return -1;
+	}
+	linear_result r;
+	if (linear_check(s, layer, head, &r))
+		return -1;
+	int rc;
+	if (state)
+		rc = show_figure(s, view_linear_state(s, &r, n));
+	else {
+		printf("linear attention, layer %d head %d, %d tokens:\n", layer, head, r.T);
+		printf("  quadratic order: the %d x %d implied weights times the values\n", r.T, r.T);
+		printf("  recurrent order: a %d x %d state and a normaliser of %d, one key at a time\n", r.E, r.E, r.E);
+		printf("  largest |difference| of the outputs %.3g (largest |output| %.3g); against the engine's head "
+		       "output %.3g\n", r.max_orders, r.max_out, r.max_engine);
+		gb_figure *f = view_attention(s, "weights", layer, head);
+		if (f) {
+			char cap[300];
+			snprintf(cap, sizeof cap, "a_ij = phi(q_i).phi(k_j) / sum_j a_ij, phi = elu + 1: the n x n weights linear "
+			         "attention implies; it never forms them: a %d x %d state does the same ('linear %d %d --state')",
+			         r.E, r.E, layer, head);
+			gb_fig_set_caption(f, cap);
+		}
+		rc = show_figure(s, f);
+	}
+	linear_free(&r);
+	return rc;
+}

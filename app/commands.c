@@ -140,7 +140,7 @@ static const struct {
 } families[] = {
 	{ "the text", "run tokenize step" },
 	{ "views of the current run (figures)", "embed pe qkv scores attn model ln ffn resid next cross show heads lens arch pair" },
-	{ "what each architecture choice does", "loss positions experts compare-models" },
+	{ "what each architecture choice does", "loss positions experts linear compare-models" },
 	{ "generation", "generate beam translate" },
 	{ "probes", "ablate near compare" },
 	{ "numbers and files", "trace print dump export calc masks" },
@@ -369,6 +369,11 @@ const command commands[] = {
 	  "The tokens x experts map of the router's probabilities in layer L, the chosen experts of each\n"
 	  "token in brackets; --load the share of the text's choices each expert got (even is 1/E);\n"
 	  "--tokens each expert's N most frequent tokens on the text (default 6), with their counts.", cmd_experts },
+	{ "linear", "L H [--state [N]]", "linear attention: the n x n weights it implies, and the d x d state that replaces them",
+	  "Prints both orders of computation of head H in layer L (the implied weights times the\n"
+	  "values; the running state phi(k) v^T read by phi(q)) and their largest difference, and\n"
+	  "shows the implied weights. --state: the state after 1/N, 2/N, ... of the keys (default 4),\n"
+	  "on one scale: it fills in, and never grows.", cmd_linear },
 	{ "compare-models", "A B VIEW [ARGS]", "the same view on two models as one figure of two panels",
 	  "Each model (a folder or a shipped model's name) runs the current text through its own\n"
 	  "tokenizer and makes VIEW as the command would: compare-models tiny-lm tiny-lm-rope attn 3 2.\n"

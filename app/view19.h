@@ -52,4 +52,18 @@ gb_figure *view_moe_routing(session *s, int layer);
 gb_figure *view_moe_load(session *s, int layer);
 gb_figure *view_moe_tokens(session *s, int layer, int N);
 
+/* Linear attention (view_linear.c), head H of layer L: the running state S_i (T, E, E) after
+ * each key, computed again from the trace's q_feat, k_feat and v; max_orders the largest
+ * |recurrent - quadratic| output (phi(q) S / phi(q).z against the implied weights times v),
+ * max_engine the largest |recurrent - the engine's head_out|, max_out the largest |output|. */
+typedef struct linear_result {
+	int T, E, layer, head;
+	float *state;
+	double max_orders, max_engine, max_out;
+} linear_result;
+int linear_check(session *s, int layer, int head, linear_result *r);
+void linear_free(linear_result *r);
+/* The state after T/n, 2T/n, ..., T keys: n panels on one scale. */
+gb_figure *view_linear_state(session *s, const linear_result *r, int n_steps);
+
 #endif

@@ -11,7 +11,7 @@ rm -rf "$T" && mkdir -p "$T"
 . tests/tap.sh
 gb() { "$ROOT/glassbox" -c "$1"; }
 cd "$T" || exit 1
-echo "1..34"
+echo "1..38"
 
 # ---- random models of each kind of positions (small: they run in milliseconds) ----
 for p in learned sinusoidal rope alibi t5 none; do
@@ -151,5 +151,26 @@ ok $? "experts 1 --tokens 3: each expert's three largest counts of one token, co
 gb "run the cat; experts 1" >dense.txt 2>&1
 [ $? = 1 ] && have dense.txt "one dense feed-forward network, not a mixture of experts"
 ok $? "experts on a dense model: one clear error"
+
+# ---- linear attention: both orders of computation, the state ----
+gb "init lin --set attention=linear --dim 32 --context 48" >/dev/null 2>&1
+for e in ref fast; do
+	gb "load lin; set engine $e; run the cat sat on the mat; linear 1 2; linear 2 3" >lin-$e.txt 2>&1
+done
+awk '/largest \|difference\| of the outputs/ { d = $6; m = $10; sub(/\)/, "", m); e = $NF; k++; if (!(d < 1e-5 * (1 + m) && e < 1e-5 * (1 + m))) bad++ } END { exit !(k == 4 && !bad) }' lin-ref.txt lin-fast.txt
+ok $? "linear: the recurrent order (a d x d state) gives the quadratic order's output and the engine's, ref and fast ($(grep -h 'largest |diff' lin-fast.txt | head -n 1 | awk '{print $6}'))"
+have lin-ref.txt "quadratic order: the 22 x 22 implied weights" && have lin-ref.txt "recurrent order: a 8 x 8 state"
+ok $? "linear: the sizes of the two orders (22 x 22 weights, an 8 x 8 state)"
+gb "load lin; run the cat; dump L1.attn.k_feat kf.csv; dump L1.attn.v v.csv; linear 1 1 --state 1; export st.csv" >/dev/null 2>&1
+# the state after the 7 keys of head 1 (kv head 1: the first 7 rows after its comment) = sum phi(k) v^T
+awk -F, 'FNR == 1 { f++; r = 0; blk = 0; next } /^#/ { blk++; next }
+	f == 1 && blk == 1 { r++; for (a = 1; a <= NF; a++) K[r, a - 1] = $a; next }
+	f == 2 && blk == 1 { r++; for (b = 1; b <= NF; b++) V[r, b - 1] = $b; n = r; next }
+	f == 3 { a = $2; for (b = 0; b < 8; b++) { w = 0; for (j = 1; j <= 7; j++) w += K[j, a] * V[j, b]; d = $(b + 3) - w; if (d < 0) d = -d; if (d > 1e-4 * (1 + (w < 0 ? -w : w))) bad++; c++ } }
+	END { exit !(c == 64 && n == 7 && !bad) }' kf.csv v.csv st.csv
+ok $? "linear --state: the state after 7 keys is sum_j phi(k_j) v_j^T (8 x 8, from the trace's k_feat and v)"
+gb "run the cat; linear 1 1" >soft.txt 2>&1
+[ $? = 1 ] && have soft.txt "attention is softmax, not linear"
+ok $? "linear on a softmax model: one clear error"
 
 exit $((fails > 0))
