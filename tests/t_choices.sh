@@ -163,7 +163,7 @@ have lin-ref.txt "quadratic order: the 22 x 22 implied weights" && have lin-ref.
 ok $? "linear: the sizes of the two orders (22 x 22 weights, an 8 x 8 state)"
 gb "load lin; run the cat; dump L1.attn.k_feat kf.csv; dump L1.attn.v v.csv; linear 1 1 --state 1; export st.csv" >/dev/null 2>&1
 # the state after the 7 keys of head 1 (kv head 1: the first 7 rows after its comment) = sum phi(k) v^T
-awk -F, 'FNR == 1 { f++; r = 0; blk = 0; next } /^#/ { blk++; next }
+awk -F, 'FNR == 1 { f++; r = 0; blk = 0; next } /^#/ { blk++; next } NF == 0 { next }
 	f == 1 && blk == 1 { r++; for (a = 1; a <= NF; a++) K[r, a - 1] = $a; next }
 	f == 2 && blk == 1 { r++; for (b = 1; b <= NF; b++) V[r, b - 1] = $b; n = r; next }
 	f == 3 { a = $2; for (b = 0; b < 8; b++) { w = 0; for (j = 1; j <= 7; j++) w += K[j, a] * V[j, b]; d = $(b + 3) - w; if (d < 0) d = -d; if (d > 1e-4 * (1 + (w < 0 ? -w : w))) bad++; c++ } }
