@@ -191,3 +191,12 @@ int cmd_linear(session *s, int argc, char **argv, const char *rest)
 	linear_free(&r);
 	return rc;
 }
+
+/* receptive [N] */
+int cmd_receptive(session *s, int argc, char **argv, const char *rest)
+{
+	int n = 0;
+	if (argc > 2 || (argc == 2 && parse_int(argv[1], 2, 64, &n, "the number of positions")))
+		return argc > 2 ? usage(argv[0]) : -1;
+	return show_figure(s, view_receptive(s, n));
+}

@@ -517,6 +517,8 @@ static int on_off(const char *v, int *out)
 
 int cmd_set(session *s, int argc, char **argv, const char *rest)
 {
+	if (argc >= 2 && !strcmp(argv[1], "mask")) /* issue 19: set mask window 4 */
+		return set_mask(s, argc - 1, argv + 1);
 	if (argc != 3)
 		return usage(argv[0]);
 	const char *k = argv[1], *v = argv[2];
@@ -571,7 +573,7 @@ int cmd_set(session *s, int argc, char **argv, const char *rest)
 	}
 	if (!strcmp(k, "context"))
 		return set_context(s, v);
-	errorf("unknown setting '%s': engine, threads, palette, colors, textbook or context", k);
+	errorf("unknown setting '%s': engine, threads, palette, colors, textbook, context or mask", k);
 	return -1;
 }
 

@@ -140,7 +140,7 @@ static const struct {
 } families[] = {
 	{ "the text", "run tokenize step" },
 	{ "views of the current run (figures)", "embed pe qkv scores attn model ln ffn resid next cross show heads lens arch pair" },
-	{ "what each architecture choice does", "loss positions experts linear compare-models" },
+	{ "what each architecture choice does", "loss positions experts linear receptive compare-models" },
 	{ "generation", "generate beam translate" },
 	{ "probes", "ablate near compare" },
 	{ "numbers and files", "trace print dump export calc masks" },
@@ -374,6 +374,10 @@ const command commands[] = {
 	  "values; the running state phi(k) v^T read by phi(q)) and their largest difference, and\n"
 	  "shows the implied weights. --state: the state after 1/N, 2/N, ... of the keys (default 4),\n"
 	  "on one scale: it fills in, and never grows.", cmd_linear },
+	{ "receptive", "[N]", "which tokens each position can reach after 1, 2, ... layers under the mask in force",
+	  "One panel per layer for N positions (default the current text's, at most 64), under the\n"
+	  "pattern 'set mask' put on the runs (or the causal mask): position i has read token j after l\n"
+	  "layers when l allowed pairs chain them. A window of w reaches l(w - 1) + 1 tokens.", cmd_receptive },
 	{ "compare-models", "A B VIEW [ARGS]", "the same view on two models as one figure of two panels",
 	  "Each model (a folder or a shipped model's name) runs the current text through its own\n"
 	  "tokenizer and makes VIEW as the command would: compare-models tiny-lm tiny-lm-rope attn 3 2.\n"
@@ -411,7 +415,7 @@ const command commands[] = {
 	{ "compare", "", "run the current input on the ref and fast engines and show their differences",
 	  "For every trace tensor: the largest absolute difference and the largest relative\n"
 	  "difference, max|fast - ref| / max|ref|.", cmd_compare },
-	{ "set", "engine ref|fast|scalar|avx2|avx512 | threads N | palette auto|viridis|magma|cividis|gray|coolwarm | colors auto|plain|16|256|truecolor | textbook on|off | context N|trained",
+	{ "set", "engine ref|fast|scalar|avx2|avx512 | threads N | palette auto|viridis|magma|cividis|gray|coolwarm | colors auto|plain|16|256|truecolor | textbook on|off | context N|trained | mask none|window W|blocks B|strided S|dilated W [D]|global G W",
 	  "change a setting",
 	  "engine: the full-precision reference or the optimized kernels (the text runs again).\n"
 	  "palette: the colormap of unsigned figures (signed ones keep the diverging map).\n"
@@ -419,6 +423,9 @@ const command commands[] = {
 	  "textbook: layer norm divides by (sigma + eps) as the textbook does (the text runs again).\n"
 	  "context: the longest run this session accepts, past the trained one for any positions but\n"
 	  "learned ones ('trained' goes back).\n"
+	  "mask: a sparse pattern (as 'masks' draws them) on top of the causal mask for every run of\n"
+	  "softmax self-attention; the text runs again and the change in its loss and predictions is\n"
+	  "printed and drawn ('receptive' shows how far it reaches with depth).\n"
 	  "palette and colors are display settings: every figure follows them at once, at the prompt,\n"
 	  "in the explorer, in the window and in a lesson, and so do its exports.", cmd_set },
 	{ "generate", "N [--temp T] [--top-k K] [--top-p P] [--seed S]", "extend the current text by N tokens, one step at a time",

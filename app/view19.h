@@ -66,4 +66,19 @@ void linear_free(linear_result *r);
 /* The state after T/n, 2T/n, ..., T keys: n panels on one scale. */
 gb_figure *view_linear_state(session *s, const linear_result *r, int n_steps);
 
+/* Masks applied to a run (view_mask.c). The session's pattern (session.h's mask_spec) on top
+ * of the causal mask: window W (i - j < W), blocks B (i / B == j / B), strided S (i - j < S or
+ * a multiple of S), dilated W D (i - j a multiple of D below W D), global G W (the first G
+ * tokens, and a window of W). */
+enum mask_kind { MASK_NONE, MASK_WINDOW, MASK_BLOCKS, MASK_STRIDED, MASK_DILATED, MASK_GLOBAL, MASK_N };
+/* gb_fwd_opts' allow: arg is a struct mask_spec. */
+int mask_allow(const void *arg, int i, int j);
+void mask_name(const struct mask_spec *m, char *out, size_t cap);
+/* set mask KIND [A [B]] (argv from "mask" on): the pattern for every run, the current text run
+ * again, the change in loss and predictions printed and drawn. */
+int set_mask(session *s, int argc, char **argv);
+/* Which tokens each position can reach after 1..L layers under the pattern (T positions, 0:
+ * the current text's, at most 64). */
+gb_figure *view_receptive(session *s, int T);
+
 #endif

@@ -11,7 +11,7 @@ rm -rf "$T" && mkdir -p "$T"
 . tests/tap.sh
 gb() { "$ROOT/glassbox" -c "$1"; }
 cd "$T" || exit 1
-echo "1..38"
+echo "1..44"
 
 # ---- random models of each kind of positions (small: they run in milliseconds) ----
 for p in learned sinusoidal rope alibi t5 none; do
@@ -172,5 +172,27 @@ ok $? "linear --state: the state after 7 keys is sum_j phi(k_j) v_j^T (8 x 8, fr
 gb "run the cat; linear 1 1" >soft.txt 2>&1
 [ $? = 1 ] && have soft.txt "attention is softmax, not linear"
 ok $? "linear on a softmax model: one clear error"
+
+# ---- masks applied to the run ----
+gb "init w0 --dim 32 --context 48 --seed 5; init w4 --dim 32 --context 48 --seed 5 --set window=4" >/dev/null 2>&1
+gb "load w0; set engine ref; run the cat sat on the mat; set mask window 4; dump logits m.csv; dump L1.attn.weights mw.csv; loss; export ml.csv; set mask none; dump logits n.csv" >mask.txt 2>&1
+gb "load w4; set engine ref; run the cat sat on the mat; dump logits w.csv" >/dev/null 2>&1
+gb "load w0; set engine ref; run the cat sat on the mat; dump logits z.csv; loss; export zl.csv" >/dev/null 2>&1
+cmp -s m.csv w.csv && ! cmp -s m.csv z.csv
+ok $? "set mask window 4 on a model gives the logits of the same weights with the config's window 4 (and not the full ones)"
+cmp -s n.csv z.csv
+ok $? "set mask none gives the full run back, bit for bit"
+# the weights: every key 4 or more back is 0, in every head
+awk -F, '/^#/ || NF == 0 { if ($0 ~ /^# head/) i = 0; next } { for (j = 1; j <= NF; j++) { d = i - (j - 1); if (d >= 4 && $j != 0) bad++; if (d >= 0 && d < 4 && $j == 0) zero++ } i++; n++ }
+	END { exit !(n == 4 * 22 && !bad && !zero) }' mw.csv
+ok $? "under the window the weights of keys 4 or more back are 0 in every head of layer 1"
+want=$(awk -F, 'NR == FNR { if (FNR > 1) a += $NF; k = FNR - 1; next } FNR > 1 { b += $NF } END { printf "%.4f -> %.4f", a / k, b / k }' zl.csv ml.csv)
+have mask.txt "mean loss of the text $want"
+ok $? "set mask prints the change of the mean loss ($want), the loss views' own numbers"
+have mask.txt "the most probable next token changed at" && have mask.txt "mask: full causal attention -> a window of 4"
+ok $? "set mask says what changed: the pattern and the predictions"
+gb "set mask window 3; receptive 16; export rf.csv" >/dev/null 2>&1
+[ "$(grep -o '^[0-9] layers\{0,1\}: the last sees [0-9]* of 16' rf.csv | uniq | tr -d '"' | tr '\n' '|')" = "1 layer: the last sees 3 of 16|2 layers: the last sees 5 of 16|3 layers: the last sees 7 of 16|4 layers: the last sees 9 of 16|" ]
+ok $? "receptive under a window of 3 on tiny-lm's 4 layers: the last token sees l(w - 1) + 1 = 3, 5, 7, 9 of 16"
 
 exit $((fails > 0))
