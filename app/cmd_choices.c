@@ -200,3 +200,28 @@ int cmd_receptive(session *s, int argc, char **argv, const char *rest)
 		return argc > 2 ? usage(argv[0]) : -1;
 	return show_figure(s, view_receptive(s, n));
 }
+
+/* cost [--memory] [--max N] */
+int cmd_cost(session *s, int argc, char **argv, const char *rest)
+{
+	int memory = 0, max = 4096;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--memory"))
+			memory = 1;
+		else if (!strcmp(argv[i], "--max") && i + 1 < argc) {
+			if (parse_int(argv[++i], 128, 8192, &max, "--max"))
+				return -1;
+		} else
+			return usage(argv[0]);
+	}
+	attn_cost c;
+	if (bench_attn_measure(s->k, max, &c)) {
+		errorf("out of memory measuring attention up to %d tokens", max);
+		return -1;
+	}
+	printf("%8s %12s %12s %12s %14s\n", "tokens", "softmax ms", "window ms", "linear ms", "softmax bytes");
+	for (int i = 0; i < c.n; i++)
+		printf("%8d %12.4f %12.4f %12.4f %14.0f\n", c.T[i], c.seconds[0][i] * 1e3, c.seconds[1][i] * 1e3,
+		       c.seconds[2][i] * 1e3, c.bytes[0][i]);
+	return show_figure(s, view_cost(s, &c, memory));
+}

@@ -140,7 +140,7 @@ static const struct {
 } families[] = {
 	{ "the text", "run tokenize step" },
 	{ "views of the current run (figures)", "embed pe qkv scores attn model ln ffn resid next cross show heads lens arch pair" },
-	{ "what each architecture choice does", "loss positions experts linear receptive compare-models" },
+	{ "what each architecture choice does", "loss positions experts linear receptive cost compare-models" },
 	{ "generation", "generate beam translate" },
 	{ "probes", "ablate near compare" },
 	{ "numbers and files", "trace print dump export calc masks" },
@@ -378,6 +378,12 @@ const command commands[] = {
 	  "One panel per layer for N positions (default the current text's, at most 64), under the\n"
 	  "pattern 'set mask' put on the runs (or the causal mask): position i has read token j after l\n"
 	  "layers when l allowed pairs chain them. A window of w reaches l(w - 1) + 1 tokens.", cmd_receptive },
+	{ "cost", "[--memory] [--max N]", "attention's time (or memory) against the length, measured: softmax, window, linear",
+	  "One head (d_head 64, causal) of 64, 128, ... up to N tokens (4096) through the engine in use:\n"
+	  "softmax attention, a sliding window of 64 and linear attention, each timed (the best of three\n"
+	  "means), drawn on log2-log2 axes where a power law is a straight line: its measured slope is\n"
+	  "in the legend (2: quadratic, 1: linear). --memory: the bytes each form allocates or keeps.\n"
+	  "A few seconds; 'bench attention' prints the same table.", cmd_cost },
 	{ "compare-models", "A B VIEW [ARGS]", "the same view on two models as one figure of two panels",
 	  "Each model (a folder or a shipped model's name) runs the current text through its own\n"
 	  "tokenizer and makes VIEW as the command would: compare-models tiny-lm tiny-lm-rope attn 3 2.\n"
@@ -494,7 +500,7 @@ const command commands[] = {
 	  "(16:9, a page a step, figures as vectors) and DIR/handout.pdf (A4; an existing\n"
 	  "DIR needs --force); --answers prints the answer key; --check runs it quietly and checks\n"
 	  "its answers and the claims of its prose (expect:), as FILE:LINE errors.", cmd_lesson },
-	{ "bench", "[kernels|matvec|forward|decode ...]", "measure the kernels, the forward pass and decoding",
+	{ "bench", "[kernels|matvec|forward|attention|decode ...]", "measure the kernels, the forward pass and decoding",
 	  "With no argument, everything. bench decode [DIR] [--shape llama110m|gpt2small] [--threads N]\n"
 	  "[--tokens N]: tokens per second of greedy decoding of the model in DIR (or a random Llama-110M-\n"
 	  "or GPT-2-small-shaped one) on 1 and N threads, against the bound set by reading every weight\n"

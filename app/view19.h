@@ -5,6 +5,7 @@
 #ifndef GLASSBOX_VIEW19_H
 #define GLASSBOX_VIEW19_H
 
+#include "app/bench_attn.h"
 #include "app/session.h"
 #include "viz/figure.h"
 
@@ -80,5 +81,9 @@ int set_mask(session *s, int argc, char **argv);
 /* Which tokens each position can reach after 1..L layers under the pattern (T positions, 0:
  * the current text's, at most 64). */
 gb_figure *view_receptive(session *s, int T);
+
+/* The measured cost of attention (bench_attn.c) on log2-log2 axes: time (memory 0) or
+ * memory (1) against the length for softmax, sliding-window and linear attention. */
+gb_figure *view_cost(session *s, const attn_cost *c, int memory);
 
 #endif

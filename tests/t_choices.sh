@@ -11,7 +11,7 @@ rm -rf "$T" && mkdir -p "$T"
 . tests/tap.sh
 gb() { "$ROOT/glassbox" -c "$1"; }
 cd "$T" || exit 1
-echo "1..44"
+echo "1..46"
 
 # ---- random models of each kind of positions (small: they run in milliseconds) ----
 for p in learned sinusoidal rope alibi t5 none; do
@@ -194,5 +194,15 @@ ok $? "set mask says what changed: the pattern and the predictions"
 gb "set mask window 3; receptive 16; export rf.csv" >/dev/null 2>&1
 [ "$(grep -o '^[0-9] layers\{0,1\}: the last sees [0-9]* of 16' rf.csv | uniq | tr -d '"' | tr '\n' '|')" = "1 layer: the last sees 3 of 16|2 layers: the last sees 5 of 16|3 layers: the last sees 7 of 16|4 layers: the last sees 9 of 16|" ]
 ok $? "receptive under a window of 3 on tiny-lm's 4 layers: the last token sees l(w - 1) + 1 = 3, 5, 7, 9 of 16"
+
+# ---- the cost of attention, measured (the numbers are timings: only their shape is checked) ----
+gb "cost --memory --max 256; export costm.csv; cost --max 256; export cost.csv" >cost.txt 2>&1
+[ "$(cut -d, -f1 costm.csv | tr '\n' ' ')" = "log2 tokens (6 = 64 ... 12 = 4096) 6 7 8 " ] &&
+	awk -F, 'NR > 1 { if ($2 != 2 * $1 + 2 || $3 != 15) bad++; d = $4 - log(4 * (64 * 64 + 64)) / log(2); if (d < 0) d = -d; if (d > 1e-4) bad++ } END { exit bad > 0 }' costm.csv &&
+	head -n 1 costm.csv | grep -q "softmax (slope 2.00),window 64 (slope 0.00),linear (slope 0.00)"
+ok $? "cost --memory: the n x n table is 4 n^2 bytes (slope 2), the window's band 64 x 128 x 4, linear's state (64^2 + 64) x 4"
+awk -F, 'NR > 1 { for (i = 2; i <= 4; i++) if ($i == "nan" || $i == "" || $i + 0 != $i) bad++; k++ } END { exit !(k == 3 && !bad) }' cost.csv &&
+	have cost.txt "softmax ms" && [ "$(grep -c '^ *[0-9]* *[0-9.]* *[0-9.]* *[0-9.]* *[0-9]*$' cost.txt)" -ge 6 ]
+ok $? "cost: a measured time for each form at 64, 128 and 256 tokens, the table printed"
 
 exit $((fails > 0))
