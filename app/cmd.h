@@ -21,7 +21,7 @@ cmd_fn cmd_embed, cmd_pe, cmd_head_stage, cmd_scores, cmd_model, cmd_ln, cmd_ffn
        cmd_next, cmd_show, cmd_calc, cmd_masks, cmd_window, cmd_tui, cmd_pair; /* cmd_view.c: figures */
 cmd_fn cmd_qkv;                                              /* cmd_view.c: --units (issue 18) */
 cmd_fn cmd_arch;                                             /* cmd_view.c: the architecture */
-cmd_fn cmd_loss, cmd_positions, cmd_experts, cmd_linear, cmd_receptive, cmd_cost;                            /* cmd_choices.c: issue 19 */
+cmd_fn cmd_loss, cmd_positions, cmd_experts, cmd_linear, cmd_receptive, cmd_cost, cmd_norms;                            /* cmd_choices.c: issue 19 */
 cmd_fn cmd_compare_models;                                   /* cmd_compare_models.c */
 cmd_fn cmd_trace, cmd_print, cmd_dump, cmd_export;           /* cmd_data.c: the numbers */
 cmd_fn cmd_generate, cmd_beam, cmd_translate;                /* cmd_gen.c: decoding */

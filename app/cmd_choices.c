@@ -3,6 +3,7 @@
  * view_pos.c (view19.h). */
 #include "app/cmd.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,4 +225,29 @@ int cmd_cost(session *s, int argc, char **argv, const char *rest)
 		printf("%8d %12.4f %12.4f %12.4f %14.0f\n", c.T[i], c.seconds[0][i] * 1e3, c.seconds[1][i] * 1e3,
 		       c.seconds[2][i] * 1e3, c.bytes[0][i]);
 	return show_figure(s, view_cost(s, &c, memory));
+}
+
+/* norms [--grad [--check]] */
+int cmd_norms(session *s, int argc, char **argv, const char *rest)
+{
+	int grad = argc >= 2 && !strcmp(argv[1], "--grad"), check = argc == 3 && grad && !strcmp(argv[2], "--check");
+	if (argc > 3 || (argc == 2 && !grad) || (argc == 3 && !check))
+		return usage(argv[0]);
+	if (check) { /* the backward pass against central differences of the forward pass */
+		if (need_run(s))
+			return -1;
+		int L = s->model.cfg.n_layer;
+		double *g = malloc(sizeof(double) * (size_t)(L + 1)), *fd = malloc(sizeof(double) * (size_t)(L + 1)), loss;
+		int rc = g && fd ? layer_grad_norms(s, g, &loss, fd) : -1;
+		for (int l = 0; !rc && l <= L; l++) {
+			char what[32];
+			snprintf(what, sizeof what, l ? "layer %d" : "embeddings and output", l);
+			printf("  %-22s gradient norm %-12.6g slope along it (central differences) %-12.6g relative difference %.2g\n",
+			       what, g[l], fd[l], fabs(g[l] - fd[l]) / (g[l] > 0 ? g[l] : 1));
+		}
+		free(g);
+		free(fd);
+		return rc;
+	}
+	return show_figure(s, view_norms(s, grad));
 }

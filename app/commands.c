@@ -140,7 +140,7 @@ static const struct {
 } families[] = {
 	{ "the text", "run tokenize step" },
 	{ "views of the current run (figures)", "embed pe qkv scores attn model ln ffn resid next cross show heads lens arch pair" },
-	{ "what each architecture choice does", "loss positions experts linear receptive cost compare-models" },
+	{ "what each architecture choice does", "loss positions norms experts linear receptive cost compare-models" },
 	{ "generation", "generate beam translate" },
 	{ "probes", "ablate near compare" },
 	{ "numbers and files", "trace print dump export calc masks" },
@@ -365,6 +365,13 @@ const command commands[] = {
 	  "predicted by nothing); --curve draws the losses along the positions with their running mean.\n"
 	  "After 'set context N' a run may be longer than the context the model was trained on (for\n"
 	  "every kind of positions but learned ones); the curve draws the part past it as its own line.", cmd_loss },
+	{ "norms", "[--grad [--check]]", "the residual stream's norm layer by layer; --grad the loss's gradient norm per layer",
+	  "Without --grad: the mean over the tokens of ||x|| after the embedding and after each layer.\n"
+	  "--grad: a backward pass through the trainer's code of the current text's next-token loss,\n"
+	  "and the norm of its gradient with respect to each layer's weights. Pre- and post-norm side\n"
+	  "by side: compare-models tiny-lm tiny-lm-postnorm norms --grad. --check prints each layer's\n"
+	  "gradient norm beside the loss's slope along that gradient by central differences of the\n"
+	  "forward pass alone (they agree when the backward pass is right).", cmd_norms },
 	{ "experts", "L [--load | --tokens [N]]", "a mixture of experts: where the router sends each token of the current text",
 	  "The tokens x experts map of the router's probabilities in layer L, the chosen experts of each\n"
 	  "token in brackets; --load the share of the text's choices each expert got (even is 1/E);\n"

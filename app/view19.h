@@ -86,4 +86,16 @@ gb_figure *view_receptive(session *s, int T);
  * memory (1) against the length for softmax, sliding-window and linear attention. */
 gb_figure *view_cost(session *s, const attn_cost *c, int memory);
 
+/* Norms (view_norms.c). norm (n_layer + 1): the L2 norm of the gradient of the current text's
+ * mean next-token loss with respect to each layer's weights (norm[0]: the embeddings, the
+ * final norm and the output), from a forward and a backward pass of the trainer's own code;
+ * *loss the mean loss. The model is loaded again from its folder for it (the copy made
+ * writable, as the trainer needs); the session's model is untouched. fd (n_layer + 1, may be
+ * NULL) gets the check: the loss's slope along each layer's gradient direction by central
+ * differences of the forward pass alone, which is ||g_l|| when the backward pass is right. */
+int layer_grad_norms(session *s, double *norm, double *loss, double *fd);
+/* The residual stream's mean norm after the embedding and each layer (grad 0), or the
+ * gradient norms per layer (grad 1), as a line over the layers. */
+gb_figure *view_norms(session *s, int grad);
+
 #endif

@@ -11,7 +11,7 @@ rm -rf "$T" && mkdir -p "$T"
 . tests/tap.sh
 gb() { "$ROOT/glassbox" -c "$1"; }
 cd "$T" || exit 1
-echo "1..46"
+echo "1..50"
 
 # ---- random models of each kind of positions (small: they run in milliseconds) ----
 for p in learned sinusoidal rope alibi t5 none; do
@@ -204,5 +204,31 @@ ok $? "cost --memory: the n x n table is 4 n^2 bytes (slope 2), the window's ban
 awk -F, 'NR > 1 { for (i = 2; i <= 4; i++) if ($i == "nan" || $i == "" || $i + 0 != $i) bad++; k++ } END { exit !(k == 3 && !bad) }' cost.csv &&
 	have cost.txt "softmax ms" && [ "$(grep -c '^ *[0-9]* *[0-9.]* *[0-9.]* *[0-9.]* *[0-9]*$' cost.txt)" -ge 6 ]
 ok $? "cost: a measured time for each form at 64, 128 and 256 tokens, the table printed"
+
+# ---- norms: the residual stream, the gradient per layer through the trainer's backward pass ----
+gb "init pre --dim 32 --layers 4 --context 48; init post --dim 32 --layers 4 --context 48 --set norm_position=post" >/dev/null 2>&1
+for m in pre post; do
+	gb "load $m; run the cat sat on the mat; norms --grad --check; norms --grad; export g-$m.csv; norms; export r-$m.csv; dump embed.sum e-$m.csv; dump L4.resid.post p-$m.csv" >n-$m.txt 2>&1
+done
+awk '/relative difference/ { k++; if (!($NF < 2e-3)) bad++ } END { exit !(k == 10 && !bad) }' n-pre.txt n-post.txt
+ok $? "norms --grad --check: each layer's gradient norm is the loss's slope along it by central differences (pre- and post-norm, 10 of 10 within 2e-3)"
+for m in pre post; do
+	awk '/relative difference/ && $1 == "layer" { print $2 "," $5 }' n-$m.txt >want-$m.txt
+	tail -n +2 g-$m.csv | awk -F, '{ printf "%d,%.6g\n", $1, $2 }' >got-$m.txt
+	awk -F, '{ printf "%d,%.6g\n", $1, $2 }' want-$m.txt | cmp -s - got-$m.txt || echo "$m differs"
+done >gd.txt
+[ ! -s gd.txt ] && [ "$(wc -l <got-post.txt)" = 4 ]
+ok $? "norms --grad: the figure's four points are the checked gradient norms"
+for m in pre post; do
+	for f in e p; do
+		awk -F, '/^#/ || NF == 0 { next } { q = 0; for (i = 1; i <= NF; i++) q += $i * $i; s += sqrt(q); n++ } END { printf "%.5g\n", s / n }' $f-$m.csv
+	done | tr '\n' ' '
+	echo
+	awk -F, 'NR == 2 || NR == 6 { printf "%.5g ", $2 } END { print "" }' r-$m.csv
+done >rn.txt
+[ "$(sed -n 1p rn.txt)" = "$(sed -n 2p rn.txt)" ] && [ "$(sed -n 3p rn.txt)" = "$(sed -n 4p rn.txt)" ]
+ok $? "norms: the residual norm after the embedding and after layer 4 is the mean of ||x|| over the tokens ($(sed -n 1p rn.txt))"
+gb "run the cat; norms --grad; next 3" >after.txt 2>&1 && grep -q "Gradient of the loss per layer" after.txt
+ok $? "norms --grad on tiny-lm leaves the session's model as it was (next runs after it)"
 
 exit $((fails > 0))
