@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "app/commands.h"
+#include "app/view19.h"
 #include "app/view_common.h"
 #include "app/views.h"
 #include "viz/colormap.h"
@@ -33,6 +34,7 @@ static gb_figure *view_on(session *s, const char *dir, const char *line, const c
 	}
 	/* the session's state, set aside */
 	session keep = *s;
+	int ctx = s->ctx_trained ? s->model.cfg.n_ctx : 0; /* a context `set context` chose */
 	s->model = m;
 	s->loaded = 1;
 	memset(&s->trace, 0, sizeof s->trace);
@@ -40,12 +42,18 @@ static gb_figure *view_on(session *s, const char *dir, const char *line, const c
 	s->fig = s->prev_fig = NULL;
 	s->ctx_trained = 0;
 	s->win = NULL; /* the window keeps showing the session's figure */
+	s->interactive = 0;
 	int *ids = NULL, n = 0;
 	gb_figure *f = NULL;
-	if (!encode(s, text, &ids, &n)) {
-		if (n > m.cfg.n_ctx) { /* as run does: the last tokens */
-			memmove(ids, ids + (n - m.cfg.n_ctx), (size_t)m.cfg.n_ctx * sizeof *ids);
-			n = m.cfg.n_ctx;
+	char cs[16];
+	snprintf(cs, sizeof cs, "%d", ctx);
+	/* each model runs as long a text as the session's (past its trained context when its
+	 * positions allow: learned ones refuse, as set context says) */
+	if ((!ctx || !set_context(s, cs)) && !encode(s, text, &ids, &n)) {
+		int C = s->model.cfg.n_ctx;
+		if (n > C) { /* as run does: the last tokens */
+			memmove(ids, ids + (n - C), (size_t)C * sizeof *ids);
+			n = C;
 		}
 		if (!forward(s, ids, n, NULL, 0)) {
 			/* the view draws itself at the prompt: not here, only its figure is wanted */

@@ -11,7 +11,7 @@ rm -rf "$T" && mkdir -p "$T"
 . tests/tap.sh
 gb() { "$ROOT/glassbox" -c "$1"; }
 cd "$T" || exit 1
-echo "1..50"
+echo "1..52"
 
 # ---- random models of each kind of positions (small: they run in milliseconds) ----
 for p in learned sinusoidal rope alibi t5 none; do
@@ -230,5 +230,14 @@ done >rn.txt
 ok $? "norms: the residual norm after the embedding and after layer 4 is the mean of ||x|| over the tokens ($(sed -n 1p rn.txt))"
 gb "run the cat; norms --grad; next 3" >after.txt 2>&1 && grep -q "Gradient of the loss per layer" after.txt
 ok $? "norms --grad on tiny-lm leaves the session's model as it was (next runs after it)"
+
+# ---- compare-models past the trained context ----
+gb "load r-rope; set context 64; run $LONG; compare-models r-rope r-alibi loss --curve; export cmpast.csv" >cmp.txt 2>&1
+head -n 1 cmpast.csv | grep -q "r-rope: loss past position 48 (the trained context),r-rope: running mean,r-alibi: loss within the trained context,r-alibi: loss past position 48" &&
+	[ "$(($(wc -l <cmpast.csv) - 1))" = 49 ]
+ok $? "compare-models after set context 64: both models run the 50 tokens, each curve past its trained 48 its own line"
+gb "load r-rope; set context 64; run $LONG; compare-models r-rope r-learned loss" >cmpl.txt 2>&1
+[ $? = 1 ] && have cmpl.txt "positions are learned: a table of 48 rows"
+ok $? "compare-models past the context with a learned-positions model: its clear error"
 
 exit $((fails > 0))
