@@ -199,10 +199,7 @@ int forward(session *s, const int *ids, int n, const int *tgt, int n_tgt)
 	clock_gettime(CLOCK_MONOTONIC, &pr.t0);
 	o.k = s->k;
 	o.textbook_ln = s->textbook;
-	if (s->mask.kind) { /* issue 19: the session's sparse pattern (view_mask.c) */
-		o.allow = mask_allow;
-		o.allow_arg = &s->mask;
-	}
+	mask_opts(s, &o); /* issue 19: the session's sparse pattern (view_mask.c) */
 	o.progress = on_progress;
 	o.progress_arg = &pr;
 	o.stop = &interrupted;

@@ -75,6 +75,8 @@ enum mask_kind { MASK_NONE, MASK_WINDOW, MASK_BLOCKS, MASK_STRIDED, MASK_DILATED
 /* gb_fwd_opts' allow: arg is a struct mask_spec. */
 int mask_allow(const void *arg, int i, int j);
 void mask_name(const struct mask_spec *m, char *out, size_t cap);
+/* Puts the session's pattern (if any) into o: every run of the session's text uses it. */
+void mask_opts(session *s, gb_fwd_opts *o);
 /* set mask KIND [A [B]] (argv from "mask" on): the pattern for every run, the current text run
  * again, the change in loss and predictions printed and drawn. */
 int set_mask(session *s, int argc, char **argv);

@@ -31,6 +31,14 @@ int mask_allow(const void *arg, int i, int j)
 	}
 }
 
+void mask_opts(session *s, gb_fwd_opts *o)
+{
+	if (s->mask.kind) {
+		o->allow = mask_allow;
+		o->allow_arg = &s->mask;
+	}
+}
+
 void mask_name(const struct mask_spec *m, char *out, size_t cap)
 {
 	switch (m->kind) {

@@ -11,7 +11,7 @@ rm -rf "$T" && mkdir -p "$T"
 . tests/tap.sh
 gb() { "$ROOT/glassbox" -c "$1"; }
 cd "$T" || exit 1
-echo "1..52"
+echo "1..53"
 
 # ---- random models of each kind of positions (small: they run in milliseconds) ----
 for p in learned sinusoidal rope alibi t5 none; do
@@ -230,6 +230,22 @@ done >rn.txt
 ok $? "norms: the residual norm after the embedding and after layer 4 is the mean of ||x|| over the tokens ($(sed -n 1p rn.txt))"
 gb "run the cat; norms --grad; next 3" >after.txt 2>&1 && grep -q "Gradient of the loss per layer" after.txt
 ok $? "norms --grad on tiny-lm leaves the session's model as it was (next runs after it)"
+
+# ---- generate's cached steps under the mask: each token the argmax of a full masked run ----
+gb "load r-rope; set mask window 2; run the cat sat; generate 3 --temp 0; dump tokens gen.csv" >/dev/null 2>&1
+IDS=$(tail -n +2 gen.csv | tr ',' ' ')
+set -- $IDS
+N=$#
+good=0
+for k in 1 2 3; do
+	pre=$(echo "$IDS" | cut -d' ' -f1-$((N - 4 + k)))
+	want=$(echo "$IDS" | cut -d' ' -f$((N - 3 + k)))
+	gb "load r-rope; set mask window 2; run --ids $pre; dump logits lg.csv" >/dev/null 2>&1
+	got=$(awk -F, '/^#/ { next } NF { last = $0 } END { n = split(last, v, ","); b = 1; for (i = 2; i <= n; i++) if (v[i] + 0 > v[b] + 0) b = i; print b - 1 }' lg.csv)
+	[ "$got" = "$want" ] && good=$((good + 1))
+done
+[ "$good" = 3 ] && [ "$N" = 14 ]
+ok $? "generate under set mask window 2: each of its 3 cached steps picks the argmax of a full masked run"
 
 # ---- compare-models past the trained context ----
 gb "load r-rope; set context 64; run $LONG; compare-models r-rope r-alibi loss --curve; export cmpast.csv" >cmp.txt 2>&1
