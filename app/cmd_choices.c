@@ -179,14 +179,7 @@ int cmd_linear(session *s, int argc, char **argv, const char *rest)
 		printf("  recurrent order: a %d x %d state and a normaliser of %d, one key at a time\n", r.E, r.E, r.E);
 		printf("  largest |difference| of the outputs %.3g (largest |output| %.3g); against the engine's head "
 		       "output %.3g\n", r.max_orders, r.max_out, r.max_engine);
-		gb_figure *f = view_attention(s, "weights", layer, head);
-		if (f) {
-			char cap[300];
-			snprintf(cap, sizeof cap, "a_ij = phi(q_i).phi(k_j) / sum_j a_ij, phi = elu + 1: the n x n weights linear "
-			         "attention implies; it never forms them: a %d x %d state does the same ('linear %d %d --state')",
-			         r.E, r.E, layer, head);
-			gb_fig_set_caption(f, cap);
-		}
+		gb_figure *f = view_linear_both(s, &r);
 		rc = show_figure(s, f);
 	}
 	linear_free(&r);

@@ -379,7 +379,8 @@ const command commands[] = {
 	{ "linear", "L H [--state [N]]", "linear attention: the n x n weights it implies, and the d x d state that replaces them",
 	  "Prints both orders of computation of head H in layer L (the implied weights times the\n"
 	  "values; the running state phi(k) v^T read by phi(q)) and their largest difference, and\n"
-	  "shows the implied weights. --state: the state after 1/N, 2/N, ... of the keys (default 4),\n"
+	  "draws the implied weights beside the state (each divided by its largest value). --state:\n"
+	  "the state after 1/N, 2/N, ... of the keys (default 4),\n"
 	  "on one scale: it fills in, and never grows.", cmd_linear },
 	{ "receptive", "[N]", "which tokens each position can reach after 1, 2, ... layers under the mask in force",
 	  "One panel per layer for N positions (default the current text's, at most 64), under the\n"

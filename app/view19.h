@@ -66,6 +66,9 @@ int linear_check(session *s, int layer, int head, linear_result *r);
 void linear_free(linear_result *r);
 /* The state after T/n, 2T/n, ..., T keys: n panels on one scale. */
 gb_figure *view_linear_state(session *s, const linear_result *r, int n_steps);
+/* The implied n x n weights beside the state after every key, each panel divided by its own
+ * largest |value| (named in its title), on one diverging scale. */
+gb_figure *view_linear_both(session *s, const linear_result *r);
 
 /* Masks applied to a run (view_mask.c). The session's pattern (session.h's mask_spec) on top
  * of the causal mask: window W (i - j < W), blocks B (i / B == j / B), strided S (i - j < S or

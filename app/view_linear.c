@@ -145,3 +145,70 @@ gb_figure *view_linear_state(session *s, const linear_result *r, int n_steps)
 	view_meta(s, g, NULL);
 	return g;
 }
+
+/* The n x n weights linear attention implies beside the d x d state that replaces them, as
+ * one slide: two panels on one diverging scale, each divided by its own largest |value| (the
+ * weights and the state are not in the same units; the divisors are in the panel titles). */
+gb_figure *view_linear_both(session *s, const linear_result *r)
+{
+	char nm[64];
+	snprintf(nm, sizeof nm, "L%d.attn.weights", r->layer);
+	const gb_ttensor *w = gb_trace_get(&s->trace, nm);
+	if (!w || !w->data) {
+		errorf("this run has no %s", nm);
+		return NULL;
+	}
+	int T = r->T, E = r->E;
+	const float *W = w->data + (size_t)(r->head - 1) * T * T, *S = r->state + (size_t)(T - 1) * E * E;
+	float *a = malloc(sizeof(float) * (size_t)T * T), *b = malloc(sizeof(float) * (size_t)E * E);
+	double mw = 0, ms = 0;
+	for (int i = 0; i < T * T; i++)
+		mw = isfinite(W[i]) && fabs(W[i]) > mw ? fabs(W[i]) : mw;
+	for (int i = 0; i < E * E; i++)
+		ms = fabs(S[i]) > ms ? fabs(S[i]) : ms;
+	for (int i = 0; i < T; i++)
+		for (int j = 0; j < T; j++) /* the keys after the query: masked, as attn draws them */
+			a[i * T + j] = j > i ? -INFINITY : (float)(W[i * T + j] / (mw > 0 ? mw : 1));
+	for (int i = 0; i < E * E; i++)
+		b[i] = (float)(S[i] / (ms > 0 ? ms : 1));
+	gb_figure *g = gb_fig_new(GB_FIG_GRID);
+	gb_figure *pa = view_heat(s, a, T, T, "", "", "query", "key"), *pb = view_heat(s, b, E, E, NULL, NULL, "phi(k) feature", "v feature");
+	free(a);
+	free(b);
+	if (!g || !pa || !pb) {
+		gb_fig_free(g), gb_fig_free(pa), gb_fig_free(pb);
+		return NULL;
+	}
+	char t[160];
+	snprintf(t, sizeof t, "the %d x %d weights it implies (/ %.2g)", T, T, mw);
+	gb_fig_set_title(pa, t);
+	pa->masked = pa->mask_zero = 1;
+	snprintf(t, sizeof t, "the %d x %d state after all %d keys (/ %.3g)", E, E, T, ms);
+	gb_fig_set_title(pb, t);
+	pb->row_index0 = pb->col_index0 = 0;
+	gb_fig_add_panel(g, pa);
+	gb_fig_add_panel(g, pb);
+	g->grid_cols = 2;
+	g->panel_labels = 1;
+	g->masked = g->mask_zero = 1;
+	g->range = GB_RANGE_FIXED;
+	g->vmin = -1;
+	g->vmax = 1;
+	g->cmap = GB_CMAP_COOLWARM;
+	for (int k = 0; k < 2; k++) {
+		g->panels[k]->range = GB_RANGE_FIXED;
+		g->panels[k]->vmin = -1;
+		g->panels[k]->vmax = 1;
+		g->panels[k]->cmap = GB_CMAP_COOLWARM;
+	}
+	view_titlef(g, "Linear attention, layer %d head %d: %d weights, or a state of %d numbers", r->layer, r->head, T * T, E * E + E);
+	char cap[300];
+	snprintf(cap, sizeof cap, "each panel divided by its largest |value|; out_i = phi(q_i) S_i / phi(q_i).z_i gives what "
+	         "the weights give (largest difference %.2g): the state's size does not grow with the text", r->max_orders);
+	gb_fig_set_caption(g, cap);
+	char sel[48];
+	snprintf(sel, sizeof sel, "layer %d, head %d", r->layer, r->head);
+	view_subtitle(s, g, sel, 0);
+	view_meta(s, g, nm);
+	return g;
+}

@@ -11,7 +11,7 @@ rm -rf "$T" && mkdir -p "$T"
 . tests/tap.sh
 gb() { "$ROOT/glassbox" -c "$1"; }
 cd "$T" || exit 1
-echo "1..53"
+echo "1..54"
 
 # ---- random models of each kind of positions (small: they run in milliseconds) ----
 for p in learned sinusoidal rope alibi t5 none; do
@@ -169,6 +169,10 @@ awk -F, 'FNR == 1 { f++; r = 0; blk = 0; next } /^#/ { blk++; next } NF == 0 { n
 	f == 3 { a = $2; for (b = 0; b < 8; b++) { w = 0; for (j = 1; j <= 7; j++) w += K[j, a] * V[j, b]; d = $(b + 3) - w; if (d < 0) d = -d; if (d > 1e-4 * (1 + (w < 0 ? -w : w))) bad++; c++ } }
 	END { exit !(c == 64 && n == 7 && !bad) }' kf.csv v.csv st.csv
 ok $? "linear --state: the state after 7 keys is sum_j phi(k_j) v_j^T (8 x 8, from the trace's k_feat and v)"
+gb "load lin; run the cat sat on the mat; linear 1 2; export both.csv" >/dev/null 2>&1
+awk -F, 'NR == 1 { next } { p = ($1 ~ /weights/) ? 1 : 2; n[p]++; for (i = 3; i <= NF; i++) { v = $i; if (v == "-inf") continue; a = v < 0 ? -v : v; if (a > m[p]) m[p] = a } }
+	END { exit !(n[1] == 22 && n[2] == 8 && m[1] == 1 && m[2] == 1) }' both.csv
+ok $? "linear 1 2: the 22 x 22 implied weights beside the 8 x 8 state, each divided by its largest |value|"
 gb "run the cat; linear 1 1" >soft.txt 2>&1
 [ $? = 1 ] && have soft.txt "attention is softmax, not linear"
 ok $? "linear on a softmax model: one clear error"
