@@ -365,6 +365,11 @@ int cmd_info(session *s, int argc, char **argv, const char *rest)
 		double all = per * (double)c->n_ctx;
 		printf("; %.1f %s for the context of %d%s\n", all >= 1e6 ? all / 1e6 : all / 1e3, all >= 1e6 ? "MB" : "KB", c->n_ctx,
 		       c->encdec ? ", plus the cross-attention's keys and values of the source" : "");
+		if (c->attn_kind == GB_ATTN_LINEAR) /* what the recurrent form needs instead */
+			printf("            linear attention needs only its running state: %ld bytes (%d layers x %d key/value heads x "
+			       "(%d x %d + %d) x 4), whatever the length\n", (long)c->n_layer * c->n_kv_head *
+			       (c->d_head * c->d_head + c->d_head) * (long)sizeof(float), c->n_layer, c->n_kv_head, c->d_head,
+			       c->d_head, c->d_head);
 	}
 	if (s->model.load_note[0])
 		printf("loading     %s\n", s->model.load_note);

@@ -11,7 +11,7 @@ rm -rf "$T" && mkdir -p "$T"
 . tests/tap.sh
 gb() { "$ROOT/glassbox" -c "$1"; }
 cd "$T" || exit 1
-echo "1..54"
+echo "1..55"
 
 # ---- random models of each kind of positions (small: they run in milliseconds) ----
 for p in learned sinusoidal rope alibi t5 none; do
@@ -173,6 +173,8 @@ gb "load lin; run the cat sat on the mat; linear 1 2; export both.csv" >/dev/nul
 awk -F, 'NR == 1 { next } { p = ($1 ~ /weights/) ? 1 : 2; n[p]++; for (i = 3; i <= NF; i++) { v = $i; if (v == "-inf") continue; a = v < 0 ? -v : v; if (a > m[p]) m[p] = a } }
 	END { exit !(n[1] == 22 && n[2] == 8 && m[1] == 1 && m[2] == 1) }' both.csv
 ok $? "linear 1 2: the 22 x 22 implied weights beside the 8 x 8 state, each divided by its largest |value|"
+gb "load lin; info" | grep -q "linear attention needs only its running state: 2304 bytes (2 layers x 4 key/value heads x (8 x 8 + 8) x 4), whatever the length"
+ok $? "info on linear attention: the running state's bytes, 2 x 4 x (64 + 8) x 4 = 2304, beside the cache's 512 a token"
 gb "run the cat; linear 1 1" >soft.txt 2>&1
 [ $? = 1 ] && have soft.txt "attention is softmax, not linear"
 ok $? "linear on a softmax model: one clear error"
