@@ -3,8 +3,8 @@
  * Each model is loaded, runs the session's current text (through its own tokenizer) and
  * makes the view exactly as the command would at the prompt; the session's own model, trace
  * and figures are put back afterwards. Two heatmaps become two panels on one colour scale (as
- * `pair` sets them), two grids one grid with a row of panels per model, two token strips two
- * rows of one scale, two line plots over the same x one plot with each series named by its
+ * `pair` sets them), two grids one grid with a row of panels per model, two token strips or
+ * bar charts two rows of one scale, two line plots over the same x one plot with each series named by its
  * model. */
 #include "app/cmd.h"
 
@@ -143,7 +143,10 @@ static void both_captions(gb_figure *g, const gb_figure *a, const gb_figure *b, 
 static gb_figure *combine(gb_figure *a, gb_figure *b, const char *na, const char *nb)
 {
 	gb_figure *g = NULL;
-	if (a->kind == GB_FIG_STRIP && b->kind == GB_FIG_STRIP) {
+	if ((a->kind == GB_FIG_STRIP && b->kind == GB_FIG_STRIP) || (a->kind == GB_FIG_BARS && b->kind == GB_FIG_BARS &&
+	                                                            !a->marks && !b->marks)) {
+		/* token strips, or bar charts (the experts' load, ALiBi's slopes): a row each, with
+		 * its numbers, on one scale */
 		a = strip_heat(a);
 		b = strip_heat(b);
 		g = gb_fig_new(GB_FIG_GRID);
@@ -267,7 +270,7 @@ static gb_figure *combine(gb_figure *a, gb_figure *b, const char *na, const char
 		gb_fig_free(b);
 		return g;
 	}
-	errorf("compare-models sets heatmaps, grids, token strips or line plots side by side; the view makes a %s and a %s",
+	errorf("compare-models sets heatmaps, grids, token strips, bar charts or line plots side by side; the view makes a %s and a %s",
 	       gb_fig_kind_name(a->kind), gb_fig_kind_name(b->kind));
 	gb_fig_free(a);
 	gb_fig_free(b);

@@ -11,7 +11,7 @@ rm -rf "$T" && mkdir -p "$T"
 . tests/tap.sh
 gb() { "$ROOT/glassbox" -c "$1"; }
 cd "$T" || exit 1
-echo "1..55"
+echo "1..56"
 
 # ---- random models of each kind of positions (small: they run in milliseconds) ----
 for p in learned sinusoidal rope alibi t5 none; do
@@ -148,6 +148,12 @@ awk -F, 'FNR == 1 { f++; next } f == 1 { for (i = 1; i <= NF; i++) id[i - 1] = $
 		printf "expert %d", e + 1; for (r = 1; r <= 3; r++) printf ",%d", r <= n ? v[r] : 0; printf "\n"; delete v } }' tk.csv ch.csv >wt.txt
 [ "$(tail -n +2 mtok.csv | sed 's/\xc2\xa0/ /g')" = "$(cat wt.txt)" ]
 ok $? "experts 1 --tokens 3: each expert's three largest counts of one token, counted from the trace"
+gb "init moe1 --set num_local_experts=4 --set num_experts_per_tok=1 --dim 32 --context 48" >/dev/null 2>&1
+gb "load moe1; run the cat sat; experts 1 --load; export load1.csv" >/dev/null 2>&1
+gb "run the cat sat; compare-models moe moe1 experts 1 --load; export cmload.csv" >/dev/null 2>&1
+[ "$(grep '^moe,' cmload.csv | cut -d, -f3-)" = "$(tail -n +2 load.csv | cut -d, -f2 | tr '\n' ',' | sed 's/,$//')" ] &&
+	[ "$(grep '^moe1,' cmload.csv | cut -d, -f3-)" = "$(tail -n +2 load1.csv | cut -d, -f2 | tr '\n' ',' | sed 's/,$//')" ]
+ok $? "compare-models moe moe1 experts 1 --load: two rows on one scale, each the model's own load"
 gb "run the cat; experts 1" >dense.txt 2>&1
 [ $? = 1 ] && have dense.txt "one dense feed-forward network, not a mixture of experts"
 ok $? "experts on a dense model: one clear error"
