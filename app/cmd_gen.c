@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "app/textout.h"
+#include "app/view19.h"
 #include "app/view_steps.h"
 #include "model/decode.h"
 #include "model/tokenizer/tokenizer.h"
@@ -141,6 +142,7 @@ int cmd_generate(session *s, int argc, char **argv, const char *rest)
 	gb_fwd_opts o = { 0 };
 	o.k = s->k;
 	o.textbook_ln = s->textbook;
+	mask_opts(s, &o); /* each cached step under the session's mask, as the full run */
 	gb_err err;
 	gb_trace step_tr = { 0 };
 	const gb_trace *cur = &s->trace; /* where the next token's logits are */

@@ -10,8 +10,10 @@
 #include <sys/stat.h>
 
 #include "app/bench_forward.h"
+#include "app/view19.h"
 #include "model/formats/llama2c.h"
 #include "model/tokenizer/tokenizer.h"
+#include "model/train/recipe.h"
 #include "viz/colormap.h"
 
 /* The user's model gallery: $XDG_DATA_HOME/glassbox/models, or ~/.local/share/glassbox/models. */
@@ -127,7 +129,7 @@ int cmd_models(session *s, int argc, char **argv, const char *rest)
 
 /* A model argument resolved and loaded: a folder, a shipped name or a llama2.c file (with
  * its tokenizer when given); -1 after an error line. */
-static int load_model(const char *arg, const char *tokenizer, gb_model *m)
+int load_model(const char *arg, const char *tokenizer, gb_model *m)
 {
 	gb_err err;
 	char path[1024], user[700];
@@ -170,6 +172,7 @@ int cmd_load(session *s, int argc, char **argv, const char *rest)
 	s->model = m;
 	s->loaded = 1;
 	s->have_run = 0;
+	s->ctx_trained = 0;
 	gb_fig_free(s->fig); /* the old model's figure must not be exported as this one's */
 	gb_fig_free(s->prev_fig);
 	s->prev_fig = NULL;
@@ -352,6 +355,22 @@ int cmd_info(session *s, int argc, char **argv, const char *rest)
 	printf("output      %s\n", c->tied ? "tied to the embedding (scores are dot products with E's rows)"
 	                                     : "its own V x d matrix");
 	printf("parameters  %zu\n", s->model.n_weights);
+	{ /* issue 19: what sharing keys and values saves while decoding (the cache holds floats) */
+		long per = 2L * c->n_layer * c->n_kv_head * c->d_head * (long)sizeof(float);
+		long mha = 2L * c->n_layer * c->n_head * c->d_head * (long)sizeof(float);
+		printf("kv cache    %ld bytes per token (2 x %d layers x %d key/value heads x %d x 4 bytes)", per,
+		       c->n_layer, c->n_kv_head, c->d_head);
+		if (c->n_kv_head != c->n_head)
+			printf("; %ld with a key/value head per query head (%dx)", mha, c->n_head / c->n_kv_head);
+		double all = per * (double)c->n_ctx;
+		printf("; %.1f %s for the context of %d%s\n", all >= 1e6 ? all / 1e6 : all / 1e3, all >= 1e6 ? "MB" : "KB", c->n_ctx,
+		       c->encdec ? ", plus the cross-attention's keys and values of the source" : "");
+		if (c->attn_kind == GB_ATTN_LINEAR) /* what the recurrent form needs instead */
+			printf("            linear attention needs only its running state: %ld bytes (%d layers x %d key/value heads x "
+			       "(%d x %d + %d) x 4), whatever the length\n", (long)c->n_layer * c->n_kv_head *
+			       (c->d_head * c->d_head + c->d_head) * (long)sizeof(float), c->n_layer, c->n_kv_head, c->d_head,
+			       c->d_head, c->d_head);
+	}
 	if (s->model.load_note[0])
 		printf("loading     %s\n", s->model.load_note);
 	printf("engine      %s\n\n", s->k->name);
@@ -369,7 +388,8 @@ int cmd_init(session *s, int argc, char **argv, const char *rest)
 	 * default), so a bench can make a model of a real one's shape (GPT-2 small, Llama-110M) */
 	static const char *const size_opt[] = { "--dim", "--layers", "--heads", "--kv-heads", "--hidden", "--vocab", "--context" };
 	static const int size_max[] = { 16384, 256, 256, 256, 65536, 1 << 20, 1 << 16 };
-	int size[7] = { 0 };
+	int size[7] = { 0 }, n_set = 0;
+	const char *sets[32];
 	for (int i = 1; i < argc; i++) {
 		int k = 0;
 		while (k < 7 && strcmp(argv[i], size_opt[k]))
@@ -386,6 +406,8 @@ int cmd_init(session *s, int argc, char **argv, const char *rest)
 				return -1;
 		} else if (!strcmp(argv[i], "--force"))
 			force = 1;
+		else if (!strcmp(argv[i], "--set") && i + 1 < argc && n_set < 32)
+			sets[n_set++] = argv[++i]; /* issue 19: a random model of any variant */
 		else if (argv[i][0] != '-' && !dir)
 			dir = argv[i];
 		else
@@ -451,6 +473,22 @@ int cmd_init(session *s, int argc, char **argv, const char *rest)
 	}
 	gb_model m;
 	gb_err err;
+	if (n_set) { /* the fields train --set knows, on this config (the recipe's others unused) */
+		gb_recipe r;
+		memset(&r, 0, sizeof r);
+		r.cfg = c;
+		r.seq = c.n_ctx;
+		for (int i = 0; i < n_set; i++)
+			if (gb_recipe_set(&r, sets[i], &err)) {
+				errorf("%s", err.msg);
+				return -1;
+			}
+		c = r.cfg;
+		if (gb_config_check(&c, dir, &err)) {
+			errorf("%s", err.msg);
+			return -1;
+		}
+	}
 	if (gb_model_init(&m, &c, (uint64_t)seed, 0.2f, &err)) {
 		errorf("%s", err.msg);
 		return -1;
@@ -484,6 +522,8 @@ static int on_off(const char *v, int *out)
 
 int cmd_set(session *s, int argc, char **argv, const char *rest)
 {
+	if (argc >= 2 && !strcmp(argv[1], "mask")) /* issue 19: set mask window 4 */
+		return set_mask(s, argc - 1, argv + 1);
 	if (argc != 3)
 		return usage(argv[0]);
 	const char *k = argv[1], *v = argv[2];
@@ -536,7 +576,9 @@ int cmd_set(session *s, int argc, char **argv, const char *rest)
 			return -1;
 		return rerun(s);
 	}
-	errorf("unknown setting '%s': engine, threads, palette, colors or textbook", k);
+	if (!strcmp(k, "context"))
+		return set_context(s, v);
+	errorf("unknown setting '%s': engine, threads, palette, colors, textbook, context or mask", k);
 	return -1;
 }
 

@@ -140,6 +140,7 @@ static const struct {
 } families[] = {
 	{ "the text", "run tokenize step" },
 	{ "views of the current run (figures)", "embed pe qkv scores attn model ln ffn resid next cross show heads lens arch pair" },
+	{ "what each architecture choice does", "loss positions norms experts linear receptive cost compare-models" },
 	{ "generation", "generate beam translate" },
 	{ "probes", "ablate near compare" },
 	{ "numbers and files", "trace print dump export calc masks" },
@@ -296,11 +297,12 @@ const command commands[] = {
 	  "biases and RoPE with theta 10000. llama2.c rotates adjacent pairs: a Hugging Face Llama\n"
 	  "(rotating halves) is written with each head's q and k rows reordered to match. Loading\n"
 	  "the file back gives the same weights bit for bit.", cmd_export_model },
-	{ "init", "DIR [--preset gpt2|llama|encdec] [--seed N] [--force] [--dim D --layers L --heads H --kv-heads K --hidden F --vocab V --context C]",
+	{ "init", "DIR [--preset gpt2|llama|encdec] [--seed N] [--force] [--dim D --layers L --heads H --kv-heads K --hidden F --vocab V --context C] [--set FIELD=VALUE]...",
 	  "write a small randomly initialized model folder",
 	  "A random model shows how the engine works, not what a trained model learned. The sizes make\n"
 	  "one of a real model's shape for benchmarks: init /tmp/gpt2s --dim 768 --layers 12 --heads 12\n"
-	  "--vocab 50257 --context 1024 (GPT-2 small; --hidden defaults to 4 x dim).", cmd_init },
+	  "--vocab 50257 --context 1024 (GPT-2 small; --hidden defaults to 4 x dim). --set changes one\n"
+	  "field of the architecture as train --set does (position=alibi, num_local_experts=4, ...).", cmd_init },
 	{ "tokenize", "[--steps|--merges] [--tokenizer DIR] TEXT | --compare DIR1 DIR2 TEXT",
 	  "show the tokens (pieces and ids) of TEXT; --steps replays every step and BPE merge",
 	  "Byte-level BPE starts from the bytes of each word and merges neighbouring pieces, the\n"
@@ -358,6 +360,53 @@ const command commands[] = {
 	{ "pair", "[TITLE]", "the last two heatmaps side by side, on one colour scale, as one slide",
 	  "Show one figure, then another, then pair: e.g. show enc.L2.attn.weights 1, show\n"
 	  "dec.L2.attn.weights 1, pair Encoder and decoder. Both take the union of their ranges.", cmd_pair },
+	{ "loss", "[--curve]", "the loss of each token of the current text: -log p(token | the tokens before it)",
+	  "A token strip, each token coloured by how surprised the model was by it (the first token is\n"
+	  "predicted by nothing); --curve draws the losses along the positions with their running mean.\n"
+	  "After 'set context N' a run may be longer than the context the model was trained on (for\n"
+	  "every kind of positions but learned ones); the curve draws the part past it as its own line.", cmd_loss },
+	{ "norms", "[--grad [--check]]", "the residual stream's norm layer by layer; --grad the loss's gradient norm per layer",
+	  "Without --grad: the mean over the tokens of ||x|| after the embedding and after each layer.\n"
+	  "--grad: a backward pass through the trainer's code of the current text's next-token loss,\n"
+	  "and the norm of its gradient with respect to each layer's weights. Pre- and post-norm side\n"
+	  "by side: compare-models tiny-lm tiny-lm-postnorm norms --grad. --check prints each layer's\n"
+	  "gradient norm beside the loss's slope along that gradient by central differences of the\n"
+	  "forward pass alone (they agree when the backward pass is right).", cmd_norms },
+	{ "experts", "L [--load | --tokens [N]]", "a mixture of experts: where the router sends each token of the current text",
+	  "The tokens x experts map of the router's probabilities in layer L, the chosen experts of each\n"
+	  "token in brackets; --load the share of the text's choices each expert got (even is 1/E);\n"
+	  "--tokens each expert's N most frequent tokens on the text (default 6), with their counts.", cmd_experts },
+	{ "linear", "L H [--state [N]]", "linear attention: the n x n weights it implies, and the d x d state that replaces them",
+	  "Prints both orders of computation of head H in layer L (the implied weights times the\n"
+	  "values; the running state phi(k) v^T read by phi(q)) and their largest difference, and\n"
+	  "draws the implied weights beside the state (each divided by its largest value). --state:\n"
+	  "the state after 1/N, 2/N, ... of the keys (default 4),\n"
+	  "on one scale: it fills in, and never grows.", cmd_linear },
+	{ "receptive", "[N]", "which tokens each position can reach after 1, 2, ... layers under the mask in force",
+	  "One panel per layer for N positions (default the current text's, at most 64), under the\n"
+	  "pattern 'set mask' put on the runs (or the causal mask): position i has read token j after l\n"
+	  "layers when l allowed pairs chain them. A window of w reaches l(w - 1) + 1 tokens.", cmd_receptive },
+	{ "cost", "[--memory] [--max N]", "attention's time (or memory) against the length, measured: softmax, window, linear",
+	  "One head (d_head 64, causal) of 64, 128, ... up to N tokens (4096) through the engine in use:\n"
+	  "softmax attention, a sliding window of 64 and linear attention, each timed (the best of three\n"
+	  "means), drawn on log2-log2 axes where a power law is a straight line: its measured slope is\n"
+	  "in the legend (2: quadratic, 1: linear). --memory: the bytes each form allocates or keeps.\n"
+	  "A few seconds; 'bench attention' prints the same table.", cmd_cost },
+	{ "compare-models", "A B VIEW [ARGS]", "the same view on two models as one figure of two panels",
+	  "Each model (a folder or a shipped model's name) runs the current text through its own\n"
+	  "tokenizer and makes VIEW as the command would: compare-models tiny-lm tiny-lm-rope attn 3 2.\n"
+	  "Two heatmaps share one colour scale; two grids (heads L) become a row of panels per model;\n"
+	  "two token strips (loss) two rows on one scale; two line plots (loss --curve, positions\n"
+	  "offset) one plot with each series named by its model. The session's model stays loaded.", cmd_compare_models },
+	{ "positions", "offset [L] | shift [L] [H] [--by K] | rope [PAIR ...] | alibi | buckets [L]",
+	  "what the model's kind of positions does to attention",
+	  "offset: each head's score or bias by how far back the key is (ALiBi's and T5's bias exactly;\n"
+	  "other models: the mean scaled score at each offset of the current text). shift: the text\n"
+	  "run alone and after K copies of its first token (default 8): layer L's scores among its\n"
+	  "words are equal under RoPE, ALiBi and T5's bias, and differ under learned or sinusoidal\n"
+	  "positions; the numbers per head, and head H's two maps side by side. rope: cos(i theta_k),\n"
+	  "how each pair of features turns along the positions. alibi: the slopes. buckets: T5's\n"
+	  "learned table, head x bucket, each bucket labelled with the offsets it covers.", cmd_positions },
 	{ "export", "FILE.png|FILE.svg|FILE.pdf|FILE.csv|FILE.npy [--scale S] [--size WxH] [--force]",
 	  "write the current figure for slides (PNG, SVG, PDF) or as numbers (CSV, NPY)",
 	  "PNG, SVG and PDF default to 1600x900 (16:9; a PDF page of 1600 x 900 points, vectors, fonts\n"
@@ -380,12 +429,17 @@ const command commands[] = {
 	{ "compare", "", "run the current input on the ref and fast engines and show their differences",
 	  "For every trace tensor: the largest absolute difference and the largest relative\n"
 	  "difference, max|fast - ref| / max|ref|.", cmd_compare },
-	{ "set", "engine ref|fast|scalar|avx2|avx512 | threads N | palette auto|viridis|magma|cividis|gray|coolwarm | colors auto|plain|16|256|truecolor | textbook on|off",
+	{ "set", "engine ref|fast|scalar|avx2|avx512 | threads N | palette auto|viridis|magma|cividis|gray|coolwarm | colors auto|plain|16|256|truecolor | textbook on|off | context N|trained | mask none|window W|blocks B|strided S|dilated W [D]|global G W",
 	  "change a setting",
 	  "engine: the full-precision reference or the optimized kernels (the text runs again).\n"
 	  "palette: the colormap of unsigned figures (signed ones keep the diverging map).\n"
 	  "colors: the terminal's colour depth (auto follows COLORTERM, TERM and NO_COLOR).\n"
 	  "textbook: layer norm divides by (sigma + eps) as the textbook does (the text runs again).\n"
+	  "context: the longest run this session accepts, past the trained one for any positions but\n"
+	  "learned ones ('trained' goes back).\n"
+	  "mask: a sparse pattern (as 'masks' draws them) on top of the causal mask for every run of\n"
+	  "softmax self-attention; the text runs again and the change in its loss and predictions is\n"
+	  "printed and drawn ('receptive' shows how far it reaches with depth).\n"
 	  "palette and colors are display settings: every figure follows them at once, at the prompt,\n"
 	  "in the explorer, in the window and in a lesson, and so do its exports.", cmd_set },
 	{ "generate", "N [--temp T] [--top-k K] [--top-p P] [--seed S]", "extend the current text by N tokens, one step at a time",
@@ -454,7 +508,7 @@ const command commands[] = {
 	  "(16:9, a page a step, figures as vectors) and DIR/handout.pdf (A4; an existing\n"
 	  "DIR needs --force); --answers prints the answer key; --check runs it quietly and checks\n"
 	  "its answers and the claims of its prose (expect:), as FILE:LINE errors.", cmd_lesson },
-	{ "bench", "[kernels|matvec|forward|decode ...]", "measure the kernels, the forward pass and decoding",
+	{ "bench", "[kernels|matvec|forward|attention|decode ...]", "measure the kernels, the forward pass and decoding",
 	  "With no argument, everything. bench decode [DIR] [--shape llama110m|gpt2small] [--threads N]\n"
 	  "[--tokens N]: tokens per second of greedy decoding of the model in DIR (or a random Llama-110M-\n"
 	  "or GPT-2-small-shaped one) on 1 and N threads, against the bound set by reading every weight\n"

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "app/textout.h"
+#include "app/view19.h"
 #include "app/views.h"
 #include "model/formats/llama2c_tok.h"
 #include "model/tokenizer/tokenizer.h"
@@ -198,6 +199,7 @@ int forward(session *s, const int *ids, int n, const int *tgt, int n_tgt)
 	clock_gettime(CLOCK_MONOTONIC, &pr.t0);
 	o.k = s->k;
 	o.textbook_ln = s->textbook;
+	mask_opts(s, &o); /* issue 19: the session's sparse pattern (view_mask.c) */
 	o.progress = on_progress;
 	o.progress_arg = &pr;
 	o.stop = &interrupted;

@@ -392,9 +392,11 @@ gb_figure *view_heads(session *s, int layer)
 {
 	if (need_run(s) || check_layer(s, layer, s->model.cfg.n_layer))
 		return NULL;
-	int H = s->model.cfg.n_head;
+	int H = s->model.cfg.n_head, K = s->model.cfg.n_kv_head, share = K < H && H / K <= 16;
 	gb_figure *g = gb_fig_new(GB_FIG_GRID);
 	g->grid_cols = H <= 4 ? H : (H + 1) / 2;
+	if (share) /* issue 19: the heads that share a key/value head side by side, a row each */
+		g->grid_cols = H / K;
 	g->range = GB_RANGE_FIXED;
 	g->vmin = 0;
 	g->vmax = 1;
@@ -404,13 +406,22 @@ gb_figure *view_heads(session *s, int layer)
 			gb_fig_free(g);
 			return NULL;
 		}
-		view_titlef(f, "head %d", h);
+		if (share)
+			view_titlef(f, "head %d, key/value head %d", h, (h - 1) / (H / K) + 1);
+		else
+			view_titlef(f, "head %d", h);
 		gb_fig_set_subtitle(f, NULL); /* the grid's says it once */
 		g->mask_zero |= f->mask_zero;
 		gb_fig_add_panel(g, f);
 	}
 	view_titlef(g, "Layer %d: attention weights of every head", layer);
-	gb_fig_set_caption(g, attn_caption("weights", &s->model.cfg));
+	if (share) {
+		char cap[400];
+		snprintf(cap, sizeof cap, "%s; each row: %d query heads that read the same keys and values (%s)",
+		         attn_caption("weights", &s->model.cfg), H / K, K == 1 ? "multi-query attention" : "grouped-query attention");
+		gb_fig_set_caption(g, cap);
+	} else
+		gb_fig_set_caption(g, attn_caption("weights", &s->model.cfg));
 	view_provenance(s, g, NULL, NULL, 0);
 	return g;
 }

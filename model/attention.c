@@ -70,6 +70,10 @@ static void one_head(void *arg, int h, int worker)
 			for (int c = lo; c < hi; c++)
 				if (in->key_ids[c] == j->pad)
 					mrow[c] = -INFINITY;
+		if (in->allow)
+			for (int c = lo; c < hi; c++)
+				if (!in->allow(in->allow_arg, ia, c))
+					mrow[c] = -INFINITY;
 	}
 	memcpy(w, mm, (size_t)Tq * Tk * sizeof(float));
 	j->k->softmax(w, Tq, Tk);

@@ -254,6 +254,10 @@ static int layer(fctx *f, const gb_stack_w *s, const stack_in *in, int l, int x)
 	self.Tq = self.Tk = T;
 	self.causal = in->causal && !(f->o && f->o->no_mask);
 	self.self = 1;
+	if (in->causal && f->o && f->o->allow) {
+		self.allow = f->o->allow;
+		self.allow_arg = f->o->allow_arg;
+	}
 	self.bidir = !in->causal;
 	self.key_ids = in->ids;
 	self.pos0 = in->pos0;

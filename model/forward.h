@@ -27,6 +27,13 @@ typedef struct gb_fwd_opts {
 	void (*progress)(void *arg, int done, int total);
 	void *progress_arg;
 	const volatile sig_atomic_t *stop;
+	/* A sparse attention pattern on top of the causal mask (issue 19: masks applied to a run),
+	 * for decoder (or decoder-only) softmax self-attention: allow(allow_arg, i, j) is 0 where
+	 * query position i may not see key position j (-inf before the softmax, as the causal
+	 * mask). NULL: none. Linear attention ignores it. allow_arg must outlive the trace (a lazy
+	 * trace recomputes layers with these options). */
+	int (*allow)(const void *arg, int i, int j);
+	const void *allow_arg;
 } gb_fwd_opts;
 
 /* Runs ids (n) through the model and fills tr (reset first). For an encoder-decoder, ids is

@@ -54,6 +54,8 @@ typedef struct attn_in {
 	 * (xkv NULL) reads its Tk rows. NULL: no cache, the keys are the Tk computed here. */
 	float *ck, *cv;
 	size_t cstride;
+	int (*allow)(const void *arg, int i, int j); /* gb_fwd_opts' pattern, or NULL */
+	const void *allow_arg;
 } attn_in;
 
 /* A mixture of experts in place of the FFN (moe.c); returns out's index. */
