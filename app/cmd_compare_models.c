@@ -36,6 +36,7 @@ static gb_figure *view_on(session *s, const char *dir, const char *line, const c
 	session keep = *s;
 	int ctx = s->ctx_trained ? s->model.cfg.n_ctx : 0; /* a context `set context` chose */
 	s->model = m;
+	gb_model_moved(&s->model, &m);
 	s->loaded = 1;
 	memset(&s->trace, 0, sizeof s->trace);
 	s->have_run = 0;

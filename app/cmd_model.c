@@ -170,6 +170,7 @@ int cmd_load(session *s, int argc, char **argv, const char *rest)
 	if (s->loaded)
 		gb_model_free(&s->model);
 	s->model = m;
+	gb_model_moved(&s->model, &m);
 	s->loaded = 1;
 	s->have_run = 0;
 	s->ctx_trained = 0;

@@ -127,6 +127,7 @@ int session_load_default(session *s)
 		return -1;
 	}
 	s->model = m;
+	gb_model_moved(&s->model, &m);
 	s->loaded = 1;
 	return 0;
 }

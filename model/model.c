@@ -287,6 +287,18 @@ static int build_params(gb_model *m, gb_err *err)
 	return 0;
 }
 
+void gb_model_moved(gb_model *m, const gb_model *from)
+{
+	const char *lo = (const char *)from, *hi = lo + sizeof *from;
+	for (int i = 0; i < m->n_params; i++) {
+		gb_param *p = &m->params[i];
+		if ((const char *)p->slot >= lo && (const char *)p->slot < hi)
+			p->slot = (const float **)((char *)m + ((const char *)p->slot - lo));
+		if ((const char *)p->lin >= lo && (const char *)p->lin < hi)
+			p->lin = (struct gb_linear *)((char *)m + ((const char *)p->lin - lo));
+	}
+}
+
 /* Points every struct slot at its parameter's data; the tied head reads the embedding. */
 static void bind_slots(gb_model *m)
 {

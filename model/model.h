@@ -153,6 +153,11 @@ int gb_model_save(const gb_model *m, const char *dir, gb_err *err);
 
 void gb_model_free(gb_model *m);
 
+/* After a struct copy (*m = *from, e.g. into a session): the parameters' slots and linear
+ * layers that pointed into *from (the embedding, the output head) point into *m again, so a
+ * later rebinding (gb_model_make_writable) writes into m, not into the old copy. */
+void gb_model_moved(gb_model *m, const gb_model *from);
+
 /* The parameter with this name, or NULL. */
 gb_param *gb_model_param(const gb_model *m, const char *name);
 

@@ -162,7 +162,23 @@ static void round_trips(void)
 		tap_ok(back.map.data != NULL && (const unsigned char *)back.params[0].data >= back.map.data &&
 		       (const unsigned char *)back.params[0].data < back.map.data + back.map.len,
 		       "%s: F32 tensors are used in place from the memory map", gb_family_name(c.family));
-		gb_model_free(&back);
+		/* moved into another struct (as into a session), then made writable: the copy's
+		 * embedding and head follow the owned memory, and the old struct is not written */
+		gb_model *moved = malloc(sizeof *moved);
+		*moved = back;
+		gb_model_moved(moved, &back);
+		const float *old_embed = back.tok_embed;
+		int wr = gb_model_make_writable(moved, &err);
+		const gb_param *emb = NULL;
+		for (int i = 0; i < moved->n_params; i++)
+			if (moved->params[i].slot == &moved->tok_embed)
+				emb = &moved->params[i];
+		tap_ok(wr == 0 && emb && moved->tok_embed == emb->data && moved->tok_embed != old_embed &&
+		       back.tok_embed == old_embed && !memcmp(moved->tok_embed, m.tok_embed, emb->n * 4),
+		       "%s: a moved model made writable reads its own copy of the embedding (the old struct untouched)",
+		       gb_family_name(c.family));
+		gb_model_free(moved);
+		free(moved);
 		gb_model_free(&m);
 	}
 
