@@ -413,3 +413,16 @@ void view_provenance(session *s, gb_figure *f, const char *tensor_name, const co
 	if (w && w->sel[0])
 		gb_fig_add_meta(f, "Columns", w->sel);
 }
+
+const gb_ttensor *view_trace(session *s, const char *fmt, ...)
+{
+	char name[64];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof name, fmt, ap);
+	va_end(ap);
+	const gb_ttensor *t = gb_trace_get(&s->trace, name);
+	if (!t)
+		errorf("this model's trace has no %s ('trace' lists what it has)", name);
+	return t;
+}
