@@ -294,8 +294,8 @@ static int write_readme(const char *dir, const gb_recipe *r, const gb_model *m, 
 			         gb_act_name(k->act, k->ffn), k->d_ffn, k->top_k, k->norm_topk ? "renormalised" : "Switch's");
 		else
 			snprintf(ffn, sizeof ffn, "%s, FFN %d", gb_act_name(k->act, k->ffn), k->d_ffn);
-		fprintf(f, "A decoder-only model (GPT-2 layout: %s-norm %s, %s, %s%s, tied output), %d layers x %d heads,\n"
-		           "d_model %d, context %d, byte-level BPE of %d tokens, trained on a small generated English\n"
+		fprintf(f, "A decoder-only model in GPT-2's layout:\n%s-norm %s, %s, %s%s, tied output;\n%d layers x %d "
+		           "heads, d_model %d, context %d, byte-level BPE of %d tokens, trained on a small generated English\n"
 		           "world (model/train/corpus.c): sentences whose next word depends on something attention must\n"
 		           "fetch (agreement across attractors, pronoun gender, the indirect object, possession look-ups,\n"
 		           "repeated runs). The held-out probes use combinations of names, objects and orders never seen\n"
@@ -305,7 +305,7 @@ static int write_readme(const char *dir, const gb_recipe *r, const gb_model *m, 
 		const char *sets, *what;
 		for (int i = 0; gb_recipe_variant_info(i, &sets, &what); i++)
 			if (!strcmp(gb_recipe_variant_info(i, NULL, NULL), r->name))
-				fprintf(f, "tiny-lm's variant with %s: tiny-lm's recipe with `--set %s`, the same corpus,\n"
+				fprintf(f, "tiny-lm's variant with %s:\ntiny-lm's recipe with `--set %s`, the same corpus, "
 				           "vocabulary and training.\n\n", what, sets);
 	}
 	if (!k->encdec && (r->extra_bytes || r->induction_frac > 0))
