@@ -44,8 +44,8 @@ tmux send-keys -t "$S" C-u "generate 3 --temp " Tab
 sleep 0.3; waitline "glassbox> generate 3 --temp$"; ok $? "after an option that takes a number, Tab offers nothing (no other option)"
 tmux send-keys -t "$S" C-u "train --preset t" Tab
 waitline "glassbox> train --preset tiny-$"; ok $? "after --preset, Tab offers the presets (t -> tiny-)"
-tmux send-keys -t "$S" "lm-sw" Tab
-waitline "glassbox> train --preset tiny-lm-switch$"; ok $? "the presets include tiny-lm's variants (tiny-lm-sw -> tiny-lm-switch)"
+tmux send-keys -t "$S" "lm-li" Tab
+waitline "glassbox> train --preset tiny-lm-linear$"; ok $? "the presets include tiny-lm's variants (tiny-lm-li -> tiny-lm-linear)"
 tmux send-keys -t "$S" C-u "generate 3 --temp 0.5 --t" Tab
 waitline "glassbox> generate 3 --temp 0.5 --top-$"; ok $? "an option already typed is not offered again (--t -> --top-)"
 tmux send-keys -t "$S" C-u "generate 3 --temp 0.5 --top-k 5 --top-p 0.9 --seed " Tab
