@@ -303,10 +303,17 @@ static int write_readme(const char *dir, const gb_recipe *r, const gb_model *m, 
 		        k->prenorm ? "pre" : "post", k->norm == GB_NORM_RMS ? "RMSNorm" : "LayerNorm", ffn, pos, attn,
 		        k->n_layer, k->n_head, k->d_model, k->n_ctx, k->vocab);
 		const char *sets, *what;
-		for (int i = 0; gb_recipe_variant_info(i, &sets, &what); i++)
-			if (!strcmp(gb_recipe_variant_info(i, NULL, NULL), r->name))
-				fprintf(f, "tiny-lm's variant with %s:\ntiny-lm's recipe with `--set %s`, the same corpus, "
-				           "vocabulary and training.\n\n", what, sets);
+		for (int i = 0; gb_recipe_variant_info(i, &sets, &what); i++) {
+			if (strcmp(gb_recipe_variant_info(i, NULL, NULL), r->name))
+				continue;
+			fprintf(f, "tiny-lm's variant with %s:\ntiny-lm's recipe with `", what);
+			for (const char *a = sets; *a;) { /* each assignment its own --set */
+				size_t n = strcspn(a, " ");
+				fprintf(f, "%s--set %.*s", a == sets ? "" : " ", (int)n, a);
+				a += n + (a[n] == ' ');
+			}
+			fprintf(f, "`, the same corpus, vocabulary and training.\n\n");
+		}
 	}
 	if (!k->encdec && (r->extra_bytes || r->induction_frac > 0))
 		fprintf(f, "The training text is %.0f MB of the world with all five tasks plus %.0f MB of agreement and\n"
