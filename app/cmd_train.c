@@ -294,8 +294,8 @@ static int write_readme(const char *dir, const gb_recipe *r, const gb_model *m, 
 			         gb_act_name(k->act, k->ffn), k->d_ffn, k->top_k, k->norm_topk ? "renormalised" : "Switch's");
 		else
 			snprintf(ffn, sizeof ffn, "%s, FFN %d", gb_act_name(k->act, k->ffn), k->d_ffn);
-		fprintf(f, "A decoder-only model (GPT-2 layout: %s-norm %s, %s, %s%s, tied output), %d layers x %d heads,\n"
-		           "d_model %d, context %d, byte-level BPE of %d tokens, trained on a small generated English\n"
+		fprintf(f, "A decoder-only model in GPT-2's layout:\n%s-norm %s, %s, %s%s, tied output;\n%d layers x %d "
+		           "heads, d_model %d, context %d, byte-level BPE of %d tokens, trained on a small generated English\n"
 		           "world (model/train/corpus.c): sentences whose next word depends on something attention must\n"
 		           "fetch (agreement across attractors, pronoun gender, the indirect object, possession look-ups,\n"
 		           "repeated runs). The held-out probes use combinations of names, objects and orders never seen\n"
@@ -303,10 +303,17 @@ static int write_readme(const char *dir, const gb_recipe *r, const gb_model *m, 
 		        k->prenorm ? "pre" : "post", k->norm == GB_NORM_RMS ? "RMSNorm" : "LayerNorm", ffn, pos, attn,
 		        k->n_layer, k->n_head, k->d_model, k->n_ctx, k->vocab);
 		const char *sets, *what;
-		for (int i = 0; gb_recipe_variant_info(i, &sets, &what); i++)
-			if (!strcmp(gb_recipe_variant_info(i, NULL, NULL), r->name))
-				fprintf(f, "tiny-lm's variant with %s: tiny-lm's recipe with `--set %s`, the same corpus,\n"
-				           "vocabulary and training.\n\n", what, sets);
+		for (int i = 0; gb_recipe_variant_info(i, &sets, &what); i++) {
+			if (strcmp(gb_recipe_variant_info(i, NULL, NULL), r->name))
+				continue;
+			fprintf(f, "tiny-lm's variant with %s:\ntiny-lm's recipe with `", what);
+			for (const char *a = sets; *a;) { /* each assignment its own --set */
+				size_t n = strcspn(a, " ");
+				fprintf(f, "%s--set %.*s", a == sets ? "" : " ", (int)n, a);
+				a += n + (a[n] == ' ');
+			}
+			fprintf(f, "`, the same corpus, vocabulary and training.\n\n");
+		}
 	}
 	if (!k->encdec && (r->extra_bytes || r->induction_frac > 0))
 		fprintf(f, "The training text is %.0f MB of the world with all five tasks plus %.0f MB of agreement and\n"
