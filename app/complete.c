@@ -117,16 +117,6 @@ char **complete_candidates(session *s, const char *line, int start, const char *
 					push(&l, a, text);
 		}
 	}
-	/* train --preset NAME: the recipes by name, from the recipes' own table */
-	if (!strcmp(c->name, "train") && !strcmp(prev, "--preset")) {
-		after_option = 1;
-		push(&l, "tiny-lm", text);
-		push(&l, "tiny-mt", text);
-		for (int i = 0; i < gb_recipe_variant_count(); i++) {
-			const char *sets, *what;
-			push(&l, gb_recipe_variant_info(i, &sets, &what), text);
-		}
-	}
 	if (after_option)
 		return l.v ? l.v : calloc(1, sizeof(char *));
 	char *fs = NULL;
