@@ -112,6 +112,46 @@ else
 	for i in 1 2; do echo "ok $((n + 1)) # SKIP zsh not installed"; n=$((n + 1)); done
 fi
 
+# At a real prompt (a private tmux server): readline and zsh's completion system replace the
+# quoted text as the functions intend. wait_for SESSION TEXT: up to 15 s for TEXT on screen.
+wait_for() {
+	i=0
+	while [ $i -lt 150 ]; do
+		tmux capture-pane -p -t "$1" 2>/dev/null | grep -qF -- "$2" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+if command -v tmux >/dev/null 2>&1; then
+	tmux_private "$T"
+	trap 'tmux_cleanup; rm -rf "$T"' EXIT
+	tmux new-session -d -s b -x 150 -y 20 "env -i PATH=$PATH HOME=$T/home XDG_DATA_HOME=$T/data TERM=xterm LANG=C.UTF-8 PS1='$ ' bash --norc --noprofile"
+	tmux send-keys -t b ". $B/glassbox.bash" Enter
+	tmux send-keys -t b 'glassbox -c "run the cat; at' Tab
+	ok $(wait_for b 'glassbox -c "run the cat; attn"'; echo $?) "bash at a prompt: -c \"run the cat; at<Tab> gives attn, the quote closed"
+	tmux send-keys -t b C-u 'glassbox -c "lesson so' Tab
+	ok $(wait_for b 'glassbox -c "lesson softmax-mask"'; echo $?) "bash at a prompt: a lesson's name"
+	if command -v zsh >/dev/null 2>&1; then
+		mkdir -p "$T/z"
+		printf 'fpath=(%s/%s $fpath)\nautoload -U compinit && compinit -u -d %s/z/.zcompdump\nPS1="%%%% "\n' "$PWD" "$B" "$T" >"$T/z/.zshrc"
+		tmux new-session -d -s z -x 150 -y 20 "env -i PATH=$PATH HOME=$T/home ZDOTDIR=$T/z XDG_DATA_HOME=$T/data TERM=xterm LANG=C.UTF-8 zsh"
+		wait_for z "%"
+		tmux send-keys -t z 'glassbox -c "run the cat; at' Tab
+		ok $(wait_for z 'glassbox -c "run the cat; attn"'; echo $?) "zsh at a prompt: -c \"run the cat; at<Tab> gives attn"
+		tmux send-keys -t z C-u 'glassbox -c "set engine r' Tab
+		ok $(wait_for z 'glassbox -c "set engine ref"'; echo $?) "zsh at a prompt: set engine r<Tab> gives ref"
+		tmux send-keys -t z C-u 'glassbox -c "lesson so' Tab
+		ok $(wait_for z 'glassbox -c "lesson softmax-mask"'; echo $?) "zsh at a prompt: a lesson's name"
+		tmux send-keys -t z C-u 'glassbox train --preset tiny-l' Tab
+		ok $(wait_for z 'glassbox train --preset tiny-lm'; echo $?) "zsh at a prompt: train --preset's values"
+	else
+		for i in 1 2 3 4; do echo "ok $((n + 1)) # SKIP zsh not installed"; n=$((n + 1)); done
+	fi
+else
+	for i in 1 2 3 4 5 6; do echo "ok $((n + 1)) # SKIP tmux not installed"; n=$((n + 1)); done
+fi
+
 # make install puts them where the shells look
 make install PREFIX=/opt/gb DESTDIR="$T/root" >/dev/null 2>&1
 ok $(cmp -s "$B/glassbox.bash" "$T/root/opt/gb/share/bash-completion/completions/glassbox" &&
