@@ -439,7 +439,7 @@ const command commands[] = {
 	  "Tab and Shift-Tab change the stage, [ and ] the layer, < and > the head; the arrows move\n"
 	  "the cursor and the status line shows the value under it with its query and key; e exports\n"
 	  "a PNG; : runs any command; ? lists the keys; q comes back to the prompt.", cmd_tui },
-	{ "doctor", "", "before a class: what this machine can show (terminal, window, fonts, models, lessons, kernels)",
+	{ "doctor", "", "before a class: what this machine can show",
 	  "One line per check, marked as passed or failed, with the fix under each failure. The\n"
 	  "lessons, the shipped models, the fonts and the kernels are what a lesson needs: a failure\n"
 	  "there is an error (exit status 1 from 'glassbox doctor'); the colours, the terminal's\n"

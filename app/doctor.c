@@ -102,11 +102,7 @@ static void window(doc *d)
 	}
 	const char *fix = "check that DISPLAY/WAYLAND_DISPLAY names a running display you may use (xhost, XAUTHORITY)";
 	if (gb_window_probe(what, sizeof what, &err))
-		line(d, 0, 0, "window", fix, "cannot open: %s", err.msg);
-	else if ((!drv || !*drv) && (!strncmp(what, "offscreen", 9) || !strncmp(what, "dummy", 5)))
-		/* SDL falls back to drawing into memory when no display answers: a window nobody sees */
-		line(d, 0, 0, "window", fix, "would not be seen: no display answered at %s%s, and SDL fell back to its %.*s driver",
-		     dpy && *dpy ? "DISPLAY=" : "WAYLAND_DISPLAY=", dpy && *dpy ? dpy : way, (int)strcspn(what, ","), what);
+		line(d, 0, 0, "window", fix, "%s", err.msg);
 	else
 		line(d, 1, 0, "window", NULL, "can open (%s%s%s)", what, dpy && *dpy ? ", DISPLAY=" : "",
 		     dpy && *dpy ? dpy : "");
