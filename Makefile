@@ -125,9 +125,15 @@ check: glassbox $(MAN_OUT) $(COMP_OUT) $(TEST_BIN)
 bench: glassbox
 	./glassbox bench
 
-install: glassbox man completion
-	install -d $(BIN_DIR) $(DATA_DIR)
+install: glassbox $(MAN_OUT) $(COMP_OUT)
+	install -d $(BIN_DIR) $(DATA_DIR) $(MAN_DIR)/man1 $(MAN_DIR)/man5
 	install -m 755 glassbox $(BIN_DIR)/glassbox
+	install -m 644 $(B)/man/glassbox.1 $(MAN_DIR)/man1/glassbox.1
+	install -m 644 $(B)/man/glassbox-lesson.5 $(MAN_DIR)/man5/glassbox-lesson.5
+	install -d $(DESTDIR)$(BASH_COMPDIR) $(DESTDIR)$(ZSH_COMPDIR) $(DESTDIR)$(FISH_COMPDIR)
+	install -m 644 $(B)/completion/glassbox.bash $(DESTDIR)$(BASH_COMPDIR)/glassbox
+	install -m 644 $(B)/completion/_glassbox $(DESTDIR)$(ZSH_COMPDIR)/_glassbox
+	install -m 644 $(B)/completion/glassbox.fish $(DESTDIR)$(FISH_COMPDIR)/glassbox.fish
 	if [ -d assets ]; then cp -R assets/. $(DATA_DIR)/; fi
 	if [ -d lessons ] && ls lessons/* >/dev/null 2>&1; then install -d $(DATA_DIR)/lessons && cp -R lessons/. $(DATA_DIR)/lessons/; fi
 
@@ -146,8 +152,8 @@ distclean: clean
 # writes beside the source folder): build/deb/glassbox_$(VERSION)_amd64.deb.
 deb:
 	rm -rf $(B)/deb && mkdir -p $(B)/deb/glassbox-$(VERSION)
-	git ls-files -z | xargs -0 cp --parents -t $(B)/deb/glassbox-$(VERSION)
-	cd $(B)/deb/glassbox-$(VERSION) && dpkg-buildpackage -us -uc -b
+	git ls-files -z -co --exclude-standard | xargs -0 cp --parents -t $(B)/deb/glassbox-$(VERSION)
+	cd $(B)/deb/glassbox-$(VERSION) && dpkg-buildpackage -us -uc -b -j2
 	@ls $(B)/deb/*.deb
 
 .PHONY: all check bench install uninstall clean distclean tests man completion deb

@@ -528,7 +528,7 @@ const command commands[] = {
 	{ "follow", "[HOST:PORT --code C [--name N]]", "follow a teacher's class; alone: come back after exploring",
 	  "Any command of your own leaves the teacher's view; 'follow' catches up at once.", cmd_follow },
 	{ "answer", "X", "answer the question the teacher asks (a letter, a number or a word)", "", cmd_answer },
-	{ "doctor", "", "before a class: what this machine can show (terminal, window, fonts, models, lessons, kernels)",
+	{ "doctor", "", "before a class: what this machine can show",
 	  "One line per check, marked as passed or failed, with the fix under each failure. The\n"
 	  "lessons, the shipped models, the fonts and the kernels are what a lesson needs: a failure\n"
 	  "there is an error (exit status 1 from 'glassbox doctor'); the colours, the terminal's\n"

@@ -100,9 +100,9 @@ static void window(doc *d)
 		     "cannot open: no display (neither DISPLAY nor WAYLAND_DISPLAY is set)");
 		return;
 	}
+	const char *fix = "check that DISPLAY/WAYLAND_DISPLAY names a running display you may use (xhost, XAUTHORITY)";
 	if (gb_window_probe(what, sizeof what, &err))
-		line(d, 0, 0, "window", "check that DISPLAY/WAYLAND_DISPLAY names a running display you may use (xhost, XAUTHORITY)",
-		     "cannot open: %s", err.msg);
+		line(d, 0, 0, "window", fix, "%s", err.msg);
 	else
 		line(d, 1, 0, "window", NULL, "can open (%s%s%s)", what, dpy && *dpy ? ", DISPLAY=" : "",
 		     dpy && *dpy ? dpy : "");
@@ -127,6 +127,15 @@ static void fonts(doc *d)
 }
 
 /* "tiny-lm: 4 layers x 4 heads, d_model 64" after loading it as `load` does. */
+/* A folder as the user would type it: "/usr/share/glassbox/models", not ".../bin/../share/...". */
+static void tidy(char *dir, size_t cap)
+{
+	char *r = realpath(dir, NULL);
+	if (r && strlen(r) < cap)
+		memcpy(dir, r, strlen(r) + 1);
+	free(r);
+}
+
 static void models(doc *d)
 {
 	char dir[600];
@@ -135,6 +144,7 @@ static void models(doc *d)
 		     "the shipped models were not found beside the program nor in %s/models", GLASSBOX_DATADIR);
 		return;
 	}
+	tidy(dir, sizeof dir);
 	static const char *shipped[] = { "tiny-lm", "tiny-mt" };
 	for (int i = 0; i < 2; i++) {
 		char p[700];
@@ -161,9 +171,11 @@ static void models(doc *d)
 		int n = 0;
 		for (struct dirent *e; dd && (e = readdir(dd));)
 			n += e->d_name[0] != '.';
-		if (dd)
+		if (dd) {
 			closedir(dd);
-		printf("  %-9s your gallery: %s (%d entr%s)\n", "", user, n, n == 1 ? "y" : "ies");
+			printf("  %-9s your gallery: %s (%d entr%s)\n", "", user, n, n == 1 ? "y" : "ies");
+		} else
+			printf("  %-9s your gallery: %s (none yet)\n", "", user);
 	}
 }
 
@@ -175,6 +187,7 @@ static void lessons(doc *d)
 		     "not found beside the program nor in %s", dir);
 		return;
 	}
+	tidy(dir, sizeof dir);
 	DIR *dd = opendir(dir);
 	int n = 0;
 	for (struct dirent *e; dd && (e = readdir(dd));) {

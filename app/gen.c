@@ -136,6 +136,7 @@ static const struct {
 	{ "DISPLAY, WAYLAND_DISPLAY, SDL_VIDEODRIVER", "where the projector window opens; without any of them 'window' says there is no display and figures still print and export." },
 	{ "XDG_DATA_HOME", "the model gallery is $XDG_DATA_HOME/glassbox/models (default ~/.local/share/glassbox/models)." },
 	{ "XDG_STATE_HOME", "the prompt's history is $XDG_STATE_HOME/glassbox/history (default ~/.local/state/glassbox/history)." },
+	{ "HOME", "the default of the two above (~)." },
 	{ "TMPDIR", "where temporary files go." },
 };
 

@@ -138,7 +138,7 @@ static void zsh(void)
 	       "\t\t\t_describe -t commands 'glassbox command' cmds\n"
 	       "\t\t\treturn\n"
 	       "\t\tfi\n"
-	       "\t\tline=${PREFIX%%[^[:space:]]#}\n"
+	       "\t\tline=${PREFIX%%${PREFIX##*[[:space:]]}}\n"
 	       "\t\tcompset -P '*[[:space:]]'\n"
 	       "\tfi\n"
 	       "\tgbw=(${(f)\"$($_gb_prog --complete-list line \"$line$PREFIX\" 2>/dev/null)\"})\n"

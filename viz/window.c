@@ -70,6 +70,15 @@ static int start_sdl(gb_verr *err)
 	if (SDL_InitSubSystem(SDL_INIT_VIDEO) != 0)
 		return gb_vfail(err, "cannot open the window (%s): figures still print here and export to PNG",
 		                SDL_GetError());
+	/* When DISPLAY names no display that answers, SDL falls back to drawing into memory: the
+	 * window would "open" where nobody sees it. Only SDL_VIDEODRIVER may ask for that. */
+	const char *got = SDL_GetCurrentVideoDriver();
+	if ((!drv || !*drv) && got && (!strcmp(got, "offscreen") || !strcmp(got, "dummy"))) {
+		SDL_QuitSubSystem(SDL_INIT_VIDEO);
+		return gb_vfail(err, "cannot open the window: no display answered at %s%s: figures still print "
+		                     "here and export to PNG", dpy && *dpy ? "DISPLAY=" : "WAYLAND_DISPLAY=",
+		                dpy && *dpy ? dpy : way);
+	}
 	return 0;
 }
 
