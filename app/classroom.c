@@ -35,7 +35,7 @@ typedef struct runstate {
 
 typedef struct record {
 	gb_figure *fig;           /* the figure a command made (compared, never dereferenced) */
-	char *title, *cmd;
+	char *title, *cmd;        /* title: its title and subtitle (fig_words) */
 	runstate pre;             /* the ids and cursor it ran on */
 } record;
 
@@ -106,16 +106,33 @@ static void run_free(runstate *r)
 	memset(r, 0, sizeof *r);
 }
 
+/* A figure by its title and subtitle (what it shows, and of which text), for telling a
+ * remembered figure from a new one at the same address. */
+static char *fig_words(const gb_figure *f)
+{
+	const char *t = f->title ? f->title : "", *u = f->subtitle ? f->subtitle : "";
+	char *w = malloc(strlen(t) + strlen(u) + 2);
+	sprintf(w, "%s\n%s", t, u);
+	return w;
+}
+
 static record *rec_find(const gb_figure *f)
 {
 	if (!f)
 		return NULL;
-	for (int k = 1; k <= N_REC; k++) { /* newest first: a freed figure's address may come back */
+	record *hit = NULL;
+	char *w = NULL;
+	for (int k = 1; k <= N_REC && !hit; k++) { /* newest first: a freed figure's address may come back */
 		record *r = &T.rec[(T.rec_next - k + N_REC) % N_REC];
-		if (r->fig == f && r->title && !strcmp(r->title, f->title ? f->title : ""))
-			return r;
+		if (r->fig == f && r->title) {
+			if (!w)
+				w = fig_words(f);
+			if (!strcmp(r->title, w))
+				hit = r;
+		}
 	}
-	return NULL;
+	free(w);
+	return hit;
 }
 
 void classroom_before(session *s)
@@ -146,7 +163,7 @@ void classroom_after(session *s, const char *line, int rc)
 			free(r->cmd);
 			run_free(&r->pre);
 			r->fig = s->fig;
-			r->title = strdup(s->fig->title ? s->fig->title : "");
+			r->title = fig_words(s->fig);
 			while (*line == ' ' || *line == '\t')
 				line++;
 			r->cmd = strdup(line);

@@ -419,8 +419,8 @@ void follow_after(session *s, const char *line, int rc)
 		n++;
 	memcpy(w, line, (size_t)n);
 	w[n] = 0;
-	/* the class's own words (or their prefixes) keep the teacher's view */
-	static const char *const keep[] = { "answer", "follow", "help", NULL };
+	/* the class's own words (or their prefixes), and opening the window, keep the teacher's view */
+	static const char *const keep[] = { "answer", "follow", "help", "window", NULL };
 	for (int i = 0; keep[i]; i++)
 		if (!n || !strncmp(keep[i], w, (size_t)n))
 			return;

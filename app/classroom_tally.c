@@ -70,6 +70,8 @@ void classroom_question(const char *text, const char *const *opts, int n_opts, i
 	free(Q.qopts);
 	if (n_opts > 26)
 		n_opts = 26; /* a) to z): the tally's bars */
+	if (n_opts && (right < 1 || right > n_opts))
+		n_opts = 0; /* a choice without a right one in range: counted as right or wrong only */
 	Q.qid++;
 	Q.asking = 1;
 	Q.qtext = strdup(text);
@@ -109,6 +111,8 @@ static int tally_counts(int *counts)
 	for (int i = 0; i < Q.n_votes; i++)
 		if (Q.votes[i].qid == Q.qid && Q.votes[i].bar >= 0) {
 			int b = Q.votes[i].bar;
+			if (Q.n_opts && (b > Q.n_opts || b == Q.right))
+				continue; /* no such choice (the judge's own check is the lesson's) */
 			if (Q.n_opts) /* the wrong choices in order, the right one left out */
 				counts[b == 0 ? 0 : b < Q.right ? b : b - 1]++;
 			else
