@@ -47,7 +47,8 @@ static int replayable(const char *cmd)
 	static const char *const ok[] = { "tokenize", "run", "step", "embed", "pe", "qkv", "scores", "attn", "model",
 	                                  "ln", "ffn", "resid", "next", "cross", "arch", "show", "pair", "heads",
 	                                  "generate", "beam", "translate", "calc", "near", "masks", "lens", "ablate",
-	                                  "print", "trace", NULL };
+	                                  "print", "trace", "loss", "positions", "norms", "experts", "linear",
+	                                  "receptive", NULL };
 	char w[32];
 	int n = 0;
 	while (cmd[n] && cmd[n] != ' ' && n < 31)
