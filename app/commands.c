@@ -296,7 +296,7 @@ const command commands[] = {
 	  "A random model shows how the engine works, not what a trained model learned. The sizes make\n"
 	  "one of a real model's shape for benchmarks: init /tmp/gpt2s --dim 768 --layers 12 --heads 12\n"
 	  "--vocab 50257 --context 1024 (GPT-2 small; --hidden defaults to 4 x dim).", cmd_init },
-	{ "tokenize", "[--steps|--merges] [--tokenizer DIR] TEXT | --compare DIR1 DIR2 TEXT",
+	{ "tokenize", "[--steps] [--tokenizer DIR] TEXT | --compare DIR1 DIR2 TEXT",
 	  "show the tokens (pieces and ids) of TEXT; --steps replays every step and BPE merge",
 	  "Byte-level BPE starts from the bytes of each word and merges neighbouring pieces, the\n"
 	  "merge learned earliest (lowest rank) first, until no learned merge applies. A word the\n"
