@@ -490,11 +490,6 @@ int cmd_tokenize(session *s, int argc, char **argv, const char *rest)
 			} else if (steps == 2) {
 				errorf("--merges draws the loaded model's tokenizer: load it, or use --steps with --tokenizer");
 				rc = -1;
-			} else if (t == s->model.tok) {
-				/* the pieces as a strip with their bytes, for the window and export */
-				gb_figure *f = view_token_strip(s, t, rest, ids, n);
-				if (f)
-					rc = session_adopt(s, f, NULL);
 			}
 			gb_tok_trace_free(&tt);
 			free(ids);

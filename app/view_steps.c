@@ -57,46 +57,6 @@ static char *piece_raw(const gb_tokenizer *t, int id)
 	return out;
 }
 
-gb_figure *view_token_strip(session *s, const gb_tokenizer *t, const char *text, const int *ids, int n)
-{
-	gb_figure *f = n > 0 ? gb_fig_new(GB_FIG_STRIP) : NULL;
-	float *v = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
-	char **l = calloc((size_t)(n > 0 ? n : 1), sizeof *l), **b = calloc((size_t)(n > 0 ? n : 1), sizeof *b);
-	int rc = f && v && l && b ? 0 : -1;
-	for (int i = 0; !rc && i < n; i++) {
-		size_t len = 0;
-		const unsigned char *p = gb_tok_piece_bytes(t, ids[i], &len);
-		char hex[3 * 16 + 8];
-		v[i] = (float)ids[i];
-		view_hex_bytes(p, p ? (len > 16 ? 16 : len) : 0, hex, sizeof hex);
-		if (!(l[i] = piece_raw(t, ids[i])) || !(b[i] = strdup(hex)))
-			rc = -1;
-	}
-	if (!rc && (gb_fig_set_values(f, v, 1, n) || gb_fig_set_col_labels(f, (const char *const *)l) ||
-	            gb_fig_set_bytes(f, (const char *const *)b)))
-		rc = -1;
-	for (int i = 0; i < n; i++) {
-		free(l ? l[i] : NULL);
-		free(b ? b[i] : NULL);
-	}
-	free(l), free(b), free(v);
-	if (rc) {
-		gb_fig_free(f);
-		return NULL; /* no figure: the tokens were printed, which is what was asked */
-	}
-	f->precision = 0;
-	view_titlef(f, "The text as tokens: each piece, its id and its bytes");
-	char sub[400], q[128];
-	snprintf(q, sizeof q, "%.100s", text);
-	snprintf(sub, sizeof sub, "%s \xC2\xB7 \xE2\x80\x9C%s\xE2\x80\x9D \xC2\xB7 %d token%s", model_name(s), q, n,
-	         n == 1 ? "" : "s");
-	gb_fig_set_subtitle(f, sub);
-	gb_fig_set_caption(f, "each box is a token: its piece of the text (\xC2\xB7 is a space), its id in the vocabulary, "
-	                      "and under it its bytes (UTF-8, hex)");
-	view_meta(s, f, NULL);
-	return f;
-}
-
 /* One row: the pieces now, the ones made in this row marked. */
 static int merge_row(gb_figure *f, const gb_tokenizer *t, const int *p, const int *fresh, int np, const char *title)
 {

@@ -16,10 +16,6 @@ void view_hex_bytes(const unsigned char *b, size_t len, char *out, size_t cap);
 /* The strip f (cols = n tokens) gets each token's bytes from the session's model. */
 int view_set_token_bytes(session *s, gb_figure *f, const int *ids, int n);
 
-/* The tokens of text as a strip: each piece on its id's colour, the id under it, its bytes
- * under that (what `tokenize TEXT` leaves for the window and export). */
-gb_figure *view_token_strip(session *s, const gb_tokenizer *t, const char *text, const int *ids, int n);
-
 /* The merge replay of text as token strips: the bytes, then a strip after each merge (after
  * each group of merges when there are more than GB_MERGE_ROWS, the title says which). */
 #define GB_MERGE_ROWS 11
