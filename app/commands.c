@@ -307,8 +307,7 @@ const command commands[] = {
 	  "folder's tokenizer; --compare shows two side by side; --file prints the ids of each\n"
 	  "line (or NUL-separated record) of FILE, one line each. --merges draws the replay as token\n"
 	  "strips, one per merge (per group of merges beyond 11); --steps makes the same figure the\n"
-	  "one the window shows and export writes, and plain tokenize the strip of its pieces with\n"
-	  "their ids and bytes.", cmd_tokenize },
+	  "one the window shows and export writes.", cmd_tokenize },
 	{ "run", "TEXT | --file FILE | --ids N... [--target-ids N...]", "run TEXT through the model; it becomes the current text",
 	  "Everything the trace holds comes from the last run. A text longer than the context keeps\n"
 	  "its last tokens (and says so). --file runs a UTF-8 file as the text, newlines and ';'\n"
