@@ -45,12 +45,13 @@ while read -r c; do
 	help=$(grep -m1 '^  [^ ]' "$T/h" | sed 's/^ *//')
 	first=$(printf '%s' "$help" | cut -c1 | tr '[:lower:]' '[:upper:]')$(printf '%s' "$help" | cut -c2-)
 	words=$(printf '%s' "$first" | cut -d' ' -f1-6) # the help wraps at the terminal's width
-	# the tag on a line of its own, or (a short one) sharing it with the help (.TP)
-	at=$(grep -nxF "       $usage" "$T/cmds.txt" | head -n 1 | cut -d: -f1)
-	[ -n "$at" ] || at=$(grep -nE "^       $usage +$(printf '%s' "$words" | cut -d' ' -f1)" "$T/cmds.txt" | head -n 1 | cut -d: -f1)
-	if [ -z "$at" ]; then
+	# the tag "NAME USAGE" at the command indent, wrapped over up to four lines when long (set's),
+	# then the help: compared with runs of spaces squeezed (man justifies the lines it fills)
+	at=$(grep -nE "^       $c( |\$)" "$T/cmds.txt" | head -n 1 | cut -d: -f1)
+	entry=$( [ -n "$at" ] && sed -n "${at},$((at + 6))p" "$T/cmds.txt" | tr '\n' ' ' | tr -s ' ')
+	if [ -z "$at" ] || ! printf '%s' "$entry" | grep -qF -- " $(printf '%s' "$usage" | tr -s ' ')"; then
 		missing="$missing $c(usage)"
-	elif ! sed -n "${at},$((at + 2))p" "$T/cmds.txt" | tr '\n' ' ' | tr -s ' ' | grep -qF "$words"; then
+	elif ! printf '%s' "$entry" | grep -qF -- "$words"; then
 		missing="$missing $c(help)"
 	fi
 done <"$T/src"
