@@ -9,9 +9,15 @@ endif
 CC      ?= cc
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
+LDFLAGS ?=
 WARN     = -Wall -Wextra -Wno-unused-parameter
-ALLCFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -I. -MMD -MP $(DEP_CFLAGS) -DHAVE_SDL2=$(HAVE_SDL2) \
+# SANITIZE=address,undefined builds everything (objects, program, tests) with those sanitizers;
+# tests/sanitize.env says how the tests run then. Given CFLAGS and LDFLAGS are kept either way.
+SANITIZE ?=
+SAN_FLAGS = $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all)
+ALLCFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN_FLAGS) -I. -MMD -MP $(DEP_CFLAGS) -DHAVE_SDL2=$(HAVE_SDL2) \
             -DGLASSBOX_VERSION=\"$(VERSION)\" -DGLASSBOX_DATADIR=\"$(PREFIX)/share/glassbox\"
+ALLLDFLAGS = $(CFLAGS) $(SAN_FLAGS) $(LDFLAGS)
 LDLIBS   = $(DEP_LIBS)
 VERSION  = 0.1.0
 DESTDIR ?=
@@ -41,6 +47,9 @@ APP_OBJ   = $(patsubst %.c,$(B)/%.o,$(APP_SRC))
 TEST_SRC  = $(wildcard tests/t_*.c)
 TEST_BIN  = $(patsubst tests/%.c,$(B)/tests/%.t,$(TEST_SRC))
 TEST_SH   = $(wildcard tests/t_*.sh)
+# the fuzz harnesses again, with a plain main (tests/fuzz/replay.c) for t_fuzz_replay.sh
+FUZZ_SRC  = $(wildcard tests/fuzz/fz_*.c)
+REPLAY_BIN = $(patsubst tests/fuzz/%.c,$(B)/tests/%.replay,$(FUZZ_SRC))
 
 # ar keeps members by file name alone: two sources with one name in different folders would
 # silently replace each other in the library.
@@ -51,13 +60,22 @@ endif
 
 all: glassbox
 
+# Objects remember the compiler and flags they were built with: changing CC, CFLAGS or
+# SANITIZE rebuilds everything instead of mixing sanitized and plain objects.
+BUILD_FLAGS = $(CC) | $(ALLCFLAGS) | $(ALLLDFLAGS)
+$(B)/flags: FORCE
+	@mkdir -p $(@D)
+	@if [ "$$(cat $@ 2>/dev/null)" != '$(BUILD_FLAGS)' ]; then printf '%s\n' '$(BUILD_FLAGS)' >$@; fi
+
 glassbox: $(APP_OBJ) $(B)/libglassbox.a
 	$(say) LINK $@
-	$(Q)$(CC) $(CFLAGS) -o $@ $(APP_OBJ) $(B)/libglassbox.a $(LDLIBS)
+	$(Q)$(CC) $(ALLLDFLAGS) -o $@ $(APP_OBJ) $(B)/libglassbox.a $(LDLIBS)
 
 $(B)/libglassbox.a: $(LIB_OBJ)
 	$(say) AR $@
 	$(Q)rm -f $@ && ar rcs $@ $(LIB_OBJ)
+
+$(LIB_OBJ) $(APP_OBJ) $(TEST_BIN) $(REPLAY_BIN): $(B)/flags
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
@@ -77,12 +95,42 @@ $(B)/model/kernels/simd_avx512.o: $(SIMD_SRC)
 $(B)/tests/%.t: tests/%.c $(B)/libglassbox.a tests/tap.h
 	@mkdir -p $(@D)
 	$(say) CC $<
-	$(Q)$(CC) $(ALLCFLAGS) -o $@ $< $(B)/libglassbox.a $(LDLIBS)
+	$(Q)$(CC) $(ALLCFLAGS) $(ALLLDFLAGS) -o $@ $< $(B)/libglassbox.a $(LDLIBS)
 
-tests: $(TEST_BIN)
+$(B)/tests/fz_%.replay: tests/fuzz/fz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(B)/libapp.a $(B)/libglassbox.a
+	@mkdir -p $(@D)
+	$(say) CC $<
+	$(Q)$(CC) $(ALLCFLAGS) $(ALLLDFLAGS) -o $@ $< tests/fuzz/replay.c $(B)/libapp.a $(B)/libglassbox.a $(LDLIBS)
 
-check: glassbox $(TEST_BIN)
-	prove -e '' $(TEST_BIN) $(TEST_SH)
+tests: $(TEST_BIN) $(REPLAY_BIN)
+
+# CHECK_SH picks the shell tests (CI's sanitizer stage runs the CLI ones); under SANITIZE the
+# tests get tests/sanitize.env (leak suppressions for third-party libraries, GB_SLOW for waits).
+CHECK_SH ?= $(TEST_SH)
+check: glassbox $(TEST_BIN) $(REPLAY_BIN)
+	$(if $(SANITIZE),. tests/sanitize.env &&) prove -e '' $(TEST_BIN) $(CHECK_SH)
+
+# Fuzzing (tests/fuzz/README.md): one libFuzzer harness per parser, built with clang into
+# build/fuzz; `make fuzz FUZZ_SECONDS=N` runs each for N seconds on its seed corpus.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_B        = $(B)/fuzz
+FUZZ_BIN      = $(patsubst tests/fuzz/%.c,$(FUZZ_B)/%,$(FUZZ_SRC))
+fuzz-build:
+	$(Q)$(MAKE) --no-print-directory B=$(FUZZ_B)/obj CC=$(FUZZ_CC) SANITIZE=address,undefined \
+		CFLAGS='-O1 -g -fsanitize=fuzzer-no-link' $(FUZZ_B)/obj/libglassbox.a $(FUZZ_B)/obj/libapp.a
+	$(Q)$(MAKE) --no-print-directory $(FUZZ_BIN)
+$(FUZZ_B)/fz_%: tests/fuzz/fz_%.c tests/fuzz/fuzz.h $(FUZZ_B)/obj/libglassbox.a $(FUZZ_B)/obj/libapp.a
+	$(say) CC $<
+	$(Q)$(FUZZ_CC) -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I. $(DEP_CFLAGS) \
+		-DHAVE_SDL2=$(HAVE_SDL2) -o $@ $< $(FUZZ_B)/obj/libapp.a $(FUZZ_B)/obj/libglassbox.a $(LDLIBS)
+fuzz: fuzz-build
+	nice -n 19 tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BIN)
+
+# The app's objects without main(), for the fuzz harnesses of the lesson and command parsers.
+$(B)/libapp.a: $(filter-out $(B)/app/main.o,$(APP_OBJ))
+	$(say) AR $@
+	$(Q)rm -f $@ && ar rcs $@ $^
 
 bench: glassbox
 	./glassbox bench
@@ -103,5 +151,5 @@ clean:
 distclean: clean
 	rm -f config.mk
 
-.PHONY: all check bench install uninstall clean distclean tests
--include $(LIB_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(TEST_BIN:.t=.d)
+.PHONY: all check bench install uninstall clean distclean tests fuzz fuzz-build FORCE
+-include $(LIB_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(TEST_BIN:.t=.d) $(REPLAY_BIN:.replay=.d)
