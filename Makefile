@@ -111,9 +111,10 @@ check: glassbox $(TEST_BIN) $(REPLAY_BIN)
 	$(if $(SANITIZE),. tests/sanitize.env &&) prove -e '' $(TEST_BIN) $(CHECK_SH)
 
 # Fuzzing (tests/fuzz/README.md): one libFuzzer harness per parser, built with clang into
-# build/fuzz; `make fuzz FUZZ_SECONDS=N` runs each for N seconds on its seed corpus.
+# build/fuzz; `make fuzz FUZZ_SECONDS=N [FUZZ_BUDGET="calc=S ..."]` runs each for N seconds.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
+FUZZ_BUDGET  ?=
 FUZZ_B        = $(B)/fuzz
 FUZZ_BIN      = $(patsubst tests/fuzz/%.c,$(FUZZ_B)/%,$(FUZZ_SRC))
 fuzz-build:
@@ -125,7 +126,7 @@ $(FUZZ_B)/fz_%: tests/fuzz/fz_%.c tests/fuzz/fuzz.h $(FUZZ_B)/obj/libglassbox.a 
 	$(Q)$(FUZZ_CC) -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I. $(DEP_CFLAGS) \
 		-DHAVE_SDL2=$(HAVE_SDL2) -o $@ $< $(FUZZ_B)/obj/libapp.a $(FUZZ_B)/obj/libglassbox.a $(LDLIBS)
 fuzz: fuzz-build
-	nice -n 19 tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BIN)
+	FUZZ_BUDGET='$(FUZZ_BUDGET)' nice -n 19 tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BIN)
 
 # The app's objects without main(), for the fuzz harnesses of the lesson and command parsers.
 $(B)/libapp.a: $(filter-out $(B)/app/main.o,$(APP_OBJ))

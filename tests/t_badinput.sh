@@ -34,7 +34,7 @@ row() {
 		ok 1 "$cmds"; echo "# $why"; sed 's/^/#   /' "$T/err" | head -n 5; fi
 }
 
-# The rows (95). A lesson is checked with `lesson FILE --check`; a model with `load`.
+# The rows (96). A lesson is checked with `lesson FILE --check`; a model with `load`.
 cat >"$T/table" <<'TABLE'
 1|l/paren.lesson:7|nested too deeply|lesson l/paren.lesson --check
 1|l/neg.lesson:7|nested too deeply|lesson l/neg.lesson --check
@@ -58,6 +58,7 @@ cat >"$T/table" <<'TABLE'
 1|l/badcmd.lesson:6|frobnicate|lesson l/badcmd.lesson --check
 1|l/pickopts.lesson|options|lesson l/pickopts.lesson --check
 1|l/args.lesson:7|at most 256 arguments|lesson l/args.lesson --check
+1|l/self.lesson:6|expected a command other than 'lesson' inside a lesson|lesson l/self.lesson --check
 1|l/empty.lesson:1|expected '# TITLE' as the first line|lesson l/empty.lesson --check
 1|l/binary.lesson|expected a text file (it holds a NUL byte)|lesson l/binary.lesson --check
 1|l/none.lesson|no lesson file|lesson l/none.lesson --check

@@ -48,6 +48,7 @@ w("l/noanswer.lesson", lesson("? a question without an answer\n\n== Next\nmore\n
 w("l/badcmd.lesson", lesson("> frobnicate 3\n"))
 w("l/pickopts.lesson", lesson("? q\n= pick: 1\n"))
 w("l/args.lesson", lesson("? q\n= calc: max(" + ",".join(["1"] * 300) + ")\n"))
+w("l/self.lesson", lesson("> lesson l/self.lesson\n"))
 w("l/empty.lesson", "")
 w("l/binary.lesson", b"\x00\xff\xfe garbage \x00\n")
 os.makedirs(os.path.join(D, "d.npy"))
