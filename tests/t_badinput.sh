@@ -34,7 +34,7 @@ row() {
 		ok 1 "$cmds"; echo "# $why"; sed 's/^/#   /' "$T/err" | head -n 5; fi
 }
 
-# The rows (96). A lesson is checked with `lesson FILE --check`; a model with `load`.
+# The rows (97). A lesson is checked with `lesson FILE --check`; a model with `load`.
 cat >"$T/table" <<'TABLE'
 1|l/paren.lesson:7|nested too deeply|lesson l/paren.lesson --check
 1|l/neg.lesson:7|nested too deeply|lesson l/neg.lesson --check
@@ -118,6 +118,7 @@ cat >"$T/table" <<'TABLE'
 1|b/heads.bin|not a multiple of n_heads 3|load b/heads.bin
 1|b/version.bin|version 7|load b/version.bin
 1|b/v1short.bin|cut short|load b/v1short.bin
+1|b/kvheads.bin|sizes too large for glassbox|load b/kvheads.bin
 1|k/tokenizer-cut.bin|k/tokenizer-cut.bin|load k/model.bin --tokenizer k/tokenizer-cut.bin
 1|k/tokenizer-neglen.bin|k/tokenizer-neglen.bin|load k/model.bin --tokenizer k/tokenizer-neglen.bin
 1|k/tokenizer-few.bin|k/tokenizer-few.bin|load k/model.bin --tokenizer k/tokenizer-few.bin

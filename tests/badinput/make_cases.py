@@ -214,6 +214,8 @@ w("b/cut.bin", ll[:-4])
 w("b/heads.bin", struct.pack("<7i", 16, 32, 1, 3, 1, 32, 8) + ll[28:])
 w("b/version.bin", struct.pack("<Ii", 0x616b3432, 7) + b"\0" * 248)
 w("b/v1short.bin", struct.pack("<Ii", 0x616b3432, 1) + b"\0" * 100)
+# n_kv_heads 1795162113: 2 * n_kv_heads overflowed an int in the size check (the fuzzer's find)
+w("b/kvheads.bin", struct.pack("<7i", 16, 32, 1, 2, 1795162113, 32, 8) + ll[28:])
 nv = abs(struct.unpack("<7i", ll[:28])[5])
 pieces = [b"<unk>", b"<s>", b"</s>"] + [("<0x%02X>" % b).encode() for b in range(256)] + [b" ", b"e", b"th"]
 pieces = pieces[:nv] + [("p%d" % i).encode() for i in range(nv - len(pieces))]
