@@ -423,9 +423,9 @@ const command commands[] = {
 	{ "print", "NAME [I] [--row R]", "print a trace tensor's numbers",
 	  "I picks one slice of a 3-D tensor (a head); --row R one row of it (from 1, -1 the last),\n"
 	  "one number per line beside its token: print L1.attn.weights 2 --row -1.", cmd_print },
-	{ "dump", "NAME FILE.npy|FILE.csv", "write a trace tensor as NumPy .npy or .csv",
+	{ "dump", "NAME FILE.npy|FILE.csv [--force]", "write a trace tensor as NumPy .npy or .csv",
 	  "The format follows the file's extension; the file is written to a temporary name and\n"
-	  "renamed.", cmd_dump },
+	  "renamed. An existing file is kept unless --force is given.", cmd_dump },
 	{ "compare", "", "run the current input on the ref and fast engines and show their differences",
 	  "For every trace tensor: the largest absolute difference and the largest relative\n"
 	  "difference, max|fast - ref| / max|ref|.", cmd_compare },

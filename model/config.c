@@ -96,8 +96,9 @@ int gb_config_check(const gb_config *c, const char *path, gb_err *err)
 	if (c->d_model > 65536 || c->d_ffn > 262144 || c->vocab > 1048576 || c->n_ctx > 1048576 ||
 	    c->n_layer > 1024 || c->n_enc_layer > 1024 || c->n_head > 1024)
 		return gb_fail(err, "%s: sizes too large for glassbox", path);
-	/* Products of sizes index arrays as int: keep every one far from overflow. */
-	if (c->d_head > 65536 || (long)(c->n_head + 2 * c->n_kv_head) * c->d_head > (1L << 24) ||
+	/* Products of sizes index arrays as int: keep every one far from overflow (computed in long:
+	 * n_kv_head is not bounded yet here, and 2 * 1795162113 overflowed; the fuzzer found it). */
+	if (c->d_head > 65536 || ((long)c->n_head + 2L * c->n_kv_head) * c->d_head > (1L << 24) ||
 	    (long)c->n_ctx * c->d_model > (1L << 30) || (long)c->vocab * c->d_model > (1L << 30) ||
 	    (long)c->d_model * c->d_ffn > (1L << 30))
 		return gb_fail(err, "%s: sizes too large for glassbox", path);

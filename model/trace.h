@@ -168,7 +168,8 @@ float *gb_trace_scratch(gb_trace *tr, size_t n);
 
 /* Writes one tensor as .npy (NumPy format 1.0, little-endian float32, C order) or .csv (2-D:
  * one row per line; 3-D: rows of the last two axes, blocks separated by a blank line and a
- * "# head N" comment), chosen by the file's extension; atomic. */
-int gb_trace_dump(const gb_ttensor *t, const char *path, gb_err *err);
+ * "# head N" comment), chosen by the file's extension; atomic. An existing file is replaced
+ * only with force. */
+int gb_trace_dump(const gb_ttensor *t, const char *path, int force, gb_err *err);
 
 #endif

@@ -177,7 +177,8 @@ static void get_act(rd *r, json_t *o, const char *key, gb_config *c)
 int gb_config_parse(gb_config *c, const char *text, const char *path, gb_err *err)
 {
 	json_error_t je;
-	json_t *root = json_loads(text, 0, &je);
+	/* a key given twice is a file two tools disagree about: which one did its author mean? */
+	json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
 	if (!root)
 		return gb_fail(err, "%s: broken JSON at line %d: %s", path, je.line, je.text);
 	if (!json_is_object(root)) {

@@ -16,6 +16,9 @@
 #include "model/config.h"
 #include "model/kernels/pool.h"
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -577,11 +580,18 @@ FAST_TABLE(avx512, gb_isa_avx512)
 /* ---- dispatch ---- */
 
 #if defined(__x86_64__)
+/* F16C through cpuid: clang (14) has no "f16c" for __builtin_cpu_supports, and the fuzz and
+ * sanitizer builds use clang */
+static int have_f16c(void)
+{
+	unsigned a, b, c, d;
+	return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C);
+}
+
 static int have_avx2(void)
 {
 	__builtin_cpu_init();
-	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-	       __builtin_cpu_supports("f16c");
+	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && have_f16c();
 }
 
 static int have_avx512(void)
