@@ -17,6 +17,12 @@
 #include "model/forward.h"
 #include "viz/cells.h"
 
+/* What a child process is asked to run. */
+typedef struct job {
+	int T, threads, logits;
+	size_t budget;
+} job;
+
 typedef struct fig {
 	double sec, weights_mb, extra_mb, trace_mb;
 	int ok;
@@ -60,8 +66,10 @@ static void gpt2_small(gb_config *c)
 
 /* The child: one run of T tokens with the given trace budget (and then, when logits is set,
  * every row of logits, as PyTorch's forward returns them); writes a fig to fd. */
-static void child(int fd, int T, int threads, size_t budget, int logits)
+static void child(int fd, const job *j)
 {
+	int T = j->T, threads = j->threads, logits = j->logits;
+	size_t budget = j->budget;
 	fig r = { 0 };
 	gb_config c;
 	gpt2_small(&c);
@@ -93,25 +101,32 @@ static void child(int fd, int T, int threads, size_t budget, int logits)
 	_exit(0);
 }
 
-static fig run_child(int T, int threads, size_t budget, int logits)
+/* Runs fn(fd, j) in a forked child that writes size bytes to fd and exits; 0 when they came. */
+static int in_child(void (*fn)(int, const job *), const job *j, void *out, size_t size)
 {
-	fig r = { 0 };
 	int p[2];
 	fflush(NULL);
 	if (pipe(p))
-		return r;
+		return -1;
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(p[0]);
-		child(p[1], T, threads, budget, logits);
+		fn(p[1], j);
 	}
 	close(p[1]);
-	if (pid > 0) {
-		if (read(p[0], &r, sizeof r) != (ssize_t)sizeof r)
-			r.ok = 0;
+	int ok = pid > 0 && read(p[0], out, size) == (ssize_t)size;
+	if (pid > 0)
 		waitpid(pid, NULL, 0);
-	}
 	close(p[0]);
+	return ok ? 0 : -1;
+}
+
+static fig run_child(int T, int threads, size_t budget, int logits)
+{
+	fig r = { 0 };
+	job j = { T, threads, logits, budget };
+	if (in_child(child, &j, &r, sizeof r))
+		r.ok = 0;
 	return r;
 }
 
@@ -152,8 +167,9 @@ static double time_view(session *s, const char *what, int l, int h)
 	return r;
 }
 
-static void redraw_child(int fd, int T, int threads)
+static void redraw_child(int fd, const job *j)
 {
+	int T = j->T, threads = j->threads;
 	redraw r = { 0 };
 	session s;
 	session_init(&s);
@@ -186,22 +202,9 @@ static void redraw_child(int fd, int T, int threads)
 static redraw run_redraw(int T, int threads)
 {
 	redraw r = { 0 };
-	int p[2];
-	fflush(NULL);
-	if (pipe(p))
-		return r;
-	pid_t pid = fork();
-	if (pid == 0) {
-		close(p[0]);
-		redraw_child(p[1], T, threads);
-	}
-	close(p[1]);
-	if (pid > 0) {
-		if (read(p[0], &r, sizeof r) != (ssize_t)sizeof r)
-			r.ok = 0;
-		waitpid(pid, NULL, 0);
-	}
-	close(p[0]);
+	job j = { T, threads, 0, 0 };
+	if (in_child(redraw_child, &j, &r, sizeof r))
+		r.ok = 0;
 	return r;
 }
 
