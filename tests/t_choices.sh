@@ -252,6 +252,7 @@ good=0
 for k in 1 2 3; do
 	pre=$(echo "$IDS" | cut -d' ' -f1-$((N - 4 + k)))
 	want=$(echo "$IDS" | cut -d' ' -f$((N - 3 + k)))
+	rm -f lg.csv # dump keeps an existing file
 	gb "load r-rope; set mask window 2; run --ids $pre; dump logits lg.csv" >/dev/null 2>&1
 	got=$(awk -F, '/^#/ { next } NF { last = $0 } END { n = split(last, v, ","); b = 1; for (i = 2; i <= n; i++) if (v[i] + 0 > v[b] + 0) b = i; print b - 1 }' lg.csv)
 	[ "$got" = "$want" ] && good=$((good + 1))
