@@ -89,7 +89,7 @@ static void gallery(const char *dir)
 			count_text(params, sizeof params, (double)sm.n_weights);
 			count_text(size, sizeof size, (double)sm.bytes);
 			printf("  %-20s %s, %d layers, d_model %d, %s parameters (%s, %sB)\n", list[i]->d_name,
-			       gb_family_name(c->family), c->n_layer, c->d_model, params, sm.format, size);
+			       gb_config_type_name(c), c->n_layer, c->d_model, params, sm.format, size);
 			printf("  %-20s tokenizer: %s; ok\n", "", sm.tokenizer);
 			ok++;
 		}
@@ -179,7 +179,7 @@ int cmd_load(session *s, int argc, char **argv, const char *rest)
 	s->prev_fig = NULL;
 	s->fig = NULL;
 	if (s->interactive)
-		printf("loaded %s: %s, %zu parameters\n", what, gb_family_name(m.cfg.family), m.n_weights);
+		printf("loaded %s: %s, %zu parameters\n", what, gb_config_type_name(&m.cfg), m.n_weights);
 	return 0;
 }
 
@@ -234,7 +234,7 @@ static void info_table(session *s)
 	long m = s->have_run ? s->trace.n_ids : c->n_ctx;
 	long n = c->encdec ? (s->have_run ? s->trace.n_tgt : c->n_ctx) : m;
 	long proj = d * H * E + 2 * d * K * E + H * E * d;
-	long attn = proj + (c->bias ? H * E + 2 * K * E + d : 0);
+	long attn = proj + (c->bias || c->qkv_bias ? H * E + 2 * K * E : 0) + (c->bias ? d : 0);
 	int gated = c->ffn == GB_FFN_GATED;
 	long ffn_w = (gated ? 3 : 2) * d * f, ffn = ffn_w + (c->ffn_bias ? (gated ? 2 * f : f) + d : 0);
 	long X = c->n_experts, kx = X ? c->top_k : 1;
@@ -317,7 +317,10 @@ int cmd_info(session *s, int argc, char **argv, const char *rest)
 		return -1;
 	const gb_config *c = &s->model.cfg;
 	printf("model       %s\n", s->model.dir[0] ? s->model.dir : "(in memory)");
-	printf("family      %s (%s)\n", gb_family_name(c->family), c->encdec ? "encoder-decoder" : "decoder-only");
+	if (c->qwen2)
+		printf("family      qwen2 (decoder-only; Llama's layout with biases on q, k and v, none on o)\n");
+	else
+		printf("family      %s (%s)\n", gb_family_name(c->family), c->encdec ? "encoder-decoder" : "decoder-only");
 	if (c->encdec)
 		printf("layers      %d encoder + %d decoder\n", c->n_enc_layer, c->n_layer);
 	else

@@ -35,6 +35,7 @@ double gb_rope_inv_freq(const gb_config *c, int f)
 }
 
 const char *gb_family_name(int f) { return f >= 0 && f <= GB_FAM_ENCDEC ? gb_family_names[f] : "?"; }
+const char *gb_config_type_name(const gb_config *c) { return c->qwen2 ? "qwen2" : gb_family_name(c->family); }
 const char *gb_norm_name(int n) { return n >= 0 && n <= GB_NORM_RMS ? gb_norm_names[n] : "?"; }
 const char *gb_pos_name(int p) { return p >= 0 && p <= GB_POS_T5 ? gb_pos_names[p] : "?"; }
 

@@ -48,6 +48,7 @@ typedef struct gb_config {
 	int act;           /* enum gb_act of the FFN (GB_ACT_SILU with ffn == GB_FFN_GATED: SwiGLU) */
 	int ffn;           /* enum gb_ffn */
 	int bias;          /* attention's linear layers have biases */
+	int qkv_bias;      /* q, k and v have biases even where bias is 0 (Qwen2: o has none) */
 	int ffn_bias;      /* the FFN's linear layers have biases */
 	int norm_bias;     /* LayerNorm has a bias (RMSNorm never has) */
 	int tied;          /* output projection is the token embedding (transposed) */
@@ -71,6 +72,8 @@ typedef struct gb_config {
 	float aux_coef;    /* weight of the load-balancing loss in training */
 	int bos_id, eos_id, pad_id; /* -1 when absent */
 	int dec_start_id;  /* encoder-decoder: the first decoder input (default bos_id) */
+	int qwen2;         /* config.json's model_type was "qwen2": the llama family with q/k/v
+	                    * biases and Qwen2's field names; written back the same way */
 } gb_config;
 
 /* A config with every field at its family default (sizes zero). */
@@ -85,6 +88,8 @@ extern const char *const gb_norm_names[];     /* (2) by enum gb_norm */
 extern const char *const gb_pos_names[];      /* (6) by enum gb_pos */
 extern const char *const gb_attn_kind_names[]; /* (2) "softmax", "linear" */
 const char *gb_family_name(int family);
+/* The model_type config.json spells: the family's name, or "qwen2". */
+const char *gb_config_type_name(const gb_config *c);
 const char *gb_norm_name(int norm);
 const char *gb_pos_name(int pos);
 const char *gb_act_name(int act, int ffn);

@@ -142,11 +142,11 @@ static void attn_separate(walker *w, gb_attn_w *a, const char *prefix, const cha
 	int qw = c->n_head * c->d_head, kw = c->n_kv_head * c->d_head;
 	a->fused = 0;
 	snprintf(name, sizeof name, "%sq_proj", prefix);
-	linear(w, &a->q, c->d_model, qw, 1, c->bias, name);
+	linear(w, &a->q, c->d_model, qw, 1, c->bias || c->qkv_bias, name);
 	snprintf(name, sizeof name, "%sk_proj", prefix);
-	linear(w, &a->k, c->d_model, kw, 1, c->bias, name);
+	linear(w, &a->k, c->d_model, kw, 1, c->bias || c->qkv_bias, name);
 	snprintf(name, sizeof name, "%sv_proj", prefix);
-	linear(w, &a->v, c->d_model, kw, 1, c->bias, name);
+	linear(w, &a->v, c->d_model, kw, 1, c->bias || c->qkv_bias, name);
 	snprintf(name, sizeof name, "%s%s", prefix, oname);
 	linear(w, &a->o, qw, c->d_model, 1, c->bias, name);
 }
@@ -187,7 +187,8 @@ static void enumerate(walker *w)
 			norm(w, &L->ln1, p);
 			snprintf(p, sizeof p, "h.%d.attn.c_attn", l);
 			L->attn.fused = 1;
-			linear(w, &L->attn.qkv, c->d_model, (c->n_head + 2 * c->n_kv_head) * c->d_head, 0, c->bias, p);
+			linear(w, &L->attn.qkv, c->d_model, (c->n_head + 2 * c->n_kv_head) * c->d_head, 0,
+			       c->bias || c->qkv_bias, p);
 			snprintf(p, sizeof p, "h.%d.attn.c_proj", l);
 			linear(w, &L->attn.o, c->n_head * c->d_head, c->d_model, 0, c->bias, p);
 			snprintf(p, sizeof p, "h.%d.attn.", l);

@@ -766,6 +766,12 @@ int main(void)
 	c.rel_max_dist = 6;
 	c.act = GB_ACT_GELU; /* as above */
 	t_model(&c, 0, 0.0, "encdec: T5 bias, bidirectional buckets in the encoder, causal in the decoder, GELU");
+	/* last, so that its draws from rng leave the cases above as they were */
+	small_config(&c, GB_FAM_LLAMA);
+	c.n_kv_head = 2;
+	c.qkv_bias = 1;
+	c.tied = 1;
+	t_model(&c, 0, 0.1, "qwen2: llama with biases on q, k, v and none on o, tied");
 	gb_ws_free(&ws);
 	return tap_done();
 }

@@ -358,6 +358,35 @@ static void config_json(void)
 	rc = gb_config_parse(&b, text, "x", &err);
 	free(text);
 	tap_ok(rc == 0 && !memcmp(&a, &b, sizeof a), "encdec config survives write and read with every field");
+	/* Qwen2.5-0.5B's config.json, as the hub ships it: Llama's sizes, q/k/v biases, none on o. */
+	const char *qwen = "{\"architectures\": [\"Qwen2ForCausalLM\"], \"attention_dropout\": 0.0, \"bos_token_id\": "
+	                   "151643, \"eos_token_id\": 151643, \"hidden_act\": \"silu\", \"hidden_size\": 896, "
+	                   "\"initializer_range\": 0.02, \"intermediate_size\": 4864, \"max_position_embeddings\": 32768, "
+	                   "\"max_window_layers\": 24, \"model_type\": \"qwen2\", \"num_attention_heads\": 14, "
+	                   "\"num_hidden_layers\": 24, \"num_key_value_heads\": 2, \"rms_norm_eps\": 1e-06, "
+	                   "\"rope_theta\": 1000000.0, \"sliding_window\": 32768, \"tie_word_embeddings\": true, "
+	                   "\"torch_dtype\": \"bfloat16\", \"transformers_version\": \"4.40.1\", \"use_cache\": true, "
+	                   "\"use_mrope\": false, \"use_sliding_window\": false, \"vocab_size\": 151936}";
+	rc = gb_config_parse(&c, qwen, "qwen/config.json", &err);
+	tap_ok(rc == 0 && c.qwen2 && c.family == GB_FAM_LLAMA && c.d_model == 896 && c.n_head == 14 && c.n_kv_head == 2 &&
+	       c.d_head == 64 && c.d_ffn == 4864 && c.n_layer == 24 && c.n_ctx == 32768 && c.vocab == 151936 && c.tied &&
+	       c.qkv_bias && !c.bias && !c.ffn_bias && c.rope_theta == 1e6f && c.norm_eps == 1e-6f &&
+	       c.rope_pairs == GB_ROPE_HALF && !c.window && !strcmp(gb_config_type_name(&c), "qwen2"),
+	       "Qwen2.5-0.5B's config.json: 24 layers, 14 heads of 64 (2 kv), q/k/v biases only, theta 1e6, tied (%s)",
+	       rc ? err.msg : "ok");
+	text = gb_config_to_json(&c);
+	rc = gb_config_parse(&d, text, "x", &err);
+	tap_ok(rc == 0 && !memcmp(&c, &d, sizeof c) && strstr(text, "\"model_type\": \"qwen2\""),
+	       "a qwen2 config is written back as qwen2 and reads the same (%s)", rc ? err.msg : "ok");
+	free(text);
+	/* the same bias layout on another family is glassbox.qkv_bias */
+	a = small(GB_FAM_GPT2);
+	a.bias = 0, a.qkv_bias = 1;
+	text = gb_config_to_json(&a);
+	rc = gb_config_parse(&b, text, "x", &err);
+	tap_ok(rc == 0 && !memcmp(&a, &b, sizeof a) && strstr(text, "\"qkv_bias\": true"),
+	       "glassbox.qkv_bias is written and read back");
+	free(text);
 }
 
 int main(void)

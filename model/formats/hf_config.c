@@ -174,6 +174,68 @@ static void get_act(rd *r, json_t *o, const char *key, gb_config *c)
 	}
 }
 
+/* Qwen2 (and Qwen2.5): Llama's layout and field names with biases on q, k and v and none on
+ * o or the MLP (Hugging Face's Qwen2Attention hard-wires them; its config has no field for
+ * them). Every key must be one Qwen2's config has: a key glassbox does not know might change
+ * the model. Its sliding window (on the layers from max_window_layers on) and multimodal RoPE
+ * are refused when switched on: glassbox attends over the whole context, one way for every
+ * layer. Returns -1 after an error. */
+static int qwen2_fields(rd *r, json_t *root, gb_config *c)
+{
+	static const char *const known[] = {
+		/* read as Llama's (gb_config_parse) */
+		"model_type", "vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
+		"num_key_value_heads", "head_dim", "max_position_embeddings", "intermediate_size", "rms_norm_eps",
+		"rope_theta", "rope_scaling", "hidden_act", "tie_word_embeddings", "bos_token_id", "eos_token_id",
+		"pad_token_id", "glassbox",
+		/* checked here */
+		"use_sliding_window", "sliding_window", "max_window_layers", "layer_types", "use_mrope",
+		"attention_dropout",
+		/* about the file or about training in Python, not about the numbers */
+		"architectures", "_name_or_path", "torch_dtype", "dtype", "transformers_version", "use_cache",
+		"initializer_range",
+	};
+	const char *k;
+	json_t *v;
+	json_object_foreach(root, k, v) {
+		if (lookup(k, known, (int)(sizeof known / sizeof known[0])) < 0)
+			return gb_fail(r->err, "%s: qwen2 field \"%s\" is not one glassbox knows (it reads Qwen2's own "
+			               "fields only)", r->path, k);
+	}
+	int sw = 0, mrope = 0;
+	float drop = 0;
+	get_bool(r, root, "use_sliding_window", &sw);
+	get_bool(r, root, "use_mrope", &mrope);
+	get_float(r, root, "attention_dropout", &drop);
+	if (r->bad)
+		return -1;
+	if (sw)
+		return gb_fail(r->err, "%s: field \"use_sliding_window\" is true: Qwen2's sliding window (on the layers "
+		               "from max_window_layers on) is not supported; glassbox attends over the whole context",
+		               r->path);
+	if (mrope)
+		return gb_fail(r->err, "%s: field \"use_mrope\" is true: multimodal RoPE is not supported", r->path);
+	if (drop != 0)
+		return gb_fail(r->err, "%s: field \"attention_dropout\" is %g: glassbox has no dropout", r->path,
+		               (double)drop);
+	json_t *lt = json_object_get(root, "layer_types");
+	if (lt && !json_is_null(lt)) {
+		size_t i;
+		json_t *x;
+		if (!json_is_array(lt))
+			return gb_fail(r->err, "%s: field \"layer_types\" must be a list", r->path);
+		json_array_foreach(lt, i, x) {
+			if (!json_is_string(x) || strcmp(json_string_value(x), "full_attention"))
+				return gb_fail(r->err, "%s: field \"layer_types\": layer %zu is not \"full_attention\" (a sliding "
+				               "window is not supported)", r->path, i + 1);
+		}
+	}
+	c->qwen2 = 1;
+	c->bias = c->ffn_bias = 0;
+	c->qkv_bias = 1;
+	return 0;
+}
+
 int gb_config_parse(gb_config *c, const char *text, const char *path, gb_err *err)
 {
 	json_error_t je;
@@ -188,17 +250,23 @@ int gb_config_parse(gb_config *c, const char *text, const char *path, gb_err *er
 	json_t *mt = json_object_get(root, "model_type");
 	if (!json_is_string(mt)) {
 		json_decref(root);
-		return gb_fail(err, "%s: no \"model_type\" (expected \"gpt2\", \"llama\" or \"glassbox-encdec\")", path);
+		return gb_fail(err, "%s: no \"model_type\" (expected \"gpt2\", \"llama\", \"qwen2\" or \"glassbox-encdec\")",
+		               path);
 	}
-	int fam = lookup(json_string_value(mt), gb_family_names, 3);
+	int qwen2 = !strcmp(json_string_value(mt), "qwen2");
+	int fam = qwen2 ? GB_FAM_LLAMA : lookup(json_string_value(mt), gb_family_names, 3);
 	if (fam < 0) {
-		gb_fail(err, "%s: unknown model_type \"%s\" (expected \"gpt2\", \"llama\" or \"glassbox-encdec\")",
-		        path, json_string_value(mt));
+		gb_fail(err, "%s: unknown model_type \"%s\" (expected \"gpt2\", \"llama\", \"qwen2\" or "
+		        "\"glassbox-encdec\")", path, json_string_value(mt));
 		json_decref(root);
 		return -1;
 	}
 	gb_config_defaults(c, fam);
 	rd r = { path, err, 0 };
+	if (qwen2 && qwen2_fields(&r, root, c)) {
+		json_decref(root);
+		return -1;
+	}
 	json_t *gb = json_object_get(root, "glassbox");
 	if (gb && !json_is_object(gb)) {
 		json_decref(root);
@@ -224,8 +292,10 @@ int gb_config_parse(gb_config *c, const char *text, const char *path, gb_err *er
 		get_int(&r, root, "intermediate_size", &ffn);
 		get_float(&r, root, "rms_norm_eps", &c->norm_eps);
 		get_float(&r, root, "rope_theta", &c->rope_theta);
-		get_bool(&r, root, "attention_bias", &c->bias);
-		get_bool(&r, root, "mlp_bias", &c->ffn_bias);
+		if (!qwen2) { /* Qwen2's biases are fixed (qwen2_fields) */
+			get_bool(&r, root, "attention_bias", &c->bias);
+			get_bool(&r, root, "mlp_bias", &c->ffn_bias);
+		}
 		json_t *ha = json_object_get(root, "hidden_act");
 		/* Llama's MLP is always gated: hidden_act names the gate's activation. Only silu is
 		 * supported gated; glassbox.activation can make it a plain MLP instead. */
@@ -273,6 +343,7 @@ int gb_config_parse(gb_config *c, const char *text, const char *path, gb_err *er
 	get_bool(&r, gb, "bias", &both);
 	if (both >= 0)
 		c->bias = c->ffn_bias = both;
+	get_bool(&r, gb, "qkv_bias", &c->qkv_bias);
 	get_bool(&r, gb, "ffn_bias", &c->ffn_bias);
 	get_bool(&r, gb, "norm_bias", &c->norm_bias);
 	get_int(&r, gb, "window", &c->window);
@@ -310,7 +381,7 @@ int gb_config_load(gb_config *c, const char *path, gb_err *err)
 char *gb_config_to_json(const gb_config *c)
 {
 	json_t *o = json_object(), *g = json_object();
-	json_object_set_new(o, "model_type", json_string(gb_family_name(c->family)));
+	json_object_set_new(o, "model_type", json_string(gb_config_type_name(c)));
 	json_object_set_new(o, "vocab_size", json_integer(c->vocab));
 	const char *act = gb_act_name(c->act, c->ffn);
 	if (c->act == GB_ACT_GELU_TANH && c->ffn == GB_FFN_PLAIN)
@@ -334,8 +405,12 @@ char *gb_config_to_json(const gb_config *c)
 		json_object_set_new(o, "intermediate_size", json_integer(c->d_ffn));
 		json_object_set_new(o, "rms_norm_eps", json_real(c->norm_eps));
 		json_object_set_new(o, "rope_theta", json_real(c->rope_theta));
-		json_object_set_new(o, "attention_bias", json_boolean(c->bias));
-		json_object_set_new(o, "mlp_bias", json_boolean(c->ffn_bias));
+		if (c->qwen2) { /* its biases are implied; the glassbox object says if they differ */
+			json_object_set_new(o, "use_sliding_window", json_false());
+		} else {
+			json_object_set_new(o, "attention_bias", json_boolean(c->bias));
+			json_object_set_new(o, "mlp_bias", json_boolean(c->ffn_bias));
+		}
 		json_object_set_new(o, "hidden_act", json_string("silu"));
 		if (c->ffn != GB_FFN_GATED)
 			json_object_set_new(g, "activation", json_string(act));
@@ -383,10 +458,12 @@ char *gb_config_to_json(const gb_config *c)
 		json_object_set_new(g, "router_aux_loss_coef", json_real(c->aux_coef));
 	}
 	json_object_set_new(g, "activation", json_string(gb_act_name(c->act, c->ffn)));
-	if (c->family != GB_FAM_LLAMA) {
+	if (c->family != GB_FAM_LLAMA || (c->qwen2 && (c->bias || c->ffn_bias || !c->qkv_bias))) {
 		json_object_set_new(g, "bias", json_boolean(c->bias));
 		json_object_set_new(g, "ffn_bias", json_boolean(c->ffn_bias));
 	}
+	if (c->qkv_bias != c->qwen2)
+		json_object_set_new(g, "qkv_bias", json_boolean(c->qkv_bias));
 	json_object_set_new(g, "norm_bias", json_boolean(c->norm_bias));
 	json_object_set_new(g, "window", json_integer(c->window));
 	json_object_set_new(g, "textbook_layernorm", json_boolean(c->textbook_ln));

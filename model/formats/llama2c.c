@@ -242,7 +242,7 @@ static const char *unfit(const gb_config *c)
 		return "its positions are not RoPE with theta 10000 (unscaled)";
 	if (c->ffn != GB_FFN_GATED || c->act != GB_ACT_SILU)
 		return "its FFN is not SwiGLU";
-	if (c->bias || c->ffn_bias)
+	if (c->bias || c->qkv_bias || c->ffn_bias)
 		return "it has biases";
 	if (c->d_head * c->n_head != c->d_model)
 		return "its head width is not dim / n_heads";

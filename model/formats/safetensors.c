@@ -315,7 +315,7 @@ static const char *expected_names(int family)
 static int unknown(const st_entry *t, const gb_config *c, gb_err *err)
 {
 	return gb_fail(err, "%s: tensor \"%s\" is not part of this %d-layer %s model (expected %s; check config.json)",
-	               t->file, t->name, c->n_layer, gb_family_name(c->family), expected_names(c->family));
+	               t->file, t->name, c->n_layer, gb_config_type_name(c), expected_names(c->family));
 }
 
 static void note(gb_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

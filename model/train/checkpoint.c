@@ -86,8 +86,8 @@ static const char *config_diff(const gb_config *a, const gb_config *b, char *buf
 #define F(x) { #x, offsetof(gb_config, x) }
 		F(family), F(encdec), F(n_layer), F(n_enc_layer), F(d_model), F(n_head), F(n_kv_head), F(d_head),
 		F(d_ffn), F(vocab), F(n_ctx), F(prenorm), F(norm), F(final_norm), F(pos), F(act), F(ffn), F(bias),
-		F(ffn_bias), F(norm_bias), F(tied), F(scale_embed), F(window), F(textbook_ln), F(bos_id), F(eos_id),
-		F(pad_id), F(dec_start_id),
+		F(qkv_bias), F(ffn_bias), F(norm_bias), F(tied), F(scale_embed), F(window), F(textbook_ln), F(bos_id),
+		F(eos_id), F(pad_id), F(dec_start_id),
 #undef F
 	};
 	for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
