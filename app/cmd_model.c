@@ -191,7 +191,7 @@ int cmd_export_model(session *s, int argc, char **argv, const char *rest)
 		if (!strcmp(argv[i], "--llama2c") && i + 1 < argc)
 			out = argv[++i];
 		else if (!strcmp(argv[i], "--version") && i + 1 < argc) {
-			if (parse_int(argv[++i], 0, 1, &version, "the llama2.c version"))
+			if (parse_int(argv[++i], 0, 2, &version, "the llama2.c version"))
 				return -1;
 		} else if (argv[i][0] != '-' && !what)
 			what = argv[i];
@@ -204,12 +204,18 @@ int cmd_export_model(session *s, int argc, char **argv, const char *rest)
 	gb_err err;
 	if (load_model(what, NULL, &m))
 		return -1;
-	/* llama2.c files hold floats: 16-bit weights are widened first (exactly) */
-	int rc = gb_model_make_writable(&m, &err) ? -1 : gb_llama2c_write(&m, out, version, &err);
+	/* llama2.c files hold floats: 16-bit weights are widened first (exactly). Only then: a
+	 * copy would drop what a llama2.c file was loaded from (its Q8_0 values, its freq_cis),
+	 * which the writer gives back as they were. */
+	int wide = 0;
+	for (int i = 0; i < m.n_params; i++)
+		wide |= !m.params[i].data;
+	int rc = wide && gb_model_make_writable(&m, &err) ? -1 : gb_llama2c_write(&m, out, version, &err);
 	if (rc)
 		errorf("%s", err.msg);
 	else if (s->interactive)
-		printf("wrote %s: llama2.c %s, %zu parameters\n", out, version ? "version 1" : "legacy", m.n_weights);
+		printf("wrote %s: llama2.c %s, %zu parameters\n", out,
+		       version == 2 ? "version 2 (Q8_0)" : version ? "version 1" : "legacy", m.n_weights);
 	gb_model_free(&m);
 	return rc;
 }

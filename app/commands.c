@@ -291,12 +291,15 @@ const command commands[] = {
 	  "a broken file is named with what is wrong, and the model loaded before stays loaded.", cmd_load },
 	{ "models", "", "the shipped models", "", cmd_models },
 	{ "info", "", "the loaded model's architecture and sizes", "", cmd_info },
-	{ "export-model", "DIR|FILE.bin --llama2c OUT.bin [--version 0|1]", "write a model as a llama2.c checkpoint",
-	  "Version 0 is the legacy layout run.c reads (the default), 1 the versioned float32 one.\n"
-	  "The model must be one llama2.c can run: a Llama with RMSNorm (eps 1e-5), SwiGLU, no\n"
-	  "biases and RoPE with theta 10000. llama2.c rotates adjacent pairs: a Hugging Face Llama\n"
+	{ "export-model", "DIR|FILE.bin --llama2c OUT.bin [--version 0|1|2]", "write a model as a llama2.c checkpoint",
+	  "Version 0 is the legacy layout run.c reads (the default), 1 the versioned float32 one, 2\n"
+	  "the int8 one runq.c reads (Q8_0 as export.py writes it: groups of 64 values, halved until\n"
+	  "they divide dim, each an int8 per value and a float32 scale, max |w| / 127; the norms stay\n"
+	  "float32). The model must be one llama2.c can run: a Llama with RMSNorm (eps 1e-5), SwiGLU,\n"
+	  "no biases and RoPE with theta 10000. llama2.c rotates adjacent pairs: a Hugging Face Llama\n"
 	  "(rotating halves) is written with each head's q and k rows reordered to match. Loading\n"
-	  "the file back gives the same weights bit for bit.", cmd_export_model },
+	  "versions 0 and 1 back gives the same weights bit for bit; a version 2 file written back as\n"
+	  "version 2 is the same file (its groups and scales kept as loaded).", cmd_export_model },
 	{ "init", "DIR [--preset gpt2|llama|encdec] [--seed N] [--force] [--dim D --layers L --heads H --kv-heads K --hidden F --vocab V --context C] [--set FIELD=VALUE]...",
 	  "write a small randomly initialized model folder",
 	  "A random model shows how the engine works, not what a trained model learned. The sizes make\n"

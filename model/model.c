@@ -576,6 +576,7 @@ int gb_model_make_writable(gb_model *m, gb_err *err)
 				dst[k] = gb_w16_to_float(p->data16[k], p->wtype);
 		p->data = dst;
 		p->data16 = NULL;
+		p->q8 = NULL; /* it pointed into the map */
 		dst += p->n;
 	}
 	free(m->owned);

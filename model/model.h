@@ -81,6 +81,8 @@ typedef struct gb_param {
 	const uint16_t *data16; /* a linear layer's BF16/F16 weights as the file holds them */
 	int wtype;            /* enum gb_wtype of data16 */
 	struct gb_linear *lin; /* the linear layer this is the weight of, or NULL */
+	const int8_t *q8;     /* a llama2.c Q8_0 tensor's int8 values as the file holds them (its n /
+	                       * l2c_group float32 scales follow), in the map; NULL otherwise */
 	const float **slot;   /* where the per-layer structs keep this pointer */
 	int init;             /* how gb_model_init fills it: 0 random, 1 ones (norm gain), 2 zeros */
 } gb_param;
@@ -105,6 +107,7 @@ typedef struct gb_model {
 	struct gb_l2c_tok *l2c_tok; /* a llama2.c checkpoint's tokenizer.bin, or NULL */
 	const float *l2c_freqs;     /* a legacy llama2.c file's unused freq_cis, in the map, or NULL */
 	int l2c;                    /* a llama2.c checkpoint: 1 + its version (1 legacy, 2, 3); else 0 */
+	int l2c_group;              /* a version 2 checkpoint's group size, else 0 */
 	int check_only;             /* gb_model_check: headers, names and shapes, not the values */
 } gb_model;
 

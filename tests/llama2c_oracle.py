@@ -10,6 +10,10 @@ than query heads, and a tokenizer.bin; then checks:
     relative (max |glassbox - torch| / max |torch|); a rotate-half forward must be far off;
   * `glassbox export-model X.bin --llama2c Y.bin [--version 1]` round trips bit for bit, and
     a Q8_0 file exports as the version 1 file of its dequantized weights;
+  * `--version 2` writes byte for byte the Q8_0 file a few lines of numpy make from the format
+    (export.py's group size and quantize_q80, which the numpy lines are checked against), which
+    loads back with logits close to the float32 model's; a version 2 file written back as version
+    2 is the same file;
   * `run TEXT` with tokenizer.bin beside the checkpoint gives the ids of run.c's encode
     (transcribed below from its algorithm: BOS, dummy prefix, characters or byte fallback,
     highest-scoring merge first);
@@ -152,6 +156,132 @@ def write_v2(path, p, W, gs):
     if p["shared"]:
         D["cls"] = D["emb"]
     return D
+
+
+def q80_numpy(w, gs):
+    """Q8_0 from the format alone, in numpy float32: per group of gs, scale = max|w| / 127 and
+    q = round(w / scale), ties to even (np.rint, as torch.round); a group of zeros: scale 0, q 0."""
+    g = np.asarray(w, dtype=np.float32).reshape(-1, gs)
+    s = np.abs(g).max(axis=1) / np.float32(127.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = np.where(s[:, None] == 0, np.float32(0), np.rint(g / s[:, None]))
+    return q.astype(np.int8), s.astype(np.float32)
+
+
+def v2_bytes_numpy(p, W, gs):
+    """A version 2 file of W as export.py's version2_export lays it out, quantized by q80_numpy."""
+    out = [v_header(p, 2, gs)]
+    for t in W["ln1"] + W["ln2"] + [W["final"]]:
+        out.append(f32(t))
+    seq = [W["emb"]] + [t for n in ("wq", "wk", "wv", "wo", "w1", "w2", "w3") for t in W[n]]
+    if not p["shared"]:
+        seq.append(W["cls"])
+    for w in seq:
+        q, s = q80_numpy(w, gs)
+        out.append(q.tobytes() + f32(s))
+    return b"".join(out)
+
+
+def export_group_size(dim):
+    gs = 64
+    while dim % gs:
+        gs //= 2
+    return gs
+
+
+def check_q8_write(tap, tmp, files, ids):
+    """export-model --version 2: byte for byte what the format says, close to the float32 model,
+    and a version 2 file written back as version 2 unchanged."""
+    for name in ("v1-shared", "v1-unshared", "legacy-unshared", "v1-zero-groups"):
+        if name == "v1-zero-groups":  # whole groups of zeros: scale 0, q 0
+            rng = np.random.default_rng(11)
+            V = files["v1-unshared"][1]["vocab"]
+            p, W = random_model(rng, dim=64, hidden=96, layers=1, heads=4, kv=2, vocab=V, seq=16, shared=False)
+            W["w1"][0][3] = 0
+            W["wo"][0][5, :] = 0
+            path = os.path.join(tmp, name + ".bin")
+            write_v1(path, p, W)
+        else:
+            path, p, W, _ = files[name]
+        gs = export_group_size(p["dim"])
+        out = path + ".q8"
+        rc, _, err = glassbox(["export-model", path, "--llama2c", out, "--version", "2"])
+        want = v2_bytes_numpy(p, W, gs)
+        got = open(out, "rb").read() if rc == 0 else b""
+        ndiff = sum(a != b for a, b in zip(got, want)) + abs(len(got) - len(want))
+        tap.ok(rc == 0 and got == want, "%s -> version 2 (group size %d): byte for byte the numpy quantization of "
+               "its weights (%d bytes, %d differ)" % (name, gs, len(want), ndiff), err)
+        # the numpy lines agree with export.py's torch code (tests' quantize) on these weights
+        agree = all(np.array_equal(q80_numpy(w, gs)[0].reshape(-1), quantize(w, gs)[0]) and
+                    np.array_equal(q80_numpy(w, gs)[1].view(np.uint32), quantize(w, gs)[1].view(np.uint32))
+                    for w in [W["emb"]] + W["w1"] + W["wo"])
+        tap.ok(agree, "%s: numpy's Q8_0 equals export.py's torch quantize_q80 on its weights (torch %s%s)"
+               % (name, torch.__version__, ", groups of zeros included" if name == "v1-zero-groups" else ""))
+        D = dict(W)
+        for n in ("wq", "wk", "wv", "wo", "w1", "w2", "w3"):
+            D[n] = [(lambda q, s: (q.astype(np.float32).reshape(-1, gs) * s[:, None]).reshape(t.shape))(*q80_numpy(t, gs))
+                    for t in W[n]]
+        for n in ("emb", "cls"):
+            q, s = q80_numpy(W[n], gs)
+            D[n] = (q.astype(np.float32).reshape(-1, gs) * s[:, None]).reshape(W[n].shape)
+        if p["shared"]:
+            D["cls"] = D["emb"]
+        g, err = logits_of(out, ids, "ref")
+        full = forward(p, W, ids)
+        if g is None:
+            tap.ok(False, "%s: the version 2 file loads and runs" % name, err)
+            continue
+        e_full, e_deq = rel(g, full), rel(g, forward(p, D, ids))
+        # each weight within half a step (scale / 2) of its float32 value; the logits move by what
+        # these random models (weights of sd 0.4, gains above 1 per layer) make of that
+        steps = max(float(np.max(np.abs(np.asarray(D[n][l] if isinstance(D[n], list) else D[n]).reshape(-1, gs) -
+                                        np.asarray(W[n][l] if isinstance(W[n], list) else W[n]).reshape(-1, gs))
+                              / np.maximum(q80_numpy(W[n][l] if isinstance(W[n], list) else W[n], gs)[1], 1e-30)[:, None]))
+                    for n in ("emb", "wq", "wo", "w1", "w2", "cls") for l in range(p["layers"]))
+        tap.ok(0 < e_full < 0.25 and e_deq <= TOL and steps <= 0.5 + 1e-5,
+               "%s: loaded back, its logits against the float32 model's: max |diff| %.3g, relative %.2e (< 0.25); "
+               "largest weight error %.4f steps (<= 0.5); against the dequantized weights %.1e (<= %g)"
+               % (name, float(np.max(np.abs(g - full))), e_full, steps, e_deq, TOL))
+        back = out + ".back"
+        rc, _, err = glassbox(["export-model", out, "--llama2c", back, "--version", "2"])
+        tap.ok(rc == 0 and open(back, "rb").read() == got, "%s: glassbox's version 2 file written back as version 2 "
+               "is the same file" % name, err)
+    for name in ("v2-q8-unshared", "v2-q8-shared"):
+        path = files[name][0]
+        back = path + ".back"
+        rc, _, err = glassbox(["export-model", path, "--llama2c", back, "--version", "2"])
+        tap.ok(rc == 0 and open(back, "rb").read() == open(path, "rb").read(),
+               "%s: written back as version 2, bit for bit (its group size 16 kept)" % name, err)
+    # A file whose scales were computed as max * fl(1/127) (as some torch versions divide by a
+    # scalar): quantizing its dequantized weights again would move some scales by one unit in the
+    # last place, so only a writer that keeps what it loaded gives the file back.
+    path, p, D, _ = files["v2-q8-unshared"]
+    rng = np.random.default_rng(5)
+    p, W = random_model(rng, dim=64, hidden=128, layers=2, heads=4, kv=2, vocab=p["vocab"], seq=16, shared=False)
+    recip = np.float32(1) / np.float32(127)
+    gs, parts, deq = 32, [v_header(p, 2, 32)], {}
+    for t in W["ln1"] + W["ln2"] + [W["final"]]:
+        parts.append(f32(t))
+    for n in ["emb"] + ["%s%d" % (k, l) for k in ("wq", "wk", "wv", "wo", "w1", "w2", "w3") for l in range(2)] + ["cls"]:
+        w = W[n] if n in W else W[n[:2]][int(n[2:])]
+        g = w.reshape(-1, gs)
+        sc = (np.abs(g).max(1) * recip).astype(np.float32)
+        q = np.rint(g / sc[:, None]).astype(np.int8)
+        parts.append(q.tobytes() + f32(sc))
+        deq[n] = (q.astype(np.float32) * sc[:, None]).reshape(w.shape)
+    path = os.path.join(tmp, "recip.bin")
+    with open(path, "wb") as f:
+        f.write(b"".join(parts))
+    D = {"emb": deq["emb"], "cls": deq["cls"], "ln1": W["ln1"], "ln2": W["ln2"], "final": W["final"]}
+    for k in ("wq", "wk", "wv", "wo", "w1", "w2", "w3"):
+        D[k] = [deq["%s%d" % (k, l)] for l in range(2)]
+    again = v2_bytes_numpy(p, D, gs)
+    moved = sum(a != b for a, b in zip(again[::4], open(path, "rb").read()[::4]))
+    back = path + ".back"
+    rc, _, err = glassbox(["export-model", path, "--llama2c", back, "--version", "2"])
+    tap.ok(rc == 0 and again != open(path, "rb").read() and open(back, "rb").read() == open(path, "rb").read(),
+           "scales made as max * (1/127): quantizing again would differ (%d words), glassbox writes the file back "
+           "bit for bit" % moved, err)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -393,6 +523,8 @@ def run_all(tap, tmp):
         rc, _, err = glassbox(["export-model", path, "--llama2c", out, "--version", "1"])
         tap.ok(rc == 0 and open(out, "rb").read() == open(ref, "rb").read(),
                "%s: exported as version 1, the file of its dequantized weights" % name, err)
+
+    check_q8_write(tap, tmp, files, ids)
 
     # info says what was loaded.
     path = files["v2-q8-unshared"][0]

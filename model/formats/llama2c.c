@@ -207,6 +207,7 @@ int gb_llama2c_bind(gb_model *m, const gb_l2c_header *h, const char *path, gb_er
 						dst[j] = q[j] * scale; /* as runq.c's dequantize */
 				}
 				p->data = dst;
+				p->q8 = q; /* written back as it is (gb_llama2c_write) */
 				dst += p->n;
 			} else {
 				p->data = (float *)src; /* 4-aligned: the map is page-aligned, offsets multiples of 4 */
@@ -220,6 +221,7 @@ int gb_llama2c_bind(gb_model *m, const gb_l2c_header *h, const char *path, gb_er
 				return gb_fail(err, "%s: tensor %s holds %s at element %zu", path, p->name,
 				               isnan(p->data[k]) ? "NaN" : "an infinite value", k);
 	}
+	m->l2c_group = h->version == 2 ? h->group_size : 0;
 	if (h->version == 2)
 		snprintf(m->load_note, sizeof m->load_note, "llama2.c version 2: int8 Q8_0 weights (groups of %d) dequantized "
 		         "to float32 on load (runq.c also quantizes activations; glassbox computes in float32)", h->group_size);
@@ -254,16 +256,88 @@ static const char *unfit(const gb_config *c)
 }
 
 /* A rotate-half model's q or k projection (heads of E rows of `in` floats) with each head's
- * rows reordered for adjacent pairs: row 2i is row i, row 2i+1 is row i + E/2. RoPE then
+ * rows reordered for adjacent pairs: row 2i is row i, row 2i + 1 is row i + E/2. RoPE then
  * turns the same angle on the same two numbers, and q . k is the same sum reordered, so the
- * llama2.c model computes what this one does (as Meta's and Hugging Face's conversions do). */
-static void write_adjacent(FILE *f, const gb_param *p, int E)
+ * llama2.c model computes what this one does (as Meta's and Hugging Face's conversions do).
+ * Copies into out (p->n floats). */
+static void to_adjacent(float *out, const gb_param *p, int E)
 {
 	int rows = p->shape[0], in = p->shape[1];
 	for (int r = 0; r < rows; r++) {
 		int h = r / E, j = r % E, src = h * E + (j % 2 ? j / 2 + E / 2 : j / 2);
-		fwrite(p->data + (size_t)src * in, sizeof(float), (size_t)in, f);
+		memcpy(out + (size_t)r * in, p->data + (size_t)src * in, sizeof(float) * (size_t)in);
 	}
+}
+
+/* export.py's quantize_q80, in float32 as torch computes it: per group of gs values, scale =
+ * max|w| / 127, q = round(w / scale) with ties to even (torch.round; rintf in the default
+ * rounding mode). A group of zeros has scale 0 and q 0 (torch divides 0 by 0 there and casts
+ * the NaN to int8, which gives 0 on x86; C must not convert a NaN). */
+static void quantize_q80(const float *w, size_t n, size_t gs, int8_t *q, float *scale)
+{
+	for (size_t g = 0; g < n / gs; g++) {
+		float mx = 0;
+		for (size_t j = g * gs; j < (g + 1) * gs; j++)
+			mx = fabsf(w[j]) > mx ? fabsf(w[j]) : mx;
+		float s = mx / 127.0f;
+		scale[g] = s;
+		for (size_t j = g * gs; j < (g + 1) * gs; j++)
+			q[j] = s == 0 ? 0 : (int8_t)rintf(w[j] / s);
+	}
+}
+
+/* Whether p still holds exactly the Q8_0 values it was loaded from (p->q8, scales after them). */
+static int q8_intact(const gb_param *p, size_t gs)
+{
+	if (!p->q8 || !gs || p->n % gs)
+		return 0;
+	const unsigned char *sc = (const unsigned char *)p->q8 + p->n;
+	for (size_t g = 0; g < p->n / gs; g++) {
+		float s;
+		memcpy(&s, sc + 4 * g, 4);
+		for (size_t j = g * gs; j < (g + 1) * gs; j++)
+			if (p->q8[j] * s != p->data[j])
+				return 0;
+	}
+	return 1;
+}
+
+/* Writes one tensor of kind k: float32, or Q8_0 (int8 values, then a float32 scale per group).
+ * tmp holds 3 n + 1 floats of scratch. */
+static void write_tensor(FILE *f, const gb_param *p, int k, const gb_config *c, int version, size_t gs, float *tmp)
+{
+	const float *w = p->data;
+	if (version == 2 && !is_norm(k) && c->rope_pairs == GB_ROPE_ADJACENT && q8_intact(p, gs)) {
+		/* as loaded: re-quantizing q x scale can move a scale by one unit in the last place */
+		fwrite(p->q8, 1, p->n + 4 * (p->n / gs), f);
+		return;
+	}
+	if ((k == WQ || k == WK) && c->rope_pairs == GB_ROPE_HALF) {
+		to_adjacent(tmp, p, c->d_head);
+		w = tmp;
+	}
+	if (version != 2 || is_norm(k)) {
+		fwrite(w, sizeof(float), p->n, f); /* the host is little-endian, as the format */
+		return;
+	}
+	int8_t *q = (int8_t *)(tmp + p->n);
+	float *scale = tmp + p->n + (p->n + 3) / 4;
+	quantize_q80(w, p->n, gs, q, scale);
+	fwrite(q, 1, p->n, f);
+	fwrite(scale, sizeof(float), p->n / gs, f);
+}
+
+/* The group size of a version 2 file: the loaded file's when m still holds its Q8_0 values (a
+ * round trip), else export.py's: 64, halved until it divides dim. */
+static int group_size(const gb_model *m)
+{
+	for (int i = 0; i < m->n_params && m->l2c_group > 0; i++)
+		if (m->params[i].q8 && m->params[i].n % (size_t)m->l2c_group == 0)
+			return m->l2c_group;
+	int gs = 64;
+	while (m->cfg.d_model % gs)
+		gs /= 2;
+	return gs;
 }
 
 int gb_llama2c_write(const gb_model *m, const char *path, int version, gb_err *err)
@@ -272,11 +346,31 @@ int gb_llama2c_write(const gb_model *m, const char *path, int version, gb_err *e
 	const char *why = unfit(c);
 	if (why)
 		return gb_fail(err, "%s: llama2.c cannot hold this model: %s", path, why);
-	if (version != 0 && version != 1)
-		return gb_fail(err, "%s: glassbox writes llama2.c version 0 (legacy) or 1, not %d", path, version);
+	if (version < 0 || version > 2)
+		return gb_fail(err, "%s: glassbox writes llama2.c version 0 (legacy), 1 (float32) or 2 (Q8_0), not %d", path,
+		               version);
+	int kinds[16], nk = order(version, c->tied, kinds), gs = version == 2 ? group_size(m) : 0;
+	char name[96];
+	size_t most = 0;
+	for (int i = 0; i < nk; i++) {
+		if (kinds[i] == FREQ)
+			continue;
+		most = count(kinds[i], c) > most ? (size_t)count(kinds[i], c) : most;
+		if (gs && !is_norm(kinds[i]) && count(kinds[i], c) % (uint64_t)gs) {
+			param_name(name, sizeof name, kinds[i], 0);
+			return gb_fail(err, "%s: llama2.c version 2: %s has %llu values, not a multiple of the group size %d", path,
+			               name, (unsigned long long)count(kinds[i], c), gs);
+		}
+	}
+	/* scratch for one tensor: its reordered floats, then its int8 values and scales */
+	float *tmp = malloc(sizeof(float) * (3 * most + 1));
+	if (!tmp)
+		return gb_fail(err, "%s: out of memory", path);
 	gb_file w;
-	if (gb_file_begin(&w, path, err))
+	if (gb_file_begin(&w, path, err)) {
+		free(tmp);
 		return -1;
+	}
 	int32_t v[7] = { c->d_model, c->d_ffn, c->n_layer, c->n_head, c->n_kv_head, c->tied ? c->vocab : -c->vocab,
 	                 c->n_ctx };
 	if (version == 0) {
@@ -284,16 +378,16 @@ int gb_llama2c_write(const gb_model *m, const char *path, int version, gb_err *e
 	} else {
 		unsigned char hd[256] = { 0 };
 		uint32_t magic = L2C_MAGIC;
-		int32_t one = 1;
+		int32_t ver = version, g = gs;
 		v[5] = c->vocab;
 		memcpy(hd, &magic, 4);
-		memcpy(hd + 4, &one, 4);
+		memcpy(hd + 4, &ver, 4);
 		memcpy(hd + 8, v, 28);
 		hd[36] = (unsigned char)c->tied;
+		if (version == 2)
+			memcpy(hd + 37, &g, 4);
 		fwrite(hd, 1, 256, w.f);
 	}
-	int kinds[16], nk = order(version, c->tied, kinds);
-	char name[96];
 	for (int i = 0; i < nk; i++) {
 		int k = kinds[i];
 		if (k == FREQ) {
@@ -314,15 +408,14 @@ int gb_llama2c_write(const gb_model *m, const char *path, int version, gb_err *e
 		for (int l = 0; l < (per_layer(k) ? c->n_layer : 1); l++) {
 			param_name(name, sizeof name, k, l);
 			const gb_param *p = gb_model_param(m, name);
-			if (!p) {
+			if (!p || !p->data) {
 				gb_file_abort(&w);
-				return gb_fail(err, "%s: internal error: the model has no %s", path, name);
+				free(tmp);
+				return gb_fail(err, "%s: internal error: the model has no %s in float32", path, name);
 			}
-			if ((k == WQ || k == WK) && c->rope_pairs == GB_ROPE_HALF)
-				write_adjacent(w.f, p, c->d_head);
-			else
-				fwrite(p->data, sizeof(float), p->n, w.f); /* the host is little-endian, as the format */
+			write_tensor(w.f, p, k, c, version, (size_t)gs, tmp);
 		}
 	}
+	free(tmp);
 	return gb_file_commit(&w, err);
 }

@@ -44,8 +44,9 @@ int gb_llama2c_header(const gb_map *map, const char *path, gb_config *c, gb_l2c_
  * float32 in place, Q8_0 dequantized into m->owned. Refuses NaN and infinite values. */
 int gb_llama2c_bind(struct gb_model *m, const gb_l2c_header *h, const char *path, gb_err *err);
 
-/* Writes m as a llama2.c checkpoint, version 0 (legacy, run.c's) or 1, through a temporary
- * name. The model must be one llama2.c can express; otherwise the error names the first
+/* Writes m as a llama2.c checkpoint, version 0 (legacy, run.c's), 1 or 2 (Q8_0, quantized as
+ * export.py does; a model loaded from a version 2 file gives back its int8 values, scales and
+ * group size as loaded while its weights are unchanged), through a temporary name. The model must be one llama2.c can express; otherwise the error names the first
  * difference. Legacy files carry freq_cis, which run.c skips: the loaded file's bytes when
  * m came from a legacy file with them (m->l2c_freqs), else cos/sin computed in double.
  * A rotate-half model (Hugging Face's Llama) is written with each head's q and k rows
