@@ -343,6 +343,37 @@ static void refusals(void)
 			off = fmaxf(off, fabsf(got[i] - want[i]) / top);
 		tap_ok(off > 1e-3f, "control: with rotate-half pairing the exported weights give other logits (rel %.1e)", off);
 		free(got);
+		half.cfg.rope_pairs = GB_ROPE_ADJACENT;
+		/* Q8_0: the rotate-half model quantized after its rows are reordered is the file of its
+		 * adjacent-pair copy (groups lie inside rows, so reordering rows moves whole groups) */
+		char p2a[300], p2b[300];
+		snprintf(p2a, sizeof p2a, "%s.q8a", path);
+		snprintf(p2b, sizeof p2b, "%s.q8b", path);
+		size_t na = 0, nb = 0;
+		char *a = NULL, *b = NULL;
+		if (gb_llama2c_write(&m, p2a, 2, &err) == 0 && gb_llama2c_write(&half, p2b, 2, &err) == 0) {
+			a = gb_read_file(p2a, 1 << 24, &na, &err);
+			b = gb_read_file(p2b, 1 << 24, &nb, &err);
+		}
+		tap_ok(a && b && na == nb && !memcmp(a, b, na), "version 2 of the rotate-half model is byte for byte that of "
+		       "its adjacent-pair copy (%zu bytes)", na);
+		free(a);
+		free(b);
+		gb_model q8;
+		if (gb_model_load(&q8, p2a, &err) == 0) {
+			got = logits_of(&q8, ids, 8);
+			float qe = 0;
+			for (int i = 0; i < 8 * 300; i++)
+				qe = fmaxf(qe, fabsf(got[i] - want[i]) / top);
+			tap_ok(q8.l2c_group == 16 && qe > 0 && qe < 5e-2f, "and loads back (groups of 16: 64 halved until it "
+			       "divides dim 16) with logits near the float model's (rel %.1e)", qe);
+			free(got);
+			gb_model_free(&q8);
+		} else {
+			tap_ok(0, "the version 2 file loads (%s)", err.msg);
+		}
+		unlink(p2a);
+		unlink(p2b);
 		gb_model_free(&half);
 	} else {
 		tap_ok(0, "the rotate-half export loads (%s)", err.msg);
@@ -352,8 +383,12 @@ static void refusals(void)
 	m.cfg.bias = 1;
 	tap_ok(gb_llama2c_write(&m, path, 0, &err) == -1 && strstr(err.msg, "biases"), "biases: refused (%s)", err.msg);
 	m.cfg.bias = 0;
-	tap_ok(gb_llama2c_write(&m, path, 2, &err) == -1 && strstr(err.msg, "version 0 (legacy) or 1"),
-	       "version 2 (Q8_0) is read, not written: refused (%s)", err.msg);
+	m.cfg.qkv_bias = 1;
+	tap_ok(gb_llama2c_write(&m, path, 0, &err) == -1 && strstr(err.msg, "biases"), "q, k, v biases (Qwen2): refused "
+	       "(%s)", err.msg);
+	m.cfg.qkv_bias = 0;
+	tap_ok(gb_llama2c_write(&m, path, 3, &err) == -1 && strstr(err.msg, "1 (float32) or 2 (Q8_0), not 3"),
+	       "version 3: refused (%s)", err.msg);
 	tap_ok(gb_llama2c_write(&m, path, 1, &err) == 0, "an adjacent-pair Llama writes as version 1");
 	gb_model back;
 	int rc = gb_model_load(&back, path, &err);
