@@ -429,10 +429,7 @@ static void engines(void)
 static size_t params_of(const gb_config *c)
 {
 	gb_model m;
-	gb_err err;
-	gb_model_summary s;
-	(void)s;
-	if (gb_model_init(&m, c, 1, 0.02f, &err))
+	if (make_untrained(&m, c, 1))
 		return 0;
 	size_t n = m.n_weights;
 	gb_model_free(&m);
@@ -523,11 +520,9 @@ static void copy_batch(gb_rng *r, int B, int *ids, int *tgt)
 
 static void smoke(const char *what, int pos, int attn, int experts, int k)
 {
-	gb_config c;
-	gb_config_defaults(&c, GB_FAM_GPT2);
+	gb_config c = base(GB_FAM_GPT2); /* 4 heads, 4 key/value heads */
 	c.n_layer = 1;
 	c.d_model = 32;
-	c.n_head = c.n_kv_head = 4;
 	c.d_head = 8;
 	c.d_ffn = experts ? 32 : 128;
 	c.vocab = 16;
@@ -550,8 +545,13 @@ static void smoke(const char *what, int pos, int attn, int experts, int k)
 	gb_model m;
 	gb_trainer t;
 	gb_err err;
-	if (gb_model_init(&m, &c, 1, 0.02f, &err) || gb_trainer_init(&t, &m, &o, &err)) {
+	if (make_untrained(&m, &c, 1)) {
+		tap_ok(0, "%s: set up", what);
+		return;
+	}
+	if (gb_trainer_init(&t, &m, &o, &err)) {
 		tap_ok(0, "%s: set up (%s)", what, err.msg);
+		gb_model_free(&m);
 		return;
 	}
 	int ids[256 * LEN], tgt[256 * LEN], hid[256 * LEN], htg[256 * LEN];
