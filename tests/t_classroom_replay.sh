@@ -19,9 +19,7 @@ class() {
 	$G -c "run The cat sat on the mat; $2; teach --port 0 --code 2-7; teach --wait 1; teach --state; teach end" \
 		>"$T/$1.t" 2>"$T/$1.terr" &
 	TP=$!
-	i=0
-	while [ $i -lt 400 ] && ! grep -q 'glassbox --follow' "$T/$1.t" 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
-	port=$(sed -n 's/.*glassbox --follow [0-9.]*:\([0-9]*\) --code .*/\1/p' "$T/$1.t")
+	port=$(join_port "$T/$1.t")
 	$G --follow "127.0.0.1:$port" --code 2-7 --print >"$T/$1.out" 2>"$T/$1.err"
 	rc=$?
 	wait $TP
