@@ -106,6 +106,9 @@ $(B)/tests/%.t: tests/%.c $(B)/libglassbox.a tests/tap.h
 # A test of an app/ module of pure functions links that module's object as well.
 $(B)/tests/t_classroom_proto.t: TEST_OBJ = $(B)/app/classroom_proto.o
 $(B)/tests/t_classroom_proto.t: $(B)/app/classroom_proto.o
+# The command table's test reads the table and the follower's rule: the app without main().
+$(B)/tests/t_commands.t: TEST_OBJ = $(B)/libapp.a
+$(B)/tests/t_commands.t: $(B)/libapp.a
 
 # The man pages and the shell completions are written by the program from the tables it runs on
 # (app/gen.c), so they cannot drift from it.

@@ -48,6 +48,15 @@ void classroom_fullscreen(int on);
 /* A follower's own key in the explorer: it explores on its own until `:follow`. */
 void classroom_explore(void);
 
+/* Whether a follower runs the teacher's command line in its own engine (the command table's
+ * replay flag, commands.h; the word may be a unique prefix). */
+int classroom_replays(const char *line);
+/* A follower is running the teacher's command in its own engine now: a frame is never
+ * trusted, so commands whose work grows with their arguments (generate, beam) cap them. */
+int classroom_replaying(void);
+#define FOLLOW_MAX_TOKENS 64      /* generate N, beam's steps */
+#define FOLLOW_MAX_BEAM 8         /* beam's width */
+
 /* The dispatcher's hooks around every command. */
 void classroom_before(session *s);
 void classroom_after(session *s, const char *line, int rc);

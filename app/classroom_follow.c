@@ -21,7 +21,7 @@
 #define RETRY_US 500000ull
 
 static struct {
-	int on, connected, ended, refused, exploring, applying, print;
+	int on, connected, ended, refused, exploring, applying, replaying, print;
 	gbx_conn c;
 	char host[256], code[64], id[40], name[64];
 	int port;
@@ -40,26 +40,24 @@ static struct {
 
 int following(void) { return F.on; }
 
-/* The commands a follower repeats: those that draw from the current run, never those that
- * write files, load folders, train or open windows. */
-static int replayable(const char *cmd)
+/* A follower repeats the teacher's command when the command table says so (commands.h:
+ * views that draw from the current run, never commands that write files, load folders, train
+ * or open windows). The word may be a unique prefix, as the teacher typed it. */
+int classroom_replays(const char *cmd)
 {
-	static const char *const ok[] = { "tokenize", "run", "step", "embed", "pe", "qkv", "scores", "attn", "model",
-	                                  "ln", "ffn", "resid", "next", "cross", "arch", "show", "pair", "heads",
-	                                  "generate", "beam", "translate", "calc", "near", "masks", "lens", "ablate",
-	                                  "print", "trace", "loss", "positions", "norms", "experts", "linear",
-	                                  "receptive", NULL };
 	char w[32];
 	int n = 0;
-	while (cmd[n] && cmd[n] != ' ' && n < 31)
+	while (cmd[n] && cmd[n] != ' ' && cmd[n] != '\t' && n < 31)
 		n++;
+	if (cmd[n] && cmd[n] != ' ' && cmd[n] != '\t')
+		return 0; /* longer than any command's name */
 	memcpy(w, cmd, (size_t)n);
 	w[n] = 0;
-	for (int i = 0; ok[i]; i++)
-		if (!strcmp(w, ok[i]))
-			return 1;
-	return 0;
+	const command *c = command_lookup(w);
+	return c && c->replay == REPLAY;
 }
+
+int classroom_replaying(void) { return F.replaying; }
 
 static void send_hello(void)
 {
@@ -272,10 +270,12 @@ static void apply(session *s)
 		} else if (F.st.view[0]) {
 			run_ids(s, F.st.vids, F.st.n_vids, F.st.vtgt, F.st.n_vtgt);
 			set_cursor(s, F.st.vcur);
-			if (replayable(F.st.view)) {
+			if (classroom_replays(F.st.view)) {
 				if (!F.print)
 					printf("teacher> %s\n", F.st.view);
+				F.replaying = 1;
 				command_line(s, F.st.view);
+				F.replaying = 0;
 			} else
 				class_say("(the teacher ran '%s', which a follower does not repeat)\n", F.st.view);
 		}

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/classroom.h"
 #include "app/textout.h"
 #include "app/view19.h"
 #include "app/view_steps.h"
@@ -119,6 +120,10 @@ int cmd_generate(session *s, int argc, char **argv, const char *rest)
 	gb_sampling sm = { 1, 0, 1 };
 	if (parse_int(argv[1], 1, 100000, &steps, "the number of tokens") || parse_sampling(argc, argv, 2, &sm, &seed))
 		return -1;
+	if (classroom_replaying() && steps > FOLLOW_MAX_TOKENS) {
+		errorf("the teacher generated %d tokens: a follower repeats at most %d", steps, FOLLOW_MAX_TOKENS);
+		return -1;
+	}
 	gb_rng rng;
 	gb_rng_seed(&rng, (uint64_t)seed);
 	/* The sequence the decoder sees grows by one token a step. */
@@ -284,6 +289,11 @@ int cmd_beam(session *s, int argc, char **argv, const char *rest)
 	int k, steps;
 	if (parse_int(argv[1], 1, 64, &k, "the beam width") || parse_int(argv[2], 1, 10000, &steps, "the number of steps"))
 		return -1;
+	if (classroom_replaying() && (k > FOLLOW_MAX_BEAM || steps > FOLLOW_MAX_TOKENS)) {
+		errorf("the teacher's beam is %d wide for %d steps: a follower repeats at most %d wide for %d", k, steps,
+		       FOLLOW_MAX_BEAM, FOLLOW_MAX_TOKENS);
+		return -1;
+	}
 	const gb_trace *tr = &s->trace;
 	int n = tr->n_ids, *ids = malloc(sizeof(int) * (size_t)n);
 	memcpy(ids, tr->ids, sizeof(int) * (size_t)n);

@@ -137,8 +137,9 @@ int gb_config_check(const gb_config *c, const char *path, gb_err *err)
 	                                       c->window))
 		return gb_fail(err, "%s: linear attention takes no %s: use position learned, sinusoidal or none", path,
 		               c->window ? "local window" : gb_pos_name(c->pos));
-	if (c->n_experts < 0 || c->n_experts == 1 || c->n_experts > 256)
-		return gb_fail(err, "%s: num_local_experts must be 0 (a dense FFN) or 2..256 (have %d)", path, c->n_experts);
+	if (c->n_experts < 0 || c->n_experts == 1 || c->n_experts > GB_MAX_EXPERTS)
+		return gb_fail(err, "%s: num_local_experts must be 0 (a dense FFN) or 2..%d (have %d)", path, GB_MAX_EXPERTS,
+		               c->n_experts);
 	if (c->n_experts && (c->top_k < 1 || c->top_k > 2 || c->top_k > c->n_experts))
 		return gb_fail(err, "%s: num_experts_per_tok must be 1 or 2, at most the %d experts (have %d)", path,
 		               c->n_experts, c->top_k);

@@ -10,6 +10,8 @@
 
 #include "model/err.h"
 
+#define GB_MAX_EXPERTS 256 /* a mixture's experts: the routing keeps a row of them on the stack */
+
 enum gb_family { GB_FAM_GPT2, GB_FAM_LLAMA, GB_FAM_ENCDEC };
 enum gb_norm { GB_NORM_LAYER, GB_NORM_RMS };
 /* GB_POS_T5: T5's learned relative bias, one value per (offset bucket, head) added to the
@@ -65,7 +67,8 @@ typedef struct gb_config {
 	int rel_buckets;   /* GB_POS_T5: offset buckets (32): half exact, half log-spaced */
 	int rel_max_dist;  /* GB_POS_T5: offsets from here on share the last bucket (128) */
 	int attn_kind;     /* enum gb_attn_kind of self-attention */
-	int n_experts;     /* 0: one dense FFN; E > 1: a mixture of E experts of width d_ffn */
+	int n_experts;     /* 0: one dense FFN; E > 1: a mixture of E experts of width d_ffn (at most
+	                    * GB_MAX_EXPERTS) */
 	int top_k;         /* experts per token (1 or 2) */
 	int norm_topk;     /* gate weights renormalised over the chosen experts (Mixtral), or the
 	                    * router's probabilities as they are (Switch) */

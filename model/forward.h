@@ -81,6 +81,14 @@ double gb_alibi_slope(int h, int n);
  * _relative_position_bucket does. */
 int gb_t5_bucket(int rel, int bidirectional, int nb, int maxd);
 
+/* A mixture of experts' routing decision for one token, from its router probabilities p (E,
+ * the softmax of its router logits): the top k experts (k is 1 or 2) into pick, best first, the
+ * lower index winning a tie, and their gate weights into gate: the probabilities renormalised
+ * over the chosen (Mixtral's rule, renorm) or as they are (Switch's). The engine (moe.c) and
+ * the trainer's float and double passes route through it; a float row converts to double
+ * exactly, so each gets the numbers its own loop gave. */
+void gb_moe_route(const double *p, int E, int k, int renorm, int *pick, double *gate);
+
 /* elu(x) + 1, linear attention's feature map: x + 1 for x > 0, e^x otherwise (always > 0). */
 double gb_elu1(double x);
 

@@ -5,17 +5,20 @@
 
 #include <string.h>
 
-/* The top-k experts of a row of router probabilities p (E), best first, the lower index
- * winning a tie. */
-static void top_k(const float *p, int E, int k, int *pick)
+void gb_moe_route(const double *p, int E, int k, int renorm, int *pick, double *gate)
 {
-	for (int r = 0; r < k; r++) {
+	for (int r = 0; r < k; r++) { /* k <= 2: the second skips the first */
 		int b = -1;
 		for (int e = 0; e < E; e++)
 			if ((r == 0 || e != pick[0]) && (b < 0 || p[e] > p[b]))
 				b = e;
 		pick[r] = b;
 	}
+	double sum = 0;
+	for (int i = 0; i < k; i++)
+		sum += p[pick[i]];
+	for (int i = 0; i < k; i++)
+		gate[i] = renorm ? p[pick[i]] / sum : p[pick[i]];
 }
 
 /* A mixture of experts in place of the FFN: router logits x Wr, their softmax, the top-k
@@ -40,13 +43,12 @@ int gb_fwd_moe(fctx *f, const gb_moe_w *w, const char *name, const float *x, int
 	memset(load, 0, (size_t)E * sizeof(float));
 	for (int t = 0; t < T; t++) {
 		int pick[2];
-		const float *pt = p + (size_t)t * E;
-		top_k(pt, E, K, pick);
-		double sum = 0;
-		for (int i = 0; i < K; i++)
-			sum += pt[pick[i]];
+		double pt[GB_MAX_EXPERTS], gate[2];
+		for (int e = 0; e < E; e++)
+			pt[e] = p[(size_t)t * E + e];
+		gb_moe_route(pt, E, K, c->norm_topk, pick, gate);
 		for (int i = 0; i < K; i++) {
-			g[(size_t)t * E + pick[i]] = c->norm_topk ? (float)(pt[pick[i]] / sum) : pt[pick[i]];
+			g[(size_t)t * E + pick[i]] = (float)gate[i];
 			ch[(size_t)t * K + i] = (float)pick[i];
 			load[pick[i]] += 1.0f / (float)(T * K);
 		}

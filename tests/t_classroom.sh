@@ -84,9 +84,7 @@ $G -c "teach --port 0 --code $CODE; lesson $T/c.lesson --interactive; teach --st
 	<"$T/in" >"$T/teacher.out" 2>"$T/teacher.err" &
 TP=$!
 exec 3>"$T/in"
-i=0
-while [ $i -lt 200 ] && ! grep -q 'glassbox --follow' "$T/teacher.out" 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
-PORT=$(sed -n 's/.*glassbox --follow [0-9.]*:\([0-9]*\) --code .*/\1/p' "$T/teacher.out")
+PORT=$(join_port "$T/teacher.out")
 check "teach --port 0 prints a join line with the port it got and the code" \
 	sh -c "[ -n '$PORT' ] && [ '$PORT' -gt 0 ] && grep -q -- '--code $CODE' '$T/teacher.out'"
 
@@ -231,9 +229,7 @@ check "the teacher logged each kind: oversized, wrong version, wrong code, malfo
 $G -c "init $T/m --seed 5; load $T/m; run hello world; attn 1 2; teach --port 0 --code 9-9; teach --wait 2; teach --state; teach end" \
 	>"$T/t2.out" 2>"$T/t2.err" &
 TP=$!
-i=0
-while [ $i -lt 200 ] && ! grep -q 'glassbox --follow' "$T/t2.out" 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
-P2=$(sed -n 's/.*glassbox --follow [0-9.]*:\([0-9]*\) --code .*/\1/p' "$T/t2.out")
+P2=$(join_port "$T/t2.out")
 $G --follow "127.0.0.1:$P2" --code 9-9 --print >"$T/m1.out" 2>"$T/m1.err" &
 M1=$!
 $G --follow "127.0.0.1:$P2" --code 9-9 --print --model "$T/m" >"$T/m2.out" 2>"$T/m2.err"
@@ -250,9 +246,7 @@ check "one given a copy with --model ends on the teacher's state (status $m2)" \
 # follower tries again by itself and catches up with the new session at once
 $G -c "run When Mary; attn 1 1; teach --port 0 --code 5-5; teach --wait 2" >"$T/t3.out" 2>"$T/t3.err" &
 TP=$!
-i=0
-while [ $i -lt 200 ] && ! grep -q 'glassbox --follow' "$T/t3.out" 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
-P3=$(sed -n 's/.*glassbox --follow [0-9.]*:\([0-9]*\) --code .*/\1/p' "$T/t3.out")
+P3=$(join_port "$T/t3.out")
 $G --follow "127.0.0.1:$P3" --code 5-5 --print >"$T/r.out" 2>"$T/r.err" &
 RP=$!
 pids="$pids $RP"

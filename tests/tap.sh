@@ -9,6 +9,13 @@ have() { grep -qF -- "$2" "$1"; }
 # slow N: N times GB_SLOW (tests/sanitize.env sets it under sanitizers), for time limits and
 # waiting loops that a slower build would run past.
 slow() { echo $(($1 * ${GB_SLOW:-1})); }
+# join_port FILE: waits (10 s, times GB_SLOW) for a teacher's join line ("glassbox --follow
+# HOST:PORT --code C") in FILE and prints its port; nothing when it never came.
+join_port() {
+	_i=0
+	while [ $_i -lt "$(slow 200)" ] && ! grep -q 'glassbox --follow' "$1" 2>/dev/null; do sleep 0.05; _i=$((_i + 1)); done
+	sed -n 's/.*glassbox --follow [0-9.]*:\([0-9]*\) --code .*/\1/p' "$1" | head -n 1
+}
 # A private tmux server for this script alone (its own socket in the script's temporary
 # folder), so a user's or another test's tmux sessions can never change a result; it is
 # killed when the script ends (call tmux_cleanup from the script's own EXIT trap). A keeper

@@ -274,18 +274,6 @@ static void b_ffn(const mx *x, const gb_ffn_w *w, const ffn_act *fa, const R *d_
 
 /* ---- a mixture of experts (model/moe.c's forward) ---- */
 
-/* The top-k experts of p (E), best first, the lower index winning a tie (as moe.c). */
-static void pick_top(const R *p, int E, int k, int *pick)
-{
-	for (int r = 0; r < k; r++) {
-		int b = -1;
-		for (int e = 0; e < E; e++)
-			if ((r == 0 || e != pick[0]) && (b < 0 || p[e] > p[b]))
-				b = e;
-		pick[r] = b;
-	}
-}
-
 /* Rows of expert e: the tokens that chose it, into rows (T); returns their number. */
 static int expert_rows(const R *chosen, int T, int K, int e, int *rows)
 {
@@ -323,15 +311,14 @@ static const R *f_moe(mx *x, const gb_moe_w *w, const R *in, int T, ffn_act *fa)
 	FN(gb_softmax_fwd)(p, T, E);
 	memset(g, 0, (size_t)T * E * sizeof *g);
 	memset(load, 0, (size_t)E * sizeof *load);
-	for (int t = 0; t < T; t++) {
+	for (int t = 0; t < T; t++) { /* the engine's routing (moe.c), on this pass's probabilities */
 		int pick[2];
-		const R *pt = p + (size_t)t * E;
-		pick_top(pt, E, K, pick);
-		double sum = 0;
-		for (int i = 0; i < K; i++)
-			sum += pt[pick[i]];
+		double pt[GB_MAX_EXPERTS], gate[2];
+		for (int e = 0; e < E; e++)
+			pt[e] = p[(size_t)t * E + e];
+		gb_moe_route(pt, E, K, c->norm_topk, pick, gate);
 		for (int i = 0; i < K; i++) {
-			g[(size_t)t * E + pick[i]] = c->norm_topk ? (R)(pt[pick[i]] / sum) : pt[pick[i]];
+			g[(size_t)t * E + pick[i]] = (R)gate[i];
 			ch[(size_t)t * K + i] = (R)pick[i];
 			load[pick[i]] += (R)1 / (R)(T * K);
 		}
