@@ -51,8 +51,11 @@ int gb_recipe_preset(gb_recipe *r, const char *name, gb_err *err)
 		 * is one token, so each name and word of the world (" Mary", " park", and "Mary" and
 		 * "The" where a document starts) is a single token and the figures read like text.
 		 * Words from outside the world still split into the pieces those merges built. At
-		 * 1024 tokens " Mary" was " Mar" "y" and " park" " par" "k" (t_corpus checks every
-		 * word). The embedding grows by 703 x 128 parameters (0.94 M to 1.03 M). */
+		 * 1024 tokens " Mary" was " Mar" "y" and " park" " par" "k"; t_world_tokens checks
+		 * every word. The first 767 merges are the same as that vocabulary's (the same text,
+		 * the same ranking), so ids 0..1022 name the same tokens; the end-of-text token moves
+		 * to 1726. The embedding grows by 703 x 128 weights (0.94 M parameters to 1.03 M).
+		 * Should the text ever support fewer tokens, gb_tok_train fails and says so. */
 		r->vocab = 1727;
 		lm_config(&r->cfg, r->vocab, 128, 4, 4, 128);
 		r->corpus_bytes = 24u << 20;
