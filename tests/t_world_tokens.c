@@ -1,6 +1,6 @@
 /* t_world_tokens.c — tiny-lm's vocabulary has one token per word of its world: the tokenizer
- * the recipe trains (gb_recipe_data on the tiny-lm preset, the exact text and vocabulary size
- * the shipped model was trained with) encodes every word gb_corpus_world_words lists, with
+ * the recipe trains (gb_recipe_data on the tiny-lm preset: the text and the vocabulary size
+ * `glassbox train --preset tiny-lm` uses; 2 s) encodes every word gb_corpus_world_words lists, with
  * its leading space, as a single token; so does every word form the generated text writes
  * (capitalised at a sentence start, or at a document's start with no space before it),
  * collected from the text itself. Words from outside the world still split. When the shipped
@@ -24,8 +24,9 @@ static int n_tokens(const gb_tokenizer *tok, const char *s)
 	return n;
 }
 
-/* Every distinct run of letters in text, with the space before it when there is one; calls
- * f on each new one. Returns how many distinct forms there were. */
+/* Every distinct run of letters in text, with the space (or the apostrophe of "'s") before it
+ * when there is one, is encoded; *bad counts those that are not one token, first_bad names the
+ * first. Returns how many distinct forms there were. */
 static int each_form(const char *text, size_t len, const gb_tokenizer *tok, int *bad, char *first_bad, size_t cap)
 {
 	enum { MAXF = 4096 };
@@ -49,16 +50,24 @@ static int each_form(const char *text, size_t len, const gb_tokenizer *tok, int 
 		else if (a > 0 && text[a - 1] == ' ')
 			a--;
 		char f[32];
-		if (i - a >= sizeof f)
+		if (i - a >= sizeof f) { /* no word of the world is this long */
+			if ((*bad)++ == 0)
+				snprintf(first_bad, cap, "a word of %zu letters", i - a);
 			continue;
+		}
 		memcpy(f, text + a, i - a);
 		f[i - a] = 0;
 		int k;
 		for (k = 0; k < n; k++)
 			if (!strcmp(seen[k], f))
 				break;
-		if (k < n || n == MAXF)
+		if (k < n)
 			continue;
+		if (n == MAXF) { /* the world has about 830 forms */
+			if ((*bad)++ == 0)
+				snprintf(first_bad, cap, "more than %d distinct forms", MAXF);
+			continue;
+		}
 		strcpy(seen[n++], f);
 		if (n_tokens(tok, f) != 1 && (*bad)++ == 0)
 			snprintf(first_bad, cap, "'%s' is %d tokens", f, n_tokens(tok, f));
@@ -170,6 +179,15 @@ int main(void)
 		int same = !gb_tok_encode(tok, probe, strlen(probe), 0, &a, &na, NULL, &err) &&
 		       !gb_tok_encode(shipped, probe, strlen(probe), 0, &b, &nb, NULL, &err) && na == nb &&
 		       !memcmp(a, b, sizeof *a * (size_t)na);
+		/* every id names the same bytes */
+		for (int id = 0; id < r.cfg.vocab && same; id++) {
+			char *x = NULL, *y = NULL;
+			size_t lx = 0, ly = 0;
+			same = !gb_tok_decode(tok, &id, 1, &x, &lx, &err) && !gb_tok_decode(shipped, &id, 1, &y, &ly, &err) &&
+			       lx == ly && !memcmp(x, y, lx);
+			free(x);
+			free(y);
+		}
 		/* and the whole held-out stream, token for token */
 		int *c = NULL, nc = 0;
 		char *dec = NULL;
@@ -179,8 +197,8 @@ int main(void)
 			same = (size_t)nc == held.n_tok && !memcmp(c, held.tok, sizeof *c * held.n_tok);
 		else
 			same = 0;
-		tap_ok(same, "the shipped tiny-lm's tokenizer is the recipe's: the held-out text (%zu tokens) encodes "
-		       "to the same ids", held.n_tok);
+		tap_ok(same, "the shipped tiny-lm's tokenizer is the recipe's: each of the %d ids names the same bytes, "
+		       "and the held-out text (%zu tokens) encodes to the same ids", r.cfg.vocab, held.n_tok);
 		free(a);
 		free(b);
 		free(c);
