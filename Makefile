@@ -9,14 +9,26 @@ endif
 CC      ?= cc
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
+LDFLAGS ?=
 WARN     = -Wall -Wextra -Wno-unused-parameter
-ALLCFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -I. -MMD -MP $(DEP_CFLAGS) -DHAVE_SDL2=$(HAVE_SDL2) \
+# SANITIZE=address,undefined builds everything (objects, program, tests) with those sanitizers;
+# tests/sanitize.env says how the tests run then. Given CFLAGS and LDFLAGS are kept either way.
+SANITIZE ?=
+SAN_FLAGS = $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all)
+ALLCFLAGS = -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) $(SAN_FLAGS) -I. -MMD -MP $(DEP_CFLAGS) -DHAVE_SDL2=$(HAVE_SDL2) \
             -DGLASSBOX_VERSION=\"$(VERSION)\" -DGLASSBOX_DATADIR=\"$(PREFIX)/share/glassbox\"
+ALLLDFLAGS = $(CFLAGS) $(SAN_FLAGS) $(LDFLAGS)
 LDLIBS   = $(DEP_LIBS)
 VERSION  = 0.1.0
 DESTDIR ?=
 BIN_DIR  = $(DESTDIR)$(PREFIX)/bin
 DATA_DIR = $(DESTDIR)$(PREFIX)/share/glassbox
+MAN_DIR  = $(DESTDIR)$(PREFIX)/share/man
+# Where each shell looks for completions under PREFIX (Debian's zsh reads vendor-completions
+# under /usr: debian/rules says so).
+BASH_COMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSH_COMPDIR  ?= $(PREFIX)/share/zsh/site-functions
+FISH_COMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 
 ifeq ($(V),1)
 Q =
@@ -41,6 +53,9 @@ APP_OBJ   = $(patsubst %.c,$(B)/%.o,$(APP_SRC))
 TEST_SRC  = $(wildcard tests/t_*.c)
 TEST_BIN  = $(patsubst tests/%.c,$(B)/tests/%.t,$(TEST_SRC))
 TEST_SH   = $(wildcard tests/t_*.sh)
+# the fuzz harnesses again, with a plain main (tests/fuzz/replay.c) for t_fuzz_replay.sh
+FUZZ_SRC  = $(wildcard tests/fuzz/fz_*.c)
+REPLAY_BIN = $(patsubst tests/fuzz/%.c,$(B)/tests/%.replay,$(FUZZ_SRC))
 
 # ar keeps members by file name alone: two sources with one name in different folders would
 # silently replace each other in the library.
@@ -49,15 +64,24 @@ ifneq ($(DUP_NAMES),)
 $(error two library sources share a file name: $(DUP_NAMES))
 endif
 
-all: glassbox
+all: glassbox man completion
+
+# Objects remember the compiler and flags they were built with: changing CC, CFLAGS or
+# SANITIZE rebuilds everything instead of mixing sanitized and plain objects.
+BUILD_FLAGS = $(CC) | $(ALLCFLAGS) | $(ALLLDFLAGS) | $(SIMD_CFLAGS)
+$(B)/flags: FORCE
+	@mkdir -p $(@D)
+	@if [ "$$(cat $@ 2>/dev/null)" != '$(BUILD_FLAGS)' ]; then printf '%s\n' '$(BUILD_FLAGS)' >$@; fi
 
 glassbox: $(APP_OBJ) $(B)/libglassbox.a
 	$(say) LINK $@
-	$(Q)$(CC) $(CFLAGS) -o $@ $(APP_OBJ) $(B)/libglassbox.a $(LDLIBS)
+	$(Q)$(CC) $(ALLLDFLAGS) -o $@ $(APP_OBJ) $(B)/libglassbox.a $(LDLIBS)
 
 $(B)/libglassbox.a: $(LIB_OBJ)
 	$(say) AR $@
 	$(Q)rm -f $@ && ar rcs $@ $(LIB_OBJ)
+
+$(LIB_OBJ) $(APP_OBJ) $(TEST_BIN) $(REPLAY_BIN): $(B)/flags
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
@@ -67,34 +91,106 @@ $(B)/%.o: %.c
 $(B)/model/kernels/simd_avx2.o: $(SIMD_SRC)
 	@mkdir -p $(@D)
 	$(say) CC '$< (avx2)'
-	$(Q)$(CC) $(ALLCFLAGS) -DGB_SIMD_WIDTH=8 -c -o $@ $<
+	$(Q)$(CC) $(ALLCFLAGS) $(SIMD_CFLAGS) -DGB_SIMD_WIDTH=8 -c -o $@ $<
 
 $(B)/model/kernels/simd_avx512.o: $(SIMD_SRC)
 	@mkdir -p $(@D)
 	$(say) CC '$< (avx512)'
-	$(Q)$(CC) $(ALLCFLAGS) -DGB_SIMD_WIDTH=16 -c -o $@ $<
+	$(Q)$(CC) $(ALLCFLAGS) $(SIMD_CFLAGS) -DGB_SIMD_WIDTH=16 -c -o $@ $<
 
 $(B)/tests/%.t: tests/%.c $(B)/libglassbox.a tests/tap.h
 	@mkdir -p $(@D)
 	$(say) CC $<
-	$(Q)$(CC) $(ALLCFLAGS) -o $@ $< $(B)/libglassbox.a $(LDLIBS)
+	$(Q)$(CC) $(ALLCFLAGS) $(ALLLDFLAGS) -o $@ $< $(TEST_OBJ) $(B)/libglassbox.a $(LDLIBS)
 
-tests: $(TEST_BIN)
+# A test of an app/ module of pure functions links that module's object as well.
+$(B)/tests/t_classroom_proto.t: TEST_OBJ = $(B)/app/classroom_proto.o
+$(B)/tests/t_classroom_proto.t: $(B)/app/classroom_proto.o
 
-check: glassbox $(TEST_BIN)
-	prove -e '' $(TEST_BIN) $(TEST_SH)
+# The man pages and the shell completions are written by the program from the tables it runs on
+# (app/gen.c), so they cannot drift from it.
+MAN_OUT  = $(B)/man/glassbox.1 $(B)/man/glassbox-lesson.5
+COMP_OUT = $(B)/completion/glassbox.bash $(B)/completion/_glassbox $(B)/completion/glassbox.fish
+man: $(MAN_OUT)
+completion: $(COMP_OUT)
+
+$(B)/man/glassbox.1: glassbox
+	@mkdir -p $(@D)
+	$(say) GEN $@
+	$(Q)./glassbox --gen-man 1 >$@.tmp && mv $@.tmp $@
+$(B)/man/glassbox-lesson.5: glassbox lessons/README.md
+	@mkdir -p $(@D)
+	$(say) GEN $@
+	$(Q)./glassbox --gen-man 5 lessons/README.md >$@.tmp && mv $@.tmp $@
+$(B)/completion/glassbox.bash: glassbox
+	@mkdir -p $(@D)
+	$(say) GEN $@
+	$(Q)./glassbox --gen-completion bash >$@.tmp && mv $@.tmp $@
+$(B)/completion/_glassbox: glassbox
+	@mkdir -p $(@D)
+	$(say) GEN $@
+	$(Q)./glassbox --gen-completion zsh >$@.tmp && mv $@.tmp $@
+$(B)/completion/glassbox.fish: glassbox
+	@mkdir -p $(@D)
+	$(say) GEN $@
+	$(Q)./glassbox --gen-completion fish >$@.tmp && mv $@.tmp $@
+
+$(B)/tests/fz_%.replay: tests/fuzz/fz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(B)/libapp.a $(B)/libglassbox.a
+	@mkdir -p $(@D)
+	$(say) CC $<
+	$(Q)$(CC) $(ALLCFLAGS) $(ALLLDFLAGS) -o $@ $< tests/fuzz/replay.c $(B)/libapp.a $(B)/libglassbox.a $(LDLIBS)
+
+tests: $(TEST_BIN) $(REPLAY_BIN)
+
+# CHECK_SH picks the shell tests (CI's sanitizer stage runs the CLI ones); under SANITIZE the
+# tests get tests/sanitize.env (leak suppressions for third-party libraries, GB_SLOW for waits).
+CHECK_SH ?= $(TEST_SH)
+check: glassbox $(MAN_OUT) $(COMP_OUT) $(TEST_BIN) $(REPLAY_BIN)
+	$(if $(SANITIZE),. tests/sanitize.env &&) prove -e '' $(TEST_BIN) $(CHECK_SH)
+
+# Fuzzing (tests/fuzz/README.md): one libFuzzer harness per parser, built with clang into
+# build/fuzz; `make fuzz FUZZ_SECONDS=N [FUZZ_BUDGET="calc=S ..."]` runs each for N seconds.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_BUDGET  ?=
+FUZZ_B        = $(B)/fuzz
+FUZZ_BIN      = $(patsubst tests/fuzz/%.c,$(FUZZ_B)/%,$(FUZZ_SRC))
+# (the vector kernels are no parser: clang takes many minutes to instrument their intrinsics)
+fuzz-build:
+	$(Q)$(MAKE) --no-print-directory B=$(FUZZ_B)/obj CC=$(FUZZ_CC) SANITIZE=address,undefined \
+		CFLAGS='-O1 -g -fsanitize=fuzzer-no-link' SIMD_CFLAGS=-fno-sanitize=all \
+		$(FUZZ_B)/obj/libglassbox.a $(FUZZ_B)/obj/libapp.a
+	$(Q)$(MAKE) --no-print-directory $(FUZZ_BIN)
+$(FUZZ_B)/fz_%: tests/fuzz/fz_%.c tests/fuzz/fuzz.h $(FUZZ_B)/obj/libglassbox.a $(FUZZ_B)/obj/libapp.a
+	$(say) CC $<
+	$(Q)$(FUZZ_CC) -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I. $(DEP_CFLAGS) \
+		-DHAVE_SDL2=$(HAVE_SDL2) -o $@ $< $(FUZZ_B)/obj/libapp.a $(FUZZ_B)/obj/libglassbox.a $(LDLIBS)
+fuzz: fuzz-build
+	FUZZ_BUDGET='$(FUZZ_BUDGET)' nice -n 19 tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BIN)
+
+# The app's objects without main(), for the fuzz harnesses of the lesson and command parsers.
+$(B)/libapp.a: $(filter-out $(B)/app/main.o,$(APP_OBJ))
+	$(say) AR $@
+	$(Q)rm -f $@ && ar rcs $@ $^
 
 bench: glassbox
 	./glassbox bench
 
-install: glassbox
-	install -d $(BIN_DIR) $(DATA_DIR)
+install: glassbox $(MAN_OUT) $(COMP_OUT)
+	install -d $(BIN_DIR) $(DATA_DIR) $(MAN_DIR)/man1 $(MAN_DIR)/man5
 	install -m 755 glassbox $(BIN_DIR)/glassbox
+	install -m 644 $(B)/man/glassbox.1 $(MAN_DIR)/man1/glassbox.1
+	install -m 644 $(B)/man/glassbox-lesson.5 $(MAN_DIR)/man5/glassbox-lesson.5
+	install -d $(DESTDIR)$(BASH_COMPDIR) $(DESTDIR)$(ZSH_COMPDIR) $(DESTDIR)$(FISH_COMPDIR)
+	install -m 644 $(B)/completion/glassbox.bash $(DESTDIR)$(BASH_COMPDIR)/glassbox
+	install -m 644 $(B)/completion/_glassbox $(DESTDIR)$(ZSH_COMPDIR)/_glassbox
+	install -m 644 $(B)/completion/glassbox.fish $(DESTDIR)$(FISH_COMPDIR)/glassbox.fish
 	if [ -d assets ]; then cp -R assets/. $(DATA_DIR)/; fi
 	if [ -d lessons ] && ls lessons/* >/dev/null 2>&1; then install -d $(DATA_DIR)/lessons && cp -R lessons/. $(DATA_DIR)/lessons/; fi
 
 uninstall:
-	rm -f $(BIN_DIR)/glassbox
+	rm -f $(BIN_DIR)/glassbox $(MAN_DIR)/man1/glassbox.1 $(MAN_DIR)/man5/glassbox-lesson.5
+	rm -f $(DESTDIR)$(BASH_COMPDIR)/glassbox $(DESTDIR)$(ZSH_COMPDIR)/_glassbox $(DESTDIR)$(FISH_COMPDIR)/glassbox.fish
 	rm -rf $(DATA_DIR)
 
 clean:
@@ -103,5 +199,13 @@ clean:
 distclean: clean
 	rm -f config.mk
 
-.PHONY: all check bench install uninstall clean distclean tests
--include $(LIB_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(TEST_BIN:.t=.d)
+# The Debian package, built from a copy of the tracked files under build/deb (dpkg-buildpackage
+# writes beside the source folder): build/deb/glassbox_$(VERSION)_amd64.deb.
+deb:
+	rm -rf $(B)/deb && mkdir -p $(B)/deb/glassbox-$(VERSION)
+	git ls-files -z -co --exclude-standard | xargs -0 cp --parents -t $(B)/deb/glassbox-$(VERSION)
+	cd $(B)/deb/glassbox-$(VERSION) && dpkg-buildpackage -us -uc -b -j2
+	@ls $(B)/deb/*.deb
+
+.PHONY: all check bench install uninstall clean distclean tests man completion deb fuzz fuzz-build FORCE
+-include $(LIB_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(TEST_BIN:.t=.d) $(REPLAY_BIN:.replay=.d)

@@ -3,6 +3,7 @@
  * side on the same machine state. Prints figures; asserts nothing (speed is not a test). */
 #include "app/bench_forward.h"
 #include "app/bench_kv.h"
+#include "app/bench_attn.h"
 #include "app/bench_long.h"
 
 #include <stdlib.h>
@@ -150,7 +151,9 @@ int bench_main(FILE *out, int argc, char **argv)
 		return bench_kvcache(out);
 	if (argc == 1 && !strcmp(argv[0], "long"))
 		return bench_long(out);
-	fprintf(stderr, "bench: unknown '%s' (bench [kernels|matvec|forward|kv|long|decode [DIR] [--shape llama110m|gpt2small] "
+	if (argc == 1 && !strcmp(argv[0], "attention")) /* issue 19, part 3 */
+		return bench_attention(out);
+	fprintf(stderr, "bench: unknown '%s' (bench [kernels|matvec|forward|kv|long|attention|decode [DIR] [--shape llama110m|gpt2small] "
 	                "[--threads N] [--tokens N]])\n", argv[0]);
 	return -1;
 }

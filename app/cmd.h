@@ -21,11 +21,14 @@ cmd_fn cmd_embed, cmd_pe, cmd_head_stage, cmd_scores, cmd_model, cmd_ln, cmd_ffn
        cmd_next, cmd_show, cmd_calc, cmd_masks, cmd_window, cmd_tui, cmd_pair; /* cmd_view.c: figures */
 cmd_fn cmd_qkv;                                              /* cmd_view.c: --units (issue 18) */
 cmd_fn cmd_arch;                                             /* cmd_view.c: the architecture */
+cmd_fn cmd_loss, cmd_positions, cmd_experts, cmd_linear, cmd_receptive, cmd_cost, cmd_norms;                            /* cmd_choices.c: issue 19 */
+cmd_fn cmd_compare_models;                                   /* cmd_compare_models.c */
 cmd_fn cmd_trace, cmd_print, cmd_dump, cmd_export;           /* cmd_data.c: the numbers */
 cmd_fn cmd_generate, cmd_beam, cmd_translate;                /* cmd_gen.c: decoding */
 cmd_fn cmd_heads, cmd_ablate, cmd_lens, cmd_near, cmd_compare; /* cmd_probe.c: inside the model */
 cmd_fn cmd_models, cmd_load, cmd_info, cmd_init, cmd_set, cmd_bench; /* cmd_model.c */
 cmd_fn cmd_export_model;                                     /* cmd_model.c: llama2.c files */
+cmd_fn cmd_doctor;                                           /* doctor.c: what this machine can show */
 cmd_fn cmd_train, cmd_eval, cmd_curves;                      /* cmd_train.c: training */
 /* cmd_lesson is the lesson runner's own (lesson.h). */
 
@@ -42,6 +45,12 @@ int parse_int(const char *a, int lo, int hi, int *out, const char *what);
 int parse_range(const char *a, int lo, int hi, int *first, int *last, const char *what);
 /* Reads "L H" (need 2) or "L" (need 1) as 1-based numbers; the view checks the ranges. */
 int layer_head(int argc, char **argv, int need, int *l, int *h);
+/* The user's model gallery, $XDG_DATA_HOME/glassbox/models or ~/.local/share/glassbox/models
+ * (cmd_model.c); -1 when neither variable says where. */
+int user_models_dir(char *out, size_t cap);
+/* Loads a model argument (a folder, a shipped model's name, a name in the user's gallery, a
+ * llama2.c file with tokenizer) into m (cmd_model.c); -1 after an error line. */
+int load_model(const char *arg, const char *tokenizer, gb_model *m);
 /* A trace tensor by name; NULL after an error naming the closest name, if one is close. */
 const gb_ttensor *find_tensor(session *s, const char *name);
 

@@ -143,7 +143,8 @@ int cmd_print(session *s, int argc, char **argv, const char *rest)
 
 int cmd_dump(session *s, int argc, char **argv, const char *rest)
 {
-	if (argc != 3)
+	int force = argc == 4 && !strcmp(argv[3], "--force");
+	if (argc != 3 && !force)
 		return usage(argv[0]);
 	if (need_run(s))
 		return -1;
@@ -151,7 +152,7 @@ int cmd_dump(session *s, int argc, char **argv, const char *rest)
 	gb_err err;
 	if (!t)
 		return -1;
-	if (gb_trace_dump(t, argv[2], &err)) {
+	if (gb_trace_dump(t, argv[2], force, &err)) {
 		errorf("%s", err.msg);
 		return -1;
 	}

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "app/textout.h"
+#include "app/view19.h"
+#include "app/view_steps.h"
 #include "model/decode.h"
 #include "model/tokenizer/tokenizer.h"
 
@@ -140,6 +142,7 @@ int cmd_generate(session *s, int argc, char **argv, const char *rest)
 	gb_fwd_opts o = { 0 };
 	o.k = s->k;
 	o.textbook_ln = s->textbook;
+	mask_opts(s, &o); /* each cached step under the session's mask, as the full run */
 	gb_err err;
 	gb_trace step_tr = { 0 };
 	const gb_trace *cur = &s->trace; /* where the next token's logits are */
@@ -156,6 +159,7 @@ int cmd_generate(session *s, int argc, char **argv, const char *rest)
 	/* sampling that changes the distribution (a temperature, top-k, top-p) draws with other
 	 * probabilities than the model's own; greedy (T 0, top-k 1) draws with 1, which says nothing */
 	int drawn = (sm.temp != 1 || sm.top_k > 0 || sm.top_p < 1) && sm.temp > 0 && sm.top_k != 1;
+	view_decode *fig = view_decode_new(s, &sm); /* the steps as a figure (NULL: none, no error) */
 	for (int step = 0; step < steps; step++) {
 		if (interrupted) {
 			printf("(stopped after %d tokens)\n", step);
@@ -169,6 +173,8 @@ int cmd_generate(session *s, int argc, char **argv, const char *rest)
 		int V = lg->shape[1];
 		double p;
 		int id = gb_sample(lg->data + (size_t)(lg->shape[0] - 1) * V, V, &sm, &rng, &p);
+		if (fig && view_decode_add(fig, lg->data + (size_t)(lg->shape[0] - 1) * V, V, id))
+			gb_fig_free(view_decode_figure(fig)), fig = NULL;
 		seq[n++] = id;
 		char piece[128];
 		piece_str(s, id, piece, sizeof piece);
@@ -227,6 +233,10 @@ int cmd_generate(session *s, int argc, char **argv, const char *rest)
 		free(s->text);
 		s->text = ids_text(s, s->trace.ids, s->trace.n_ids);
 	}
+	/* after the text has grown, so the figure names the text it came from */
+	gb_figure *df = view_decode_figure(fig);
+	if (df && session_adopt(s, df, NULL))
+		rc = -1;
 	free(seq);
 	free(src);
 	return rc;
@@ -234,6 +244,7 @@ int cmd_generate(session *s, int argc, char **argv, const char *rest)
 
 typedef struct beam_print {
 	session *s;
+	view_beam *fig;           /* the tree as it grows (NULL: out of memory, no figure) */
 } beam_print;
 
 static int print_beams(void *arg, int step, const gb_beam *beams, int n)
@@ -253,6 +264,9 @@ static int print_beams(void *arg, int step, const gb_beam *beams, int n)
 	}
 	if (n > shown)
 		printf("  ... and %d more beams\n", n - shown);
+	beam_print *bp = arg;
+	if (bp->fig && view_beam_add(bp->fig, step, beams, n))
+		gb_fig_free(view_beam_figure(bp->fig, NULL, 0)), bp->fig = NULL;
 	fflush(stdout);
 	if (interrupted) {
 		printf("stopped by Ctrl-C after step %d\n", step);
@@ -276,17 +290,19 @@ int cmd_beam(session *s, int argc, char **argv, const char *rest)
 	gb_beam out[64];
 	int n_out = 0;
 	gb_err err;
-	beam_print bp = { s };
+	beam_print bp = { s, view_beam_new(s, k) };
 	interrupted = 0;
 	int rc = gb_beam_search(&s->model, s->k, ids, n, k, steps, s->model.cfg.eos_id, print_beams, &bp, out, &n_out, &err);
 	free(ids);
 	if (rc) {
+		gb_fig_free(view_beam_figure(bp.fig, NULL, 0));
 		errorf("%s", err.msg);
 		return -1;
 	}
 	printf("best: score %.4f (sum of log-probabilities)\n", out[0].score);
+	gb_figure *tree = view_beam_figure(bp.fig, out, n_out);
 	gb_beams_free(out, n_out);
-	return 0;
+	return tree ? session_adopt(s, tree, NULL) : 0;
 }
 
 int cmd_translate(session *s, int argc, char **argv, const char *rest)

@@ -10,12 +10,14 @@
 #include <sys/stat.h>
 
 #include "app/bench_forward.h"
+#include "app/view19.h"
 #include "model/formats/llama2c.h"
 #include "model/tokenizer/tokenizer.h"
+#include "model/train/recipe.h"
 #include "viz/colormap.h"
 
 /* The user's model gallery: $XDG_DATA_HOME/glassbox/models, or ~/.local/share/glassbox/models. */
-static int user_models_dir(char *out, size_t cap)
+int user_models_dir(char *out, size_t cap)
 {
 	const char *x = getenv("XDG_DATA_HOME"), *h = getenv("HOME");
 	if (x && x[0] == '/') /* the XDG spec ignores a relative path */
@@ -127,7 +129,7 @@ int cmd_models(session *s, int argc, char **argv, const char *rest)
 
 /* A model argument resolved and loaded: a folder, a shipped name or a llama2.c file (with
  * its tokenizer when given); -1 after an error line. */
-static int load_model(const char *arg, const char *tokenizer, gb_model *m)
+int load_model(const char *arg, const char *tokenizer, gb_model *m)
 {
 	gb_err err;
 	char path[1024], user[700];
@@ -168,8 +170,10 @@ int cmd_load(session *s, int argc, char **argv, const char *rest)
 	if (s->loaded)
 		gb_model_free(&s->model);
 	s->model = m;
+	gb_model_moved(&s->model, &m);
 	s->loaded = 1;
 	s->have_run = 0;
+	s->ctx_trained = 0;
 	gb_fig_free(s->fig); /* the old model's figure must not be exported as this one's */
 	gb_fig_free(s->prev_fig);
 	s->prev_fig = NULL;
@@ -233,6 +237,11 @@ static void info_table(session *s)
 	long attn = proj + (c->bias ? H * E + 2 * K * E + d : 0);
 	int gated = c->ffn == GB_FFN_GATED;
 	long ffn_w = (gated ? 3 : 2) * d * f, ffn = ffn_w + (c->ffn_bias ? (gated ? 2 * f : f) + d : 0);
+	long X = c->n_experts, kx = X ? c->top_k : 1;
+	if (X) { /* X experts of the FFN's shape and a router; a token runs top_k of them */
+		ffn = X * ffn + d * X;
+		ffn_w = kx * ffn_w + d * X;
+	}
 	long norm = c->norm == GB_NORM_LAYER && c->norm_bias ? 2 * d : d;
 	long L = c->n_layer, Le = c->n_enc_layer;
 	long norms = (c->encdec ? 2 * Le + 3 * L : 2 * L) + (c->final_norm ? (c->encdec ? 2 : 1) : 0);
@@ -270,14 +279,25 @@ static void info_table(session *s)
 		info_row("cross-attention (4 d^2 + biases)", attn, L, cost);
 		total += attn * (Le + 2 * L);
 		snprintf(cost, sizeof cost, "%ld (%s) / %ld (%s)", m * ffn_w, fm, n * ffn_w, fn);
-		info_row(gated ? "feed-forward (3 d d_ffn, gated)" : "feed-forward (2 d d_ffn + d + d_ffn)", ffn, Le + L, cost);
+		info_row(X ? "mixture of experts (E FFNs + router)" : gated ? "feed-forward (3 d d_ffn, gated)"
+		                                                          : "feed-forward (2 d d_ffn + d + d_ffn)", ffn, Le + L, cost);
 		total += ffn * (Le + L);
 	} else {
 		snprintf(cost, sizeof cost, "%ld (%s) + %ld (%s)", m * proj, pm, 2 * m * m * H * E, sm);
 		info_row(an, attn, L, cost);
-		snprintf(cost, sizeof cost, "%ld (%s)", m * ffn_w, fm);
-		info_row(gated ? "feed-forward (3 d d_ffn, gated)" : "feed-forward (2 d d_ffn + d + d_ffn)", ffn, L, cost);
+		if (X)
+			snprintf(cost, sizeof cost, "%ld (m (%ld x %s + d E): top-%ld of %ld experts)", m * ffn_w, kx,
+			         gated ? "3 d d_ffn" : "2 d d_ffn", kx, X);
+		else
+			snprintf(cost, sizeof cost, "%ld (%s)", m * ffn_w, fm);
+		info_row(X ? "mixture of experts (E FFNs + router)" : gated ? "feed-forward (3 d d_ffn, gated)"
+		                                                          : "feed-forward (2 d d_ffn + d + d_ffn)", ffn, L, cost);
 		total += (attn + ffn) * L;
+	}
+	if (c->pos == GB_POS_T5) {
+		info_row("T5 relative bias (buckets x heads)", (long)c->rel_buckets * H, L + Le,
+		         "a look-up per query and key, added to the score");
+		total += (long)c->rel_buckets * H * (L + Le);
 	}
 	info_row(c->norm == GB_NORM_RMS ? "RMS norm (d)" : "layer norm (2d)", norm, norms,
 	         c->encdec ? "2 per encoder layer, 3 per decoder layer" : "2 per layer, and the final one");
@@ -311,14 +331,47 @@ int cmd_info(session *s, int argc, char **argv, const char *rest)
 		printf("positions   rope, theta %g, %s\n", (double)c->rope_theta, c->rope_pairs == GB_ROPE_ADJACENT
 		       ? "adjacent pairs (2f, 2f+1) rotate together (Meta's and llama2.c's layout)"
 		       : "pairs (f, f + d_head/2) rotate together (rotate-half, Hugging Face's layout)");
+	else if (c->pos == GB_POS_T5)
+		printf("positions   t5: a learned bias per head and offset bucket, added to the scores (%d buckets: "
+		       "%d exact, then log-spaced to %d; each layer its own)\n", c->rel_buckets, c->rel_buckets / 2,
+		       c->rel_max_dist);
 	else
 		printf("positions   %s\n", gb_pos_name(c->pos));
+	if (c->pos == GB_POS_ROPE && c->rope_scale == GB_ROPE_SCALE_LINEAR)
+		printf("            scaled (linear): every frequency / %g\n", (double)c->rope_factor);
+	else if (c->pos == GB_POS_ROPE && c->rope_scale == GB_ROPE_SCALE_LLAMA3)
+		printf("            scaled (llama3): wavelengths over %g tokens / %g, under %g kept, a blend between "
+		       "(trained context %d)\n", c->rope_orig_ctx / (double)c->rope_low, (double)c->rope_factor,
+		       c->rope_orig_ctx / (double)c->rope_high, c->rope_orig_ctx);
+	if (c->attn_kind == GB_ATTN_LINEAR)
+		printf("attention   linear: features elu(x) + 1, weights phi(q).phi(k) / their sum (no softmax); run "
+		       "as running sums by the fast engine\n");
 	if (c->window)
 		printf("attention   local window %d\n", c->window);
 	printf("ffn         %s, biases %s\n", gb_act_name(c->act, c->ffn), c->bias ? "yes" : "no");
+	if (c->n_experts)
+		printf("experts     %d of width %d, top-%d per token, %s; load-balancing loss weight %g\n", c->n_experts,
+		       c->d_ffn, c->top_k, c->norm_topk ? "gates renormalised over the chosen (Mixtral)"
+		                                        : "gates the router's probabilities (Switch)", (double)c->aux_coef);
 	printf("output      %s\n", c->tied ? "tied to the embedding (scores are dot products with E's rows)"
 	                                     : "its own V x d matrix");
 	printf("parameters  %zu\n", s->model.n_weights);
+	{ /* issue 19: what sharing keys and values saves while decoding (the cache holds floats) */
+		long per = 2L * c->n_layer * c->n_kv_head * c->d_head * (long)sizeof(float);
+		long mha = 2L * c->n_layer * c->n_head * c->d_head * (long)sizeof(float);
+		printf("kv cache    %ld bytes per token (2 x %d layers x %d key/value heads x %d x 4 bytes)", per,
+		       c->n_layer, c->n_kv_head, c->d_head);
+		if (c->n_kv_head != c->n_head)
+			printf("; %ld with a key/value head per query head (%dx)", mha, c->n_head / c->n_kv_head);
+		double all = per * (double)c->n_ctx;
+		printf("; %.1f %s for the context of %d%s\n", all >= 1e6 ? all / 1e6 : all / 1e3, all >= 1e6 ? "MB" : "KB", c->n_ctx,
+		       c->encdec ? ", plus the cross-attention's keys and values of the source" : "");
+		if (c->attn_kind == GB_ATTN_LINEAR) /* what the recurrent form needs instead */
+			printf("            linear attention needs only its running state: %ld bytes (%d layers x %d key/value heads x "
+			       "(%d x %d + %d) x 4), whatever the length\n", (long)c->n_layer * c->n_kv_head *
+			       (c->d_head * c->d_head + c->d_head) * (long)sizeof(float), c->n_layer, c->n_kv_head, c->d_head,
+			       c->d_head, c->d_head);
+	}
 	if (s->model.load_note[0])
 		printf("loading     %s\n", s->model.load_note);
 	printf("engine      %s\n\n", s->k->name);
@@ -336,7 +389,8 @@ int cmd_init(session *s, int argc, char **argv, const char *rest)
 	 * default), so a bench can make a model of a real one's shape (GPT-2 small, Llama-110M) */
 	static const char *const size_opt[] = { "--dim", "--layers", "--heads", "--kv-heads", "--hidden", "--vocab", "--context" };
 	static const int size_max[] = { 16384, 256, 256, 256, 65536, 1 << 20, 1 << 16 };
-	int size[7] = { 0 };
+	int size[7] = { 0 }, n_set = 0;
+	const char *sets[32];
 	for (int i = 1; i < argc; i++) {
 		int k = 0;
 		while (k < 7 && strcmp(argv[i], size_opt[k]))
@@ -353,6 +407,8 @@ int cmd_init(session *s, int argc, char **argv, const char *rest)
 				return -1;
 		} else if (!strcmp(argv[i], "--force"))
 			force = 1;
+		else if (!strcmp(argv[i], "--set") && i + 1 < argc && n_set < 32)
+			sets[n_set++] = argv[++i]; /* issue 19: a random model of any variant */
 		else if (argv[i][0] != '-' && !dir)
 			dir = argv[i];
 		else
@@ -418,6 +474,22 @@ int cmd_init(session *s, int argc, char **argv, const char *rest)
 	}
 	gb_model m;
 	gb_err err;
+	if (n_set) { /* the fields train --set knows, on this config (the recipe's others unused) */
+		gb_recipe r;
+		memset(&r, 0, sizeof r);
+		r.cfg = c;
+		r.seq = c.n_ctx;
+		for (int i = 0; i < n_set; i++)
+			if (gb_recipe_set(&r, sets[i], &err)) {
+				errorf("%s", err.msg);
+				return -1;
+			}
+		c = r.cfg;
+		if (gb_config_check(&c, dir, &err)) {
+			errorf("%s", err.msg);
+			return -1;
+		}
+	}
 	if (gb_model_init(&m, &c, (uint64_t)seed, 0.2f, &err)) {
 		errorf("%s", err.msg);
 		return -1;
@@ -451,6 +523,8 @@ static int on_off(const char *v, int *out)
 
 int cmd_set(session *s, int argc, char **argv, const char *rest)
 {
+	if (argc >= 2 && !strcmp(argv[1], "mask")) /* issue 19: set mask window 4 */
+		return set_mask(s, argc - 1, argv + 1);
 	if (argc != 3)
 		return usage(argv[0]);
 	const char *k = argv[1], *v = argv[2];
@@ -503,7 +577,9 @@ int cmd_set(session *s, int argc, char **argv, const char *rest)
 			return -1;
 		return rerun(s);
 	}
-	errorf("unknown setting '%s': engine, threads, palette, colors or textbook", k);
+	if (!strcmp(k, "context"))
+		return set_context(s, v);
+	errorf("unknown setting '%s': engine, threads, palette, colors, textbook, context or mask", k);
 	return -1;
 }
 

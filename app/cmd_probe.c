@@ -10,6 +10,7 @@
 
 #include "app/textout.h"
 #include "app/view_common.h"
+#include "app/view19.h"
 #include "app/views.h"
 #include "model/decode.h"
 #include "model/tokenizer/tokenizer.h"
@@ -127,6 +128,7 @@ int cmd_ablate(session *s, int argc, char **argv, const char *rest)
 	gb_fwd_opts o = { 0 };
 	o.k = s->k;
 	o.head_scale = scale;
+	mask_opts(s, &o); /* the run it compares with had the session's mask */
 	gb_err err;
 	const gb_trace *tr = &s->trace;
 	int rc = gb_forward(&s->model, tr->ids, tr->n_ids, c->encdec ? tr->tgt : NULL, tr->n_tgt, &ab, &o, &err);
@@ -504,6 +506,8 @@ int cmd_compare(session *s, int argc, char **argv, const char *rest)
 	gb_fwd_opts oa = { 0 }, ob = { 0 };
 	oa.k = ref;
 	ob.k = fast;
+	mask_opts(s, &oa);
+	mask_opts(s, &ob);
 	const gb_trace *cur = &s->trace;
 	if (gb_forward(&s->model, cur->ids, cur->n_ids, cur->encdec ? cur->tgt : NULL, cur->n_tgt, &a, &oa, &err) ||
 	    gb_forward(&s->model, cur->ids, cur->n_ids, cur->encdec ? cur->tgt : NULL, cur->n_tgt, &b, &ob, &err)) {

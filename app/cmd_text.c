@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app/textout.h"
+#include "app/view_steps.h"
 #include "app/tour.h"
 #include "model/fileio.h"
 #include "viz/figure.h"
@@ -389,6 +390,8 @@ int cmd_tokenize(session *s, int argc, char **argv, const char *rest)
 		char **one[2] = { &tokdir, NULL };
 		if (l == 7 && !strncmp(rest, "--steps", 7))
 			steps = 1;
+		else if (l == 8 && !strncmp(rest, "--merges", 8))
+			steps = 2; /* the replay as a figure: a strip per merge */
 		else if (l == 9 && !strncmp(rest, "--special", 9))
 			flags |= GB_TOK_SPECIAL;
 		else if (l == 10 && !strncmp(rest, "--template", 10))
@@ -470,17 +473,26 @@ int cmd_tokenize(session *s, int argc, char **argv, const char *rest)
 		if (gb_tok_encode(t, rest, strlen(rest), flags, &ids, &n, steps ? &tt : NULL, &err)) {
 			errorf("%s", err.msg);
 		} else {
-			if (steps)
+			if (steps == 1)
 				show_steps(t, rest, ids, n, &tt);
-			else
+			else if (!steps)
 				for (int i = 0; i < n; i++) {
 					char piece[128];
 					tok_piece(t, ids[i], piece, sizeof piece);
 					printf("%5d  %s\n", ids[i], piece);
 				}
+			rc = 0;
+			/* the replay as strips: --merges shows it, --steps makes it the figure for the
+			 * window and export beside its text */
+			if (steps && t == s->model.tok) {
+				gb_figure *f = view_merges(s, t, rest, ids, n, &tt);
+				rc = !f ? -1 : steps == 2 ? show_figure(s, f) : session_adopt(s, f, NULL);
+			} else if (steps == 2) {
+				errorf("--merges draws the loaded model's tokenizer: load it, or use --steps with --tokenizer");
+				rc = -1;
+			}
 			gb_tok_trace_free(&tt);
 			free(ids);
-			rc = 0;
 		}
 	}
 	gb_tok_free(own);

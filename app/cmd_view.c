@@ -83,6 +83,32 @@ static int take_range(int *argc, char **argv, range_opt *r)
 	return 0;
 }
 
+/* --at T taken out of argv: the token a too-wide token x token heatmap ends its window on
+ * (session.at, kept until the next run). 0, or -1 after an error. */
+static int take_at(session *s, int *argc, char **argv)
+{
+	for (int i = 1; i < *argc; i++) {
+		if (strcmp(argv[i], "--at"))
+			continue;
+		int n = s->trace.encdec ? s->trace.n_tgt : s->trace.n_ids, t;
+		if (i + 1 >= *argc) {
+			errorf("--at takes a token number from 1 to %d", n > 0 ? n : 1);
+			return -1;
+		}
+		if (parse_int(argv[i + 1], 1, n > 0 ? n : 1, &t, "--at's token"))
+			return -1;
+		s->at = t;
+		char *w[2] = { argv[i], argv[i + 1] };
+		for (int j = i; j + 2 < *argc; j++)
+			argv[j] = argv[j + 2];
+		argv[*argc - 2] = w[0];
+		argv[*argc - 1] = w[1];
+		*argc -= 2;
+		break;
+	}
+	return 0;
+}
+
 /* The range a command gave (or its absence) is kept for its stage: the window's keys draw the
  * stage again on the same scale, until another command chooses. */
 static void keep_range(session *s, int stage, const range_opt *r)
@@ -145,7 +171,7 @@ int cmd_head_stage(session *s, int argc, char **argv, const char *rest)
 {
 	int l, h, stage = 0;
 	range_opt r;
-	if (take_range(&argc, argv, &r))
+	if (take_range(&argc, argv, &r) || take_at(s, &argc, argv))
 		return -1;
 	const char *name = command_name(argv[0]);
 	while (stage < ST_N && strcmp(stage_name(stage), name))
@@ -178,7 +204,7 @@ int cmd_scores(session *s, int argc, char **argv, const char *rest)
 {
 	int l, h;
 	range_opt r;
-	if (take_range(&argc, argv, &r))
+	if (take_range(&argc, argv, &r) || take_at(s, &argc, argv))
 		return -1;
 	keep_range(s, ST_SCORES, &r);
 	if (argc == 4 && (!strcmp(argv[3], "raw") || !strcmp(argv[3], "masked"))) {

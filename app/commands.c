@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/classroom.h"
 #include "app/lesson.h"
 #include "app/textout.h"
 
@@ -139,11 +140,13 @@ static const struct {
 } families[] = {
 	{ "the text", "run tokenize step" },
 	{ "views of the current run (figures)", "embed pe qkv scores attn model ln ffn resid next cross show heads lens arch pair" },
+	{ "what each architecture choice does", "loss positions norms experts linear receptive cost compare-models" },
 	{ "generation", "generate beam translate" },
 	{ "probes", "ablate near compare" },
 	{ "numbers and files", "trace print dump export calc masks" },
 	{ "models", "models load info init export-model train eval curves bench" },
-	{ "lessons, screens and settings", "lesson tui window set help quit" },
+	{ "lessons, screens and settings", "lesson tui window set doctor help quit" },
+	{ "a class on the local network", "teach tally follow answer" },
 };
 
 static int in_list(const char *list, const char *name)
@@ -272,6 +275,9 @@ int cmd_quit(session *s, int argc, char **argv, const char *rest) { return 1; }
 	RANGE_HELP
 
 /* The fixed colour scale of a heatmap (the value axis of a bar chart), kept for the stage. */
+#define AT_HELP \
+	"--at T: on a long input, when the query x key map is wider than the terminal, the map is\n" \
+	"a square window ending on token T (default: the last), so the diagonal shows.\n"
 #define RANGE_HELP \
 	"--range LO HI fixes the colour scale (the bars' axis) at LO..HI, so two figures compare on\n" \
 	"one scale (raw and scaled scores, two temperatures); the window's keys keep it."
@@ -291,12 +297,13 @@ const command commands[] = {
 	  "biases and RoPE with theta 10000. llama2.c rotates adjacent pairs: a Hugging Face Llama\n"
 	  "(rotating halves) is written with each head's q and k rows reordered to match. Loading\n"
 	  "the file back gives the same weights bit for bit.", cmd_export_model },
-	{ "init", "DIR [--preset gpt2|llama|encdec] [--seed N] [--force] [--dim D --layers L --heads H --kv-heads K --hidden F --vocab V --context C]",
+	{ "init", "DIR [--preset gpt2|llama|encdec] [--seed N] [--force] [--dim D --layers L --heads H --kv-heads K --hidden F --vocab V --context C] [--set FIELD=VALUE]...",
 	  "write a small randomly initialized model folder",
 	  "A random model shows how the engine works, not what a trained model learned. The sizes make\n"
 	  "one of a real model's shape for benchmarks: init /tmp/gpt2s --dim 768 --layers 12 --heads 12\n"
-	  "--vocab 50257 --context 1024 (GPT-2 small; --hidden defaults to 4 x dim).", cmd_init },
-	{ "tokenize", "[--steps] [--tokenizer DIR] TEXT | --compare DIR1 DIR2 TEXT",
+	  "--vocab 50257 --context 1024 (GPT-2 small; --hidden defaults to 4 x dim). --set changes one\n"
+	  "field of the architecture as train --set does (position=alibi, num_local_experts=4, ...).", cmd_init },
+	{ "tokenize", "[--steps|--merges] [--tokenizer DIR] TEXT | --compare DIR1 DIR2 TEXT",
 	  "show the tokens (pieces and ids) of TEXT; --steps replays every step and BPE merge",
 	  "Byte-level BPE starts from the bytes of each word and merges neighbouring pieces, the\n"
 	  "merge learned earliest (lowest rank) first, until no learned merge applies. A word the\n"
@@ -305,7 +312,9 @@ const command commands[] = {
 	  "characters that fell back to bytes. --special matches added tokens such as <s>;\n"
 	  "--template adds the ones the tokenizer puts around a text. --tokenizer DIR uses another\n"
 	  "folder's tokenizer; --compare shows two side by side; --file prints the ids of each\n"
-	  "line (or NUL-separated record) of FILE, one line each.", cmd_tokenize },
+	  "line (or NUL-separated record) of FILE, one line each. --merges draws the replay as token\n"
+	  "strips, one per merge (per group of merges beyond 11); --steps makes the same figure the\n"
+	  "one the window shows and export writes.", cmd_tokenize },
 	{ "run", "TEXT | --file FILE | --ids N... [--target-ids N...]", "run TEXT through the model; it becomes the current text",
 	  "Everything the trace holds comes from the last run. A text longer than the context keeps\n"
 	  "its last tokens (and says so). --file runs a UTF-8 file as the text, newlines and ';'\n"
@@ -324,12 +333,13 @@ const command commands[] = {
 	  "Positions and features are labelled from 0, as the formula counts them; --units counts\n"
 	  "columns from 1 (column 1 is feature 0). The line plot of a sinusoid is drawn smooth.\n" UNITS_HELP, cmd_pe },
 	{ "qkv", "L H [--units A-B] [--range LO HI]", "queries, keys and values of head H in layer L", UNITS_HELP, cmd_qkv },
-	{ "scores", "L H [raw|masked] [--range LO HI]", "attention scores of head H in layer L: raw q.k, or scaled and masked",
+	{ "scores", "L H [raw|masked] [--at T] [--range LO HI]", "attention scores of head H in layer L: raw q.k, or scaled and masked",
 	  "masked (the default) is q.k / sqrt(d_head) with -inf where the causal mask hides a key:\n"
-	  "exactly what enters the softmax.\n" RANGE_HELP, cmd_scores },
-	{ "attn", "L H [--lines] [--range LO HI]", "attention weights of head H in layer L (query x key; rows sum to 1)",
+	  "exactly what enters the softmax.\n" AT_HELP RANGE_HELP, cmd_scores },
+	{ "attn", "L H [--lines] [--at T] [--range LO HI]", "attention weights of head H in layer L (query x key; rows sum to 1)",
 	  "--lines draws the head as lines, as BertViz's head view does: the queries on the left, the\n"
-	  "keys on the right, a line from each query to each key, wider and darker with its weight.\n" RANGE_HELP, cmd_head_stage },
+	  "keys on the right, a line from each query to each key, wider and darker with its weight.\n"
+	  AT_HELP RANGE_HELP, cmd_head_stage },
 	{ "model", "[--layers A-B]", "every layer and head's attention weights at once",
 	  "At the prompt the grid shows the layers that fit the terminal, and a line names the\n"
 	  "command for the others: model --layers 3-4.", cmd_model },
@@ -350,6 +360,53 @@ const command commands[] = {
 	{ "pair", "[TITLE]", "the last two heatmaps side by side, on one colour scale, as one slide",
 	  "Show one figure, then another, then pair: e.g. show enc.L2.attn.weights 1, show\n"
 	  "dec.L2.attn.weights 1, pair Encoder and decoder. Both take the union of their ranges.", cmd_pair },
+	{ "loss", "[--curve]", "the loss of each token of the current text: -log p(token | the tokens before it)",
+	  "A token strip, each token coloured by how surprised the model was by it (the first token is\n"
+	  "predicted by nothing); --curve draws the losses along the positions with their running mean.\n"
+	  "After 'set context N' a run may be longer than the context the model was trained on (for\n"
+	  "every kind of positions but learned ones); the curve draws the part past it as its own line.", cmd_loss },
+	{ "norms", "[--grad [--check]]", "the residual stream's norm layer by layer; --grad the loss's gradient norm per layer",
+	  "Without --grad: the mean over the tokens of ||x|| after the embedding and after each layer.\n"
+	  "--grad: a backward pass through the trainer's code of the current text's next-token loss,\n"
+	  "and the norm of its gradient with respect to each layer's weights. Pre- and post-norm side\n"
+	  "by side: compare-models tiny-lm tiny-lm-postnorm norms --grad. --check prints each layer's\n"
+	  "gradient norm beside the loss's slope along that gradient by central differences of the\n"
+	  "forward pass alone (they agree when the backward pass is right).", cmd_norms },
+	{ "experts", "L [--load | --tokens [N]]", "a mixture of experts: where the router sends each token of the current text",
+	  "The tokens x experts map of the router's probabilities in layer L, the chosen experts of each\n"
+	  "token in brackets; --load the share of the text's choices each expert got (even is 1/E);\n"
+	  "--tokens each expert's N most frequent tokens on the text (default 6), with their counts.", cmd_experts },
+	{ "linear", "L H [--state [N]]", "linear attention: the n x n weights it implies, and the d x d state that replaces them",
+	  "Prints both orders of computation of head H in layer L (the implied weights times the\n"
+	  "values; the running state phi(k) v^T read by phi(q)) and their largest difference, and\n"
+	  "draws the implied weights beside the state (each divided by its largest value). --state:\n"
+	  "the state after 1/N, 2/N, ... of the keys (default 4),\n"
+	  "on one scale: it fills in, and never grows.", cmd_linear },
+	{ "receptive", "[N]", "which tokens each position can reach after 1, 2, ... layers under the mask in force",
+	  "One panel per layer for N positions (default the current text's, at most 64), under the\n"
+	  "pattern 'set mask' put on the runs (or the causal mask): position i has read token j after l\n"
+	  "layers when l allowed pairs chain them. A window of w reaches l(w - 1) + 1 tokens.", cmd_receptive },
+	{ "cost", "[--memory] [--max N]", "attention's time (or memory) against the length, measured: softmax, window, linear",
+	  "One head (d_head 64, causal) of 64, 128, ... up to N tokens (4096) through the engine in use:\n"
+	  "softmax attention, a sliding window of 64 and linear attention, each timed (the best of three\n"
+	  "means), drawn on log2-log2 axes where a power law is a straight line: its measured slope is\n"
+	  "in the legend (2: quadratic, 1: linear). --memory: the bytes each form allocates or keeps.\n"
+	  "A few seconds; 'bench attention' prints the same table.", cmd_cost },
+	{ "compare-models", "A B VIEW [ARGS]", "the same view on two models as one figure of two panels",
+	  "Each model (a folder or a shipped model's name) runs the current text through its own\n"
+	  "tokenizer and makes VIEW as the command would: compare-models tiny-lm tiny-lm-rope attn 3 2.\n"
+	  "Two heatmaps share one colour scale; two grids (heads L) become a row of panels per model;\n"
+	  "two token strips (loss) two rows on one scale; two line plots (loss --curve, positions\n"
+	  "offset) one plot with each series named by its model. The session's model stays loaded.", cmd_compare_models },
+	{ "positions", "offset [L] | shift [L] [H] [--by K] | rope [PAIR ...] | alibi | buckets [L]",
+	  "what the model's kind of positions does to attention",
+	  "offset: each head's score or bias by how far back the key is (ALiBi's and T5's bias exactly;\n"
+	  "other models: the mean scaled score at each offset of the current text). shift: the text\n"
+	  "run alone and after K copies of its first token (default 8): layer L's scores among its\n"
+	  "words are equal under RoPE, ALiBi and T5's bias, and differ under learned or sinusoidal\n"
+	  "positions; the numbers per head, and head H's two maps side by side. rope: cos(i theta_k),\n"
+	  "how each pair of features turns along the positions. alibi: the slopes. buckets: T5's\n"
+	  "learned table, head x bucket, each bucket labelled with the offsets it covers.", cmd_positions },
 	{ "export", "FILE.png|FILE.svg|FILE.pdf|FILE.csv|FILE.npy [--scale S] [--size WxH] [--force]",
 	  "write the current figure for slides (PNG, SVG, PDF) or as numbers (CSV, NPY)",
 	  "PNG, SVG and PDF default to 1600x900 (16:9; a PDF page of 1600 x 900 points, vectors, fonts\n"
@@ -366,18 +423,23 @@ const command commands[] = {
 	{ "print", "NAME [I] [--row R]", "print a trace tensor's numbers",
 	  "I picks one slice of a 3-D tensor (a head); --row R one row of it (from 1, -1 the last),\n"
 	  "one number per line beside its token: print L1.attn.weights 2 --row -1.", cmd_print },
-	{ "dump", "NAME FILE.npy|FILE.csv", "write a trace tensor as NumPy .npy or .csv",
+	{ "dump", "NAME FILE.npy|FILE.csv [--force]", "write a trace tensor as NumPy .npy or .csv",
 	  "The format follows the file's extension; the file is written to a temporary name and\n"
-	  "renamed.", cmd_dump },
+	  "renamed. An existing file is kept unless --force is given.", cmd_dump },
 	{ "compare", "", "run the current input on the ref and fast engines and show their differences",
 	  "For every trace tensor: the largest absolute difference and the largest relative\n"
 	  "difference, max|fast - ref| / max|ref|.", cmd_compare },
-	{ "set", "engine ref|fast|scalar|avx2|avx512 | threads N | palette auto|viridis|magma|cividis|gray|coolwarm | colors auto|plain|16|256|truecolor | textbook on|off",
+	{ "set", "engine ref|fast|scalar|avx2|avx512 | threads N | palette auto|viridis|magma|cividis|gray|coolwarm | colors auto|plain|16|256|truecolor | textbook on|off | context N|trained | mask none|window W|blocks B|strided S|dilated W [D]|global G W",
 	  "change a setting",
 	  "engine: the full-precision reference or the optimized kernels (the text runs again).\n"
 	  "palette: the colormap of unsigned figures (signed ones keep the diverging map).\n"
 	  "colors: the terminal's colour depth (auto follows COLORTERM, TERM and NO_COLOR).\n"
 	  "textbook: layer norm divides by (sigma + eps) as the textbook does (the text runs again).\n"
+	  "context: the longest run this session accepts, past the trained one for any positions but\n"
+	  "learned ones ('trained' goes back).\n"
+	  "mask: a sparse pattern (as 'masks' draws them) on top of the causal mask for every run of\n"
+	  "softmax self-attention; the text runs again and the change in its loss and predictions is\n"
+	  "printed and drawn ('receptive' shows how far it reaches with depth).\n"
 	  "palette and colors are display settings: every figure follows them at once, at the prompt,\n"
 	  "in the explorer, in the window and in a lesson, and so do its exports.", cmd_set },
 	{ "generate", "N [--temp T] [--top-k K] [--top-p P] [--seed S]", "extend the current text by N tokens, one step at a time",
@@ -385,10 +447,12 @@ const command commands[] = {
 	  "softmax(logits / T), keeping the K most probable and then the smallest set reaching P.\n"
 	  "--temp 0 is greedy. The text grows, so every view afterwards shows the longer text.\n"
 	  "After each token: the earlier tokens the new one attends to most (last layer, mean of heads).\n"
-	  "Ctrl-C stops it and keeps what was generated.", cmd_generate },
+	  "Ctrl-C stops it and keeps what was generated. The figure (for the window and export):\n"
+	  "each step's most probable tokens as bars, the cut-offs drawn, the chosen token framed.", cmd_generate },
 	{ "beam", "K N", "beam search of width K for N tokens after the current text, step by step",
 	  "At every step each kept sequence is extended by its K most probable next tokens, and the\n"
-	  "K best of all the extensions (by the sum of their log-probabilities) are kept.", cmd_beam },
+	  "K best of all the extensions (by the sum of their log-probabilities) are kept. The figure\n"
+	  "(for the window and export) is the tree of kept beams with their scores.", cmd_beam },
 	{ "translate", "TEXT", "translate TEXT with an encoder-decoder model (greedy decoding)",
 	  "The encoder reads TEXT; the decoder writes one token at a time until the end token.\n"
 	  "Afterwards the trace holds the whole translation: 'cross L H' shows the alignment.", cmd_translate },
@@ -397,12 +461,25 @@ const command commands[] = {
 	  "previous, first and self scores, and on random runs of tokens seen twice for induction\n"
 	  "(a head that looks from a token to what followed it last time). For an encoder-decoder\n"
 	  "it scores how monotone each cross-attention head's alignment is.", cmd_heads },
-	{ "train", "--preset tiny-lm|tiny-mt | --corpus FILE [--out DIR] [--steps N] [--force] [--resume]",
+	{ "train", "--preset NAME | --corpus FILE [--set FIELD=VALUE]... [--out DIR] [--steps N] [--force] [--resume]",
 	  "train a model: a shipped recipe, or a small language model on your own text",
 	  "The data is generated (presets) or read (--corpus, plain UTF-8 text: a BPE vocabulary\n"
 	  "is learned on it first). The model folder is checkpointed as training goes; --resume\n"
 	  "continues a stopped run. At the end the probes are measured and written, with the\n"
-	  "command and the loss curves, into the folder's README.md and loss.csv.", cmd_train },
+	  "command and the loss curves, into the folder's README.md and loss.csv.\n"
+	  "Presets: tiny-lm, tiny-mt, and tiny-lm's variants, each tiny-lm with one choice changed:\n"
+	  "tiny-lm-sinusoidal, tiny-lm-rope, tiny-lm-alibi, tiny-lm-t5 (T5's learned relative bias),\n"
+	  "tiny-lm-nopos, tiny-lm-postnorm, tiny-lm-rmsnorm, tiny-lm-mqa (1 key/value head, FFN 544),\n"
+	  "tiny-lm-gqa (2), tiny-lm-window (8), tiny-lm-swiglu (FFN 344), tiny-lm-moe (4 experts of\n"
+	  "128, top-2), tiny-lm-switch (4 experts, top-1), tiny-lm-linear (linear attention).\n"
+	  "--set FIELD=VALUE changes one field of the recipe (repeat it for more): position,\n"
+	  "norm, norm_position, final_norm, activation, attention, window, n_kv_head, n_head,\n"
+	  "head_dim, d_model, n_layer, d_ffn, context, bias, ffn_bias, norm_bias,\n"
+	  "tie_word_embeddings, scale_embedding, norm_eps, rope_theta,\n"
+	  "relative_attention_num_buckets, relative_attention_max_distance, num_local_experts,\n"
+	  "num_experts_per_tok, norm_topk_prob, router_aux_loss_coef; and the training's vocab,\n"
+	  "steps, batch, seq, lr, warmup, lr_min, weight_decay, clip, label_smoothing, seed,\n"
+	  "eval_every, save_every, induction_frac. E.g. train --preset tiny-lm --set position=alibi.", cmd_train },
 	{ "eval", "DIR", "measure a trained model's probes on held-out data", "", cmd_eval },
 	{ "curves", "DIR", "a trained model's loss curves (its loss.csv) as a figure", "", cmd_curves },
 	{ "calc", "softmax|layernorm ROW, ROW, ... [--causal] [--eps E] [--textbook|--compare]",
@@ -427,10 +504,11 @@ const command commands[] = {
 	  "run as if typed here, pauses and questions. At a terminal: Enter or n goes on, b back,\n"
 	  "j N jumps, r repeats, q leaves; anything else runs as a command. In a script or a pipe\n"
 	  "the lesson runs straight through and questions show their answers. --export DIR writes\n"
-	  "every figure as DIR/01-NAME.png ... and DIR/lesson.md, a handout for pandoc (an existing\n"
+	  "every figure as DIR/01-NAME.png ..., DIR/lesson.md (a Markdown handout), DIR/slides.pdf\n"
+	  "(16:9, a page a step, figures as vectors) and DIR/handout.pdf (A4; an existing\n"
 	  "DIR needs --force); --answers prints the answer key; --check runs it quietly and checks\n"
 	  "its answers and the claims of its prose (expect:), as FILE:LINE errors.", cmd_lesson },
-	{ "bench", "[kernels|matvec|forward|decode ...]", "measure the kernels, the forward pass and decoding",
+	{ "bench", "[kernels|matvec|forward|attention|decode ...]", "measure the kernels, the forward pass and decoding",
 	  "With no argument, everything. bench decode [DIR] [--shape llama110m|gpt2small] [--threads N]\n"
 	  "[--tokens N]: tokens per second of greedy decoding of the model in DIR (or a random Llama-110M-\n"
 	  "or GPT-2-small-shaped one) on 1 and N threads, against the bound set by reading every weight\n"
@@ -439,6 +517,22 @@ const command commands[] = {
 	  "Tab and Shift-Tab change the stage, [ and ] the layer, < and > the head; the arrows move\n"
 	  "the cursor and the status line shows the value under it with its query and key; e exports\n"
 	  "a PNG; : runs any command; ? lists the keys; q comes back to the prompt.", cmd_tui },
+	{ "teach", "[--port N] [--code C] | --wait N | end | --state", "teach a class: students follow your screen over the network",
+	  "Prints the join line, e.g. glassbox --follow 192.168.1.20:7341 --code 4-7-2-9 (port 7341;\n"
+	  "--port 0 picks a free one). Followers run their own copy of the model: only your commands\n"
+	  "and view state travel. A lesson's questions are counted as students answer ('tally').\n"
+	  "'teach' again shows who follows; 'teach end' ends the class; --state prints the state line;\n"
+	  "--wait N waits until N students follow (for scripts; Ctrl-C stops it).", cmd_teach },
+	{ "tally", "[--names]", "the class's answers to the last question, as a bar chart (export saves it)",
+	  "Right, each wrong choice, and no answer yet. Names (optional for students) stay here.", cmd_tally },
+	{ "follow", "[HOST:PORT --code C [--name N]]", "follow a teacher's class; alone: come back after exploring",
+	  "Any command of your own leaves the teacher's view; 'follow' catches up at once.", cmd_follow },
+	{ "answer", "X", "answer the question the teacher asks (a letter, a number or a word)", "", cmd_answer },
+	{ "doctor", "", "before a class: what this machine can show",
+	  "One line per check, marked as passed or failed, with the fix under each failure. The\n"
+	  "lessons, the shipped models, the fonts and the kernels are what a lesson needs: a failure\n"
+	  "there is an error (exit status 1 from 'glassbox doctor'); the colours, the terminal's\n"
+	  "size, UTF-8 and the window make a class better, and a lesson runs without them.", cmd_doctor },
 	{ "quit", "", "leave glassbox", "", cmd_quit },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
@@ -537,7 +631,9 @@ int command_line(session *s, const char *line)
 	const command *c = command_find(argv[0]);
 	if (c) {
 		window_command_begin(s, c->name); /* the window's text card after a command without a figure */
+		classroom_before(s);              /* a class follows the figures commands make */
 		rc = c->run(s, argc, argv, raw);
+		classroom_after(s, line, rc);
 		window_command_end(s, line, rc);
 	}
 	for (int i = 0; i < argc; i++)

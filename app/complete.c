@@ -10,6 +10,7 @@
 #include <readline/readline.h>
 
 #include "app/commands.h"
+#include "model/train/recipe.h"
 
 static session *cur;
 
@@ -102,6 +103,13 @@ char **complete_candidates(session *s, const char *line, int start, const char *
 			if (!last || strncmp(last, "--", 2) || strcmp(last, prev) || !strncmp(tok, "--", 2) || !strcmp(tok, "|"))
 				continue;
 			after_option = 1;
+			if (!strcmp(prev, "--preset") && !strcmp(tok, "NAME")) { /* train's recipes, by name */
+				push(&l, "tiny-lm", text);
+				push(&l, "tiny-mt", text);
+				for (int i = 0; gb_recipe_variant_info(i, NULL, NULL); i++)
+					push(&l, gb_recipe_variant_info(i, NULL, NULL), text);
+				continue;
+			}
 			char alt[128], *save = NULL;
 			snprintf(alt, sizeof alt, "%s", tok);
 			for (char *a = strtok_r(alt, "|", &save); a; a = strtok_r(NULL, "|", &save))

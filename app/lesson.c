@@ -18,13 +18,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "app/classroom.h"
 #include "app/commands.h"
 #include "app/lesson/lesson_int.h"
 #include "viz/figure.h"
 
 /* Beside the program (a build tree), in the installed data folder found from the program's
  * path, or in the configured one: the same places as the shipped models. */
-static int lessons_dir(char *out, size_t cap)
+int lessons_dir(char *out, size_t cap)
 {
 	char exe[1024];
 	struct stat st;
@@ -306,6 +307,8 @@ int cmd_lesson(session *s, int argc, char **argv, const char *rest)
 	}
 	if (guarded)
 		snap_restore(s, &guard);
+	if (r.mode == MODE_SHOW || r.mode == MODE_PLAY)
+		classroom_step(NULL, 0, 0, NULL); /* the class leaves the lesson too */
 	running = 0;
 	term_env_restore(&te);
 	if (r.mode == MODE_CHECK)

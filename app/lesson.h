@@ -29,4 +29,9 @@
  * inside the lesson (the prompt ends too). */
 int cmd_lesson(session *s, int argc, char **argv, const char *rest);
 
+/* The lessons folder: beside the program (a build tree), PREFIX/share/glassbox/lessons found
+ * from the program's path, or the configured one. 0 when it exists, else -1 (out still names
+ * the configured place). */
+int lessons_dir(char *out, size_t cap);
+
 #endif

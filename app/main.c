@@ -2,6 +2,7 @@
  *   glassbox                 a prompt (on a terminal) or a script read from stdin
  *   glassbox -c "CMD; CMD"   run commands and exit
  *   glassbox FILE            run a script file and exit
+ *   glassbox --teach / --follow HOST:PORT --code C   a class (app/classroom.h)
  *   glassbox bench [...]     the benchmarks (bench decode DIR: decoding speed)
  * Scripts print no prompt or banner and stop at the first error with exit status 1. */
 #include <errno.h>
@@ -17,8 +18,11 @@
 #include <readline/readline.h>
 
 #include "app/bench_forward.h"
+#include "app/classroom.h"
+#include "app/cli.h"
 #include "app/commands.h"
 #include "app/complete.h"
+#include "app/gen.h"
 #include "app/session.h"
 #include "app/textout.h"
 #include "app/tui.h"
@@ -28,13 +32,6 @@ static void on_sigint(int sig)
 {
 	(void)sig;
 	interrupted = 1;
-}
-
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: glassbox [-c \"CMD; CMD ...\" | FILE | --tui | bench | train ... | eval DIR | export-model ...]\n"
-	           "  With no arguments on a terminal, glassbox starts a prompt; 'help' lists the commands.\n"
-	           "  Commands on stdin, in FILE or after -c run without a prompt and stop at the first error.\n");
 }
 
 /* $XDG_STATE_HOME/glassbox/history (or ~/.local/state/...), creating the folders. */
@@ -103,12 +100,13 @@ static int repl(session *s)
 		       "  attn 1 1        next        heads\n", s->model.dir);
 	repl_session = s;
 	rl_callback_handler_install("glassbox> ", on_line);
+	classroom_prompt(1);
 	while (!repl_done) {
-		struct pollfd p = { 0, POLLIN, 0 };
-		int r = poll(&p, 1, s->win ? 16 : -1);
+		/* a class's sockets are served in the same wait (classroom.h) */
+		int r = classroom_wait(s, 0, s->win ? 16 : -1);
 		if (r > 0) {
 			rl_callback_read_char();
-		} else if (r < 0 && errno == EINTR && interrupted) {
+		} else if (r < 0 && interrupted) {
 			/* Ctrl-C at the prompt abandons the line being typed, as a shell does. */
 			interrupted = 0;
 			rl_free_line_state();
@@ -121,6 +119,7 @@ static int repl(session *s)
 		if (s->win)
 			window_pump(s);
 	}
+	classroom_prompt(0);
 	rl_callback_handler_remove();
 	if (have_hist)
 		write_history(hist);
@@ -138,26 +137,50 @@ int main(int argc, char **argv)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_sigint;
 	sigemptyset(&sa.sa_mask);
-	if (((argc == 1 || (argc == 2 && !strcmp(argv[1], "--tui"))) && isatty(0) && isatty(1)) ||
+	if (((argc == 1 || (argc == 2 && !strcmp(argv[1], "--tui")) ||
+	      (argc >= 2 && (!strcmp(argv[1], "--follow") || !strcmp(argv[1], "--teach")))) && isatty(0) && isatty(1)) ||
 	    (argc >= 2 && !strcmp(argv[1], "train")))
 		sigaction(SIGINT, &sa, NULL);
 	if (gb_kernels_env_problem())
 		fprintf(stderr, "glassbox: %s\n", gb_kernels_env_problem());
 	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		usage(stdout);
+		cli_help(stdout);
 	} else if (argc >= 2 && !strcmp(argv[1], "--version")) {
-		printf("glassbox %s\n", GLASSBOX_VERSION);
+		cli_version(stdout);
+	} else if (argc >= 2 && !strncmp(argv[1], "--gen-", 6)) {
+		rc = gen_main(argc - 1, argv + 1) ? 1 : 0; /* the build's man pages and completions */
+	} else if (argc >= 2 && !strcmp(argv[1], "--complete-list")) {
+		rc = gen_complete_list(argc - 1, argv + 1) ? 1 : 0; /* for the shell completions */
 	} else if (argc == 2 && !strcmp(argv[1], "--tui")) {
 		s.interactive = 1;
 		session_load_default(&s);
 		rc = tui_run(&s) < 0 ? 1 : 0;
+	} else if (argc >= 2 && !strcmp(argv[1], "--follow")) {
+		/* a student: the prompt (or --print's state lines) on the teacher's view */
+		rc = classroom_follow_main(&s, argc, argv);
+		if (rc < 0)
+			rc = repl(&s);
+	} else if (argc >= 2 && !strcmp(argv[1], "--teach")) {
+		/* the teacher: `teach` with these options, then the prompt (or a script on stdin) */
+		char line[600] = "teach";
+		for (int i = 2; i < argc; i++)
+			snprintf(line + strlen(line), sizeof line - strlen(line), " '%s'", argv[i]);
+		s.interactive = isatty(0) && isatty(1);
+		session_load_default(&s);
+		rc = command_line(&s, line) ? 1 : s.interactive ? repl(&s) : 0;
+		if (!rc && !s.interactive) {
+			gb_err err;
+			char *text = gb_read_file("/dev/stdin", 64u << 20, NULL, &err);
+			rc = !text || command_script(&s, text, "stdin") ? 1 : 0;
+			free(text);
+		}
 	} else if (argc == 3 && !strcmp(argv[1], "-c")) {
 		rc = command_script(&s, argv[2], "-c") ? 1 : 0;
 	} else if (argc >= 2 && !strcmp(argv[1], "bench")) {
 		rc = bench_main(stdout, argc - 2, argv + 2) ? 1 : 0;
 	} else if (argc >= 2 && (!strcmp(argv[1], "train") || !strcmp(argv[1], "eval") ||
-	                         !strcmp(argv[1], "export-model"))) {
-		/* glassbox train ... / glassbox eval DIR / glassbox export-model ...: the commands
+	                         !strcmp(argv[1], "export-model") || !strcmp(argv[1], "doctor"))) {
+		/* glassbox train ... / eval DIR / export-model ... / doctor: the commands
 		 * with the shell's words. */
 		const command *c = command_find(argv[1]);
 		rc = c->run(&s, argc - 1, argv + 1, "") ? 1 : 0;
@@ -188,9 +211,10 @@ int main(int argc, char **argv)
 			}
 		}
 	} else {
-		usage(stderr);
+		fprintf(stderr, "glassbox: unknown option '%s' (glassbox --help lists the options)\n", argv[1]);
 		rc = 2;
 	}
+	classroom_end(&s);
 	session_free(&s);
 	return rc;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/classroom.h"
 #include "app/views.h"
 #include "viz/window.h"
 
@@ -289,6 +290,7 @@ int window_key_extra(session *s, int key, int mods)
 	const gb_figure *f = gb_window_figure(s->win);
 	gb_verr err;
 	char buf[128];
+	classroom_explore(); /* a follower's own key in the window: exploring until `follow` */
 	if (key == GB_KEY_F1 + 10 || key == 'f' || key == 'F') {
 		if (gb_window_set_fullscreen(s->win, !gb_window_is_fullscreen(s->win), &err))
 			errorf("window: %s", err.msg);

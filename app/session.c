@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "app/textout.h"
+#include "app/view19.h"
 #include "app/views.h"
 #include "model/formats/llama2c_tok.h"
 #include "model/tokenizer/tokenizer.h"
@@ -126,6 +127,7 @@ int session_load_default(session *s)
 		return -1;
 	}
 	s->model = m;
+	gb_model_moved(&s->model, &m);
 	s->loaded = 1;
 	return 0;
 }
@@ -198,6 +200,7 @@ int forward(session *s, const int *ids, int n, const int *tgt, int n_tgt)
 	clock_gettime(CLOCK_MONOTONIC, &pr.t0);
 	o.k = s->k;
 	o.textbook_ln = s->textbook;
+	mask_opts(s, &o); /* issue 19: the session's sparse pattern (view_mask.c) */
 	o.progress = on_progress;
 	o.progress_arg = &pr;
 	o.stop = &interrupted;
@@ -213,6 +216,7 @@ int forward(session *s, const int *ids, int n, const int *tgt, int n_tgt)
 	}
 	s->have_run = 1;
 	s->tour = 0;
+	s->at = 0;
 	return 0;
 }
 
@@ -392,9 +396,28 @@ int show_figure_page(session *s, gb_figure *f, const show_page *pg)
 	}
 	char *text = NULL;
 	size_t len = 0;
-	int rc = gb_grid_init(&g, w, h, &err);
+	int rc = gb_grid_init(&g, w, h, &err), win = 0, at = 0;
 	if (!rc)
 		rc = gb_cells_render(&g, 0, 0, w, h, &view, &o, &err);
+	/* A token x token heatmap wider than the terminal (a long input): a square window that
+	 * ends on the token in focus (the last, or --at), so the diagonal and the recent keys are
+	 * what shows, not the first hundred columns of every row. */
+	if (!rc && f->kind == GB_FIG_HEATMAP && f->rows == f->cols && g.shown.cols < f->cols &&
+	    g.shown.cols > 0) {
+		int c = g.shown.cols;
+		at = s->at > 0 && s->at <= f->rows ? s->at : f->rows;
+		win = 1;
+		o.col0 = o.row0 = at > c ? at - c : 0;
+		int rows = at < c ? at : c;
+		int h2 = g.used_h - g.shown.rows + rows; /* the lines around the rows stay */
+		for (int k = 0; k < 3 && !rc && g.shown.rows != rows; k++) {
+			h2 -= g.shown.rows - (k ? rows : g.shown.rows); /* then by what it missed by */
+			gb_grid_free(&g);
+			rc = gb_grid_init(&g, w, h2 > 8 ? h2 : 8, &err);
+			if (!rc)
+				rc = gb_cells_render(&g, 0, 0, w, h2 > 8 ? h2 : 8, &view, &o, &err);
+		}
+	}
 	if (!rc)
 		rc = gb_cells_write(&g, depth, &text, &len, &err);
 	if (rc)
@@ -408,6 +431,10 @@ int show_figure_page(session *s, gb_figure *f, const show_page *pg)
 		if (lines >= screen && f->title && isatty(1) && f->kind != GB_FIG_GRID) {
 			printf("%s(above: %s)%s\n", depth > 0 ? "\033[2m" : "", f->title, depth > 0 ? "\033[0m" : "");
 		}
+		if (win)
+			printf("%sa window ending on token %d of %d%s: `--at T` after the command ends it on token T; "
+			       "the explorer scrolls%s\n", depth > 0 ? "\033[2m" : "", at, f->rows,
+			       at == f->rows ? " (the last)" : "", depth > 0 ? "\033[0m" : "");
 		if (f->kind == GB_FIG_GRID && pg) {
 			gb_cells_shown sh = g.shown;
 			int gc = f->grid_cols > 0 ? f->grid_cols : 1;

@@ -43,6 +43,18 @@ typedef struct session {
 	 * kept while the window's keys move that view across layers and heads; range_set 0: none */
 	int range_set, range_stage;
 	float range_lo, range_hi;
+	/* issue 12, long inputs: the token (from 1; 0: the last) that a token x token heatmap too
+	 * wide for the terminal is windowed around (`attn L H --at T`); reset by run */
+	int at;
+	/* issue 19, length: the context the model was trained on when `set context` let runs go
+	 * longer (or shorter) than it; 0: the model's own. Reset by load. */
+	int ctx_trained;
+	/* issue 19, masks applied to a run (`set mask ...`, view_mask.c): a sparse pattern on top
+	 * of the causal mask for every run of the session; kind 0: none */
+	struct mask_spec {
+		int kind;             /* enum mask_kind in view19.h */
+		int a, b;             /* its sizes (window, block, stride, dilation, global tokens) */
+	} mask;
 } session;
 
 /* Prints an error line "glassbox: ..." on stderr. */

@@ -33,6 +33,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "app/classroom.h"
 #include "app/views.h"
 #include "viz/cells.h"
 #include "viz/window.h"
@@ -564,6 +565,7 @@ int tui_run(session *s)
 	mouseinterval(0); /* presses at once, no wait to tell a click from a drag */
 	tui_colours_init(t);
 	tui_rebuild(t);
+	classroom_fullscreen(1);
 	int dirty = 1;
 	while (!t->quit) {
 		if (dirty)
@@ -572,7 +574,13 @@ int tui_run(session *s)
 		/* with the window open the loop must turn to pump its events */
 		timeout(s->win ? 16 : -1);
 		wint_t ch;
-		int r = tui_get_key(&ch);
+		int r = ERR;
+		/* a class's sockets are served while the explorer waits for a key (classroom.h) */
+		if (!classroom_active() || classroom_wait(s, 0, s->win ? 16 : 200) > 0) {
+			if (classroom_active())
+				timeout(0);
+			r = tui_get_key(&ch);
+		}
 		if (r == ERR) {
 			if (interrupted) { /* Ctrl-C leaves, as it stops anything else */
 				interrupted = 0;
@@ -582,12 +590,15 @@ int tui_run(session *s)
 			dirty = tui_sync_window(t);
 			continue;
 		}
+		if (!(r == KEY_CODE_YES && (ch == KEY_RESIZE || ch == KEY_MOUSE)))
+			classroom_explore(); /* a follower's own key leaves the teacher's view (:follow) */
 		key(t, r == KEY_CODE_YES, ch);
 		if (s->win) {
 			window_pump(s);
 			tui_sync_window(t);
 		}
 	}
+	classroom_fullscreen(0);
 	int lines = LINES, cols = COLS;
 	endwin();
 	delscreen(scr);

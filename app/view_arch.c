@@ -108,6 +108,8 @@ static void attention_detail(const gb_config *c, int causal, char *out, size_t c
 	if (c->n_kv_head != c->n_head)
 		k += snprintf(out + k, cap - (size_t)k, ", %d kv heads", c->n_kv_head);
 	k += snprintf(out + k, cap - (size_t)k, "%s", causal ? ", causal" : ", all tokens");
+	if (c->attn_kind == GB_ATTN_LINEAR)
+		k += snprintf(out + k, cap - (size_t)k, ", linear (elu + 1)");
 	if (c->window > 0)
 		snprintf(out + k, cap - (size_t)k, ", window %d", c->window);
 }
@@ -140,6 +142,10 @@ static void stack(arch *a, int which, int group)
 	case GB_POS_ALIBI:
 		block(a, 0, hi_pe, "ALiBi positions", "none added: scores get −m_h·(i − j) per head");
 		break;
+	case GB_POS_T5:
+		block(a, 0, hi_pe, "T5 relative positions", "none added: scores get a learned bias per head and offset "
+		      "bucket (%d)", c->rel_buckets);
+		break;
 	default:
 		block(a, 0, 0, "no positions", "%s", which == ENCODER ? "none: the encoder sees a bag of tokens"
 		                                                      : "none: only the causal mask orders tokens");
@@ -152,7 +158,10 @@ static void stack(arch *a, int which, int group)
 		         c->n_head, c->d_head);
 		sublayer(a, group, main_stack, 0, on(a, ST_CROSS, -1), "cross-attention", "cross-attention", detail);
 	}
-	if (c->ffn == GB_FFN_GATED)
+	if (c->n_experts)
+		snprintf(detail, sizeof detail, "%d experts of d_ffn %d, %s, top-%d per token", c->n_experts, c->d_ffn,
+		         c->ffn == GB_FFN_GATED ? "SwiGLU" : act_name(c), c->top_k);
+	else if (c->ffn == GB_FFN_GATED)
 		snprintf(detail, sizeof detail, "d_model %d → 2 × d_ffn %d → %d, SwiGLU", c->d_model, c->d_ffn, c->d_model);
 	else
 		snprintf(detail, sizeof detail, "d_model %d → d_ffn %d → %d, %s", c->d_model, c->d_ffn, c->d_model, act_name(c));

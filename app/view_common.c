@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/view19.h"
 #include "app/views.h"
 #include "model/tokenizer/tokenizer.h"
 
@@ -259,11 +260,16 @@ void view_subtitle(session *s, gb_figure *f, const char *sel, int tail)
 		free(o);
 	}
 	/* a figure made by another engine than the default says which (lesson 15 compares them) */
-	char eng[48] = "";
+	char eng[160] = "";
 	if (s->k && s->k != gb_kernels_fast())
 		snprintf(eng, sizeof eng, " \xC2\xB7 %s engine", s->k->name);
 	if (s->textbook) /* and a run with the textbook's layer norm, which the library form's looks like */
 		snprintf(eng + strlen(eng), sizeof eng - strlen(eng), " \xC2\xB7 textbook layer norm");
+	if (s->mask.kind) { /* issue 19: a run under `set mask` says so */
+		char mk[96];
+		mask_name(&s->mask, mk, sizeof mk);
+		snprintf(eng + strlen(eng), sizeof eng - strlen(eng), " \xC2\xB7 mask: %s", mk);
+	}
 	snprintf(buf, sizeof buf, "%s%s%s%s%s%s", model_name(s), text[0] ? " \xC2\xB7 " : "", text,
 	         sel && *sel ? " \xC2\xB7 " : "", sel ? sel : "", eng);
 	gb_fig_set_subtitle(f, buf);
@@ -406,4 +412,17 @@ void view_provenance(session *s, gb_figure *f, const char *tensor_name, const co
 	view_meta(s, f, tensor_name);
 	if (w && w->sel[0])
 		gb_fig_add_meta(f, "Columns", w->sel);
+}
+
+const gb_ttensor *view_trace(session *s, const char *fmt, ...)
+{
+	char name[64];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof name, fmt, ap);
+	va_end(ap);
+	const gb_ttensor *t = gb_trace_get(&s->trace, name);
+	if (!t)
+		errorf("this model's trace has no %s ('trace' lists what it has)", name);
+	return t;
 }

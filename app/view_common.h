@@ -82,4 +82,7 @@ void view_provenance(session *s, gb_figure *f, const char *tensor_name, const co
  * GELU outputs of -0.17 .. 2.8). A grid's panels take the grid's map. */
 void fit_range(gb_figure *f, int seq);
 
+/* The trace tensor of this name (printf-style), or NULL after an error line naming it. */
+const gb_ttensor *view_trace(session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif

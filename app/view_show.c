@@ -4,6 +4,7 @@
  * columns (--units). The title says in words what the tensor is; its name stays in the
  * caption, for `dump` and `print`. */
 #include "app/views.h"
+#include "app/view_steps.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -22,6 +23,8 @@ static const char *cols_word(int axis)
 	case GB_AX_KEY: return "keys";
 	case GB_AX_TOKEN: return "tokens";
 	case GB_AX_POSITION: return "positions";
+	case GB_AX_EXPERT: return "experts";
+	case GB_AX_CHOICE: return "choices";
 	default: return "features";
 	}
 }
@@ -31,7 +34,7 @@ static const char *cols_word(int axis)
 static const char *formula_of(const char *name, const gb_config *c)
 {
 	static const struct { const char *suffix, *formula; } F[] = {
-		{ "tokens", "each box is a token: its piece of the text (· is a space) and its id in the vocabulary" },
+		{ "tokens", "each box is a token: its piece of the text (· is a space), its id in the vocabulary, and under it its bytes (UTF-8, hex)" },
 		{ "embed.tok", "x_i = E[id_i], the row of the embedding table for token i" },
 		{ "embed.sum", "x_i = E[id_i] + P[i], the residual stream entering layer 1" },
 		{ ".attn.q", "q_i = x_i W_Q (this head's columns)" },
@@ -47,6 +50,14 @@ static const char *formula_of(const char *name, const gb_config *c)
 		{ ".ffn.hidden", "the hidden units after the activation" },
 		{ ".ffn.out", "hidden W_2 + b_2: what the feed-forward adds to the residual stream" },
 		{ ".resid.post", "the residual stream leaving the layer" },
+		{ ".ffn.router", "r = x W_r, the router's score of each expert" },
+		{ ".ffn.router_probs", "p = softmax(r), the router's probability of each expert" },
+		{ ".ffn.gates", "each expert's weight in the output (0 unless chosen)" },
+		{ ".ffn.chosen", "the experts each token was sent to, best first (numbered from 0)" },
+		{ ".ffn.expert_out", "each chosen expert's FFN output for the token" },
+		{ ".attn.rel_bias", "b_h[bucket(j - i)]: T5's learned bias added to score (i, j)" },
+		{ ".attn.q_feat", "phi(q) = elu(q) + 1, linear attention's query features" },
+		{ ".attn.k_feat", "phi(k) = elu(k) + 1, linear attention's key features" },
 		{ "logits", "logits = h W_U, a score per vocabulary token" },
 		{ "probs", "p = softmax(logits)" },
 	};
@@ -158,8 +169,16 @@ gb_figure *view_tensor(session *s, const char *name, int index, const int *units
 			int p = (int)ceil(-log10(mx)) + 2;
 			f->precision = p > 6 ? 6 : p;
 		}
-		if (!strcmp(name + strlen(stack), "tokens"))
+		if (!strcmp(name + strlen(stack), "tokens")) {
 			f->precision = 0; /* ids are whole numbers */
+			/* each piece's bytes under it: a character cut between tokens shows (issue 14) */
+			int *ids = malloc(sizeof(int) * (size_t)t->shape[0]);
+			for (int i = 0; ids && i < t->shape[0]; i++)
+				ids[i] = (int)t->data[i];
+			if (ids)
+				view_set_token_bytes(s, f, ids, t->shape[0]);
+			free(ids);
+		}
 		if (t->axes[0] == GB_AX_TOKEN) {
 			int n;
 			char **l = token_labels(s, stack, &n);

@@ -52,20 +52,6 @@ void free_labels(char **labels, int n)
 	free(labels);
 }
 
-static const gb_ttensor *tensor(session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static const gb_ttensor *tensor(session *s, const char *fmt, ...)
-{
-	char name[64];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(name, sizeof name, fmt, ap);
-	va_end(ap);
-	const gb_ttensor *t = gb_trace_get(&s->trace, name);
-	if (!t)
-		errorf("this model's trace has no %s ('trace' lists what it has)", name);
-	return t;
-}
 
 static int check_layer(session *s, int layer, int n)
 {
@@ -86,194 +72,20 @@ static int check_head(session *s, int head)
 	return 0;
 }
 
-gb_figure *view_embed(session *s, const int *units)
-{
-	if (need_run(s))
-		return NULL;
-	const char *p = s->model.cfg.encdec ? "enc." : "";
-	const gb_ttensor *t = tensor(s, "%sembed.tok", p);
-	if (!t)
-		return NULL;
-	colwin w;
-	/* every feature by default while they fit a slide with readable ticks (tiny-lm's 128 at
-	 * 1600 px): "count the columns" then counts the model's d_model */
-	const int all[2] = { 1, 0 };
-	if ((!units || (units[0] == 0 && units[1] == 0)) && t->shape[1] <= 128)
-		units = all;
-	gb_figure *f = view_wide_heat(s, t->data, t->shape[0], t->shape[1], units, "features", p, "token", "feature", &w);
-	if (!f)
-		return NULL;
-	if (w.sel[0] && w.a == 1) /* the title claims only what the slide shows */
-		view_titlef(f, "Token embeddings%s: the first %d of each token's %d features", p[0] ? " (encoder)" : "", w.b, w.n);
-	else if (w.sel[0])
-		view_titlef(f, "Token embeddings%s: features %d-%d of each token's %d", p[0] ? " (encoder)" : "", w.a, w.b, w.n);
-	else
-		view_titlef(f, "Token embeddings: a vector of %d features per token%s", t->shape[1], p[0] ? " (encoder)" : "");
-	gb_fig_set_caption(f, s->model.cfg.scale_embed ? "x_i = E[token_i] * sqrt(d_model)" : "x_i = E[token_i]");
-	fit_range(f, GB_CMAP_VIRIDIS);
-	view_provenance(s, f, t->name, &w, 0);
-	return f;
-}
-
-/* Rows that are positions: "i=0", "i=1" ..., counted from 0 as the formulas count them (PE(i, 2k)),
- * after the row number (row 4 is position 3). */
-static void position_labels(gb_figure *f)
-{
-	char **l = malloc(sizeof(char *) * (size_t)(f->rows ? f->rows : 1));
-	for (int i = 0; i < f->rows; i++) {
-		l[i] = malloc(24);
-		snprintf(l[i], 24, "i=%d", i);
-	}
-	gb_fig_set_row_labels(f, (const char *const *)l);
-	free_labels(l, f->rows);
-	f->row_index0 = 0; /* "i=3" alone: the position the formula counts, not a row number beside it */
-}
-
-/* Columns labelled by the feature each is, from 0 as the formula counts (first: the window's). */
-static void feature_labels(gb_figure *f, int first)
-{
-	char **l = malloc(sizeof(char *) * (size_t)(f->cols ? f->cols : 1));
-	for (int j = 0; j < f->cols; j++) {
-		l[j] = malloc(16);
-		snprintf(l[j], 16, "%d", first + j);
-	}
-	gb_fig_set_col_labels(f, (const char *const *)l);
-	free_labels(l, f->cols);
-	f->col_index0 = 0;
-}
-
-gb_figure *view_pe(session *s, const int *dims, int n_dims, const int *units)
-{
-	if (need_run(s))
-		return NULL;
-	const gb_config *c = &s->model.cfg;
-	const char *p = c->encdec ? "enc." : "";
-	const char *enc = c->encdec ? " (encoder)" : "";
-	if (c->pos == GB_POS_ROPE || c->pos == GB_POS_ALIBI || c->pos == GB_POS_NONE) {
-		/* No added position vectors: show what the model does instead. */
-		int T = s->trace.n_ids, E = c->d_head, H = c->n_head;
-		if (c->pos == GB_POS_NONE) {
-			errorf("this model has no position information at all (position: none)");
-			return NULL;
-		}
-		int cols = c->pos == GB_POS_ROPE ? E / 2 : T;
-		int rows = c->pos == GB_POS_ROPE ? T : H;
-		float *v = malloc(sizeof(float) * (size_t)rows * cols);
-		if (c->pos == GB_POS_ROPE)
-			for (int i = 0; i < T; i++)
-				for (int k = 0; k < E / 2; k++)
-					v[i * cols + k] = (float)fmod(i * pow(c->rope_theta, -2.0 * k / E), 2 * M_PI);
-		else
-			for (int h = 0; h < H; h++)
-				for (int j = 0; j < T; j++)
-					v[h * cols + j] = (float)(gb_alibi_slope(h, H) * (j - (T - 1)));
-		colwin w;
-		gb_figure *f = c->pos == GB_POS_ROPE ? view_wide_heat(s, v, rows, cols, units, "pairs", NULL, "position", "frequency pair", &w)
-		                                     : view_wide_heat(s, v, rows, cols, units, "keys", NULL, "head", "key", &w);
-		free(v);
-		if (!f)
-			return NULL;
-		if (c->pos == GB_POS_ROPE) {
-			position_labels(f);
-			view_titlef(f, "RoPE rotation angles%s (radians, mod 2pi): position x frequency pair", enc);
-			gb_fig_set_caption(f, c->rope_pairs == GB_ROPE_ADJACENT
-			                      ? "angle(i, k) = i * theta^(-2k/d_head): pair (2k, 2k+1) of q and k is rotated by it (adjacent pairs, as llama2.c)"
-			                      : "angle(i, k) = i * theta^(-2k/d_head): pair (k, k + d_head/2) of q and k is rotated by it (rotate-half)");
-			fit_range(f, GB_CMAP_VIRIDIS);
-		} else {
-			/* the keys are the tokens of the text: label them as an attention map's keys */
-			int n;
-			char **l = token_labels(s, p, &n);
-			if (n == cols)
-				gb_fig_set_col_labels(f, (const char *const *)(l + w.a - 1));
-			free_labels(l, n);
-			f->row_index0 = 1;
-			view_titlef(f, "ALiBi bias%s added to the last query's scores: head x key", enc);
-			gb_fig_set_caption(f, "bias(i, j) = m_h * (j - i), m_h = 2^(-8h/H)");
-			fit_range(f, GB_CMAP_MAGMA);
-		}
-		view_provenance(s, f, NULL, &w, 0);
-		return f;
-	}
-	const gb_ttensor *t = tensor(s, "%sembed.pos", p);
-	if (!t)
-		return NULL;
-	int T = t->shape[0], D = t->shape[1];
-	int sinus = c->pos == GB_POS_SINUSOIDAL;
-	gb_figure *f;
-	colwin w = { 0 };
-	if (n_dims > 0) {
-		f = gb_fig_new(GB_FIG_LINES);
-		/* the sinusoids are functions of the position: drawn smooth (4 points per position)
-		 * over at least 40 positions, so a wave shows as a wave; learned vectors exist at the
-		 * text's positions only */
-		int steps = sinus ? 4 : 1, last = sinus && T - 1 < 40 ? 40 : T - 1, n = last * steps + 1;
-		float *y = malloc(sizeof(float) * n), *xs = malloc(sizeof(float) * n);
-		for (int k = 0; k < n; k++)
-			xs[k] = (float)k / steps;
-		gb_fig_set_xs(f, xs, n);
-		for (int d = 0; d < n_dims; d++) {
-			if (dims[d] < 0 || dims[d] >= D) {
-				errorf("feature %d does not exist: features are 0 to %d", dims[d], D - 1);
-				free(y);
-				free(xs);
-				gb_fig_free(f);
-				return NULL;
-			}
-			for (int k = 0; k < n; k++) {
-				double a = xs[k] / pow(10000.0, 2.0 * (dims[d] / 2) / D);
-				y[k] = sinus ? (float)(dims[d] % 2 ? cos(a) : sin(a)) : t->data[k * D + dims[d]];
-			}
-			char label[32];
-			snprintf(label, sizeof label, "feature %d", dims[d]);
-			gb_fig_add_series(f, label, y, n);
-		}
-		free(y);
-		free(xs);
-		f->x_title = strdup("position");
-		f->y_title = strdup("value");
-		view_titlef(f, "%s%s: chosen features along the positions", sinus ? "Positional encoding" : "Learned position vectors",
-		            enc);
-	} else {
-		/* The formula counts positions and features from 0, and so do the labels (i=3, 0);
-		 * --units counts columns from 1, as everywhere: the subtitle says both ("columns 1-64
-		 * of 128 = features 0-63"). */
-		f = view_wide_heat(s, t->data, T, D, units, "columns", NULL, "position", "feature", &w);
-		if (!f)
-			return NULL;
-		if (w.sel[0])
-			snprintf(w.sel + strlen(w.sel), sizeof w.sel - strlen(w.sel), " = features %d-%d", w.a - 1, w.b - 1);
-		position_labels(f);
-		feature_labels(f, w.a > 0 ? w.a - 1 : 0);
-		if (sinus) { /* sin and cos: the scale of the functions themselves */
-			f->cmap = GB_CMAP_COOLWARM;
-			f->range = GB_RANGE_FIXED;
-			f->vmin = -1;
-			f->vmax = 1;
-		} else
-			fit_range(f, GB_CMAP_VIRIDIS);
-		if (w.sel[0] && w.a == 1)
-			view_titlef(f, "%s%s: the first %d of each position's %d features",
-			            sinus ? "Positional encoding" : "Learned position vectors", enc, w.b, D);
-		else if (w.sel[0])
-			view_titlef(f, "%s%s: features %d-%d of each position's %d",
-			            sinus ? "Positional encoding" : "Learned position vectors", enc, w.a - 1, w.b - 1, D);
-		else
-			view_titlef(f, "%s%s: a vector of %d features per position",
-			            sinus ? "Positional encoding" : "Learned position vectors", enc, D);
-	}
-	gb_fig_set_caption(f, sinus ? "PE(i, 2k) = sin(i / 10000^(2k/d)),  PE(i, 2k+1) = cos(i / 10000^(2k/d))"
-	                            : "learned: P[i] is a trained vector per position");
-	view_provenance(s, f, t->name, n_dims > 0 ? NULL : &w, 0);
-	return f;
-}
-
 static const char *attn_caption(const char *kind, const gb_config *c)
 {
+	if (c->attn_kind == GB_ATTN_LINEAR) {
+		if (!strcmp(kind, "scores"))
+			return "scores(i, j) = phi(q_i) . phi(k_j), phi(x) = elu(x) + 1 (linear attention)";
+		if (!strcmp(kind, "masked"))
+			return "phi(q_i) . phi(k_j);  -inf where masked (j > i)";
+		return "weights(i, j) = phi(q_i).phi(k_j) / sum_j' phi(q_i).phi(k_j') (no softmax);  each row sums to 1";
+	}
 	if (!strcmp(kind, "scores"))
 		return "scores(i, j) = q_i . k_j (raw, before scaling)";
 	if (!strcmp(kind, "masked"))
-		return c->pos == GB_POS_ALIBI ? "q_i . k_j / sqrt(d_head) + m_h (j - i);  -inf where masked (j > i)"
+		return c->pos == GB_POS_T5 ? "q_i . k_j / sqrt(d_head) + b_h[bucket(j - i)] (T5);  -inf where masked (j > i)"
+		     : c->pos == GB_POS_ALIBI ? "q_i . k_j / sqrt(d_head) + m_h (j - i);  -inf where masked (j > i)"
 		                              : "q_i . k_j / sqrt(d_head);  -inf where masked (j > i)";
 	return "weights(i, j) = softmax_j(q_i . k_j / sqrt(d_head) + mask);  each row sums to 1";
 }
@@ -300,7 +112,7 @@ static void mask_weights(session *s, gb_figure *f, const char *stack, int layer,
 static gb_figure *attention_of(session *s, const char *stack, const char *block, const char *kind, int layer,
                                int head, const char *row_stack, const char *col_stack)
 {
-	const gb_ttensor *t = tensor(s, "%sL%d.%s.%s", stack, layer, block, kind);
+	const gb_ttensor *t = view_trace(s, "%sL%d.%s.%s", stack, layer, block, kind);
 	if (!t)
 		return NULL;
 	int Tq = t->shape[1], Tk = t->shape[2];
@@ -369,9 +181,11 @@ gb_figure *view_heads(session *s, int layer)
 {
 	if (need_run(s) || check_layer(s, layer, s->model.cfg.n_layer))
 		return NULL;
-	int H = s->model.cfg.n_head;
+	int H = s->model.cfg.n_head, K = s->model.cfg.n_kv_head, share = K < H && H / K <= 16;
 	gb_figure *g = gb_fig_new(GB_FIG_GRID);
 	g->grid_cols = H <= 4 ? H : (H + 1) / 2;
+	if (share) /* issue 19: the heads that share a key/value head side by side, a row each */
+		g->grid_cols = H / K;
 	g->range = GB_RANGE_FIXED;
 	g->vmin = 0;
 	g->vmax = 1;
@@ -381,13 +195,22 @@ gb_figure *view_heads(session *s, int layer)
 			gb_fig_free(g);
 			return NULL;
 		}
-		view_titlef(f, "head %d", h);
+		if (share)
+			view_titlef(f, "head %d, key/value head %d", h, (h - 1) / (H / K) + 1);
+		else
+			view_titlef(f, "head %d", h);
 		gb_fig_set_subtitle(f, NULL); /* the grid's says it once */
 		g->mask_zero |= f->mask_zero;
 		gb_fig_add_panel(g, f);
 	}
 	view_titlef(g, "Layer %d: attention weights of every head", layer);
-	gb_fig_set_caption(g, attn_caption("weights", &s->model.cfg));
+	if (share) {
+		char cap[400];
+		snprintf(cap, sizeof cap, "%s; each row: %d query heads that read the same keys and values (%s)",
+		         attn_caption("weights", &s->model.cfg), H / K, K == 1 ? "multi-query attention" : "grouped-query attention");
+		gb_fig_set_caption(g, cap);
+	} else
+		gb_fig_set_caption(g, attn_caption("weights", &s->model.cfg));
 	view_provenance(s, g, NULL, NULL, 0);
 	return g;
 }
@@ -400,7 +223,7 @@ static gb_figure *model_summary(session *s, const char *p, int L, int H)
 	float *v = malloc(sizeof(float) * (size_t)L * H);
 	char **rl = malloc(sizeof(char *) * (size_t)L), **cl = malloc(sizeof(char *) * (size_t)H);
 	for (int l = 0; v && rl && cl && l < L; l++) {
-		const gb_ttensor *t = tensor(s, "%sL%d.attn.reach", p, l + 1);
+		const gb_ttensor *t = view_trace(s, "%sL%d.attn.reach", p, l + 1);
 		if (!t) {
 			free(v), free(rl), free(cl);
 			return NULL;
@@ -481,7 +304,7 @@ gb_figure *view_qkv(session *s, int layer, int head, const int *units)
 	g->grid_cols = 3;
 	colwin w = { 0 };
 	for (int i = 0; i < 3; i++) {
-		const gb_ttensor *t = tensor(s, "%sL%d.attn.%s", p, layer, names[i]);
+		const gb_ttensor *t = view_trace(s, "%sL%d.attn.%s", p, layer, names[i]);
 		if (!t) {
 			gb_fig_free(g);
 			return NULL;
@@ -514,12 +337,12 @@ gb_figure *view_ln(session *s, int layer, int which, const int *units)
 	if (need_run(s) || check_layer(s, layer, s->model.cfg.n_layer))
 		return NULL;
 	const char *p = main_stack(s);
-	const gb_ttensor *out = tensor(s, "%sL%d.ln%d.out", p, layer, which);
+	const gb_ttensor *out = view_trace(s, "%sL%d.ln%d.out", p, layer, which);
 	if (!out)
 		return NULL;
 	int rms = s->model.cfg.norm == GB_NORM_RMS;
-	const gb_ttensor *a = rms ? tensor(s, "%sL%d.ln%d.rms", p, layer, which) : tensor(s, "%sL%d.ln%d.mean", p, layer, which);
-	const gb_ttensor *b = rms ? NULL : tensor(s, "%sL%d.ln%d.var", p, layer, which);
+	const gb_ttensor *a = rms ? view_trace(s, "%sL%d.ln%d.rms", p, layer, which) : view_trace(s, "%sL%d.ln%d.mean", p, layer, which);
+	const gb_ttensor *b = rms ? NULL : view_trace(s, "%sL%d.ln%d.var", p, layer, which);
 	if (!a || (!rms && !b))
 		return NULL;
 	colwin w;
@@ -563,7 +386,7 @@ gb_figure *view_ffn(session *s, int layer, const int *units)
 	if (need_run(s) || check_layer(s, layer, s->model.cfg.n_layer))
 		return NULL;
 	const char *p = main_stack(s);
-	const gb_ttensor *t = tensor(s, "%sL%d.ffn.hidden", p, layer);
+	const gb_ttensor *t = view_trace(s, "%sL%d.ffn.hidden", p, layer);
 	if (!t)
 		return NULL;
 	colwin w;
@@ -589,7 +412,7 @@ gb_figure *view_resid(session *s)
 	const char *p = main_stack(s);
 	int L = s->model.cfg.n_layer, cross = s->model.cfg.encdec;
 	int stages = 1 + L * (cross ? 3 : 2);
-	const gb_ttensor *e = tensor(s, "%sembed.sum", p);
+	const gb_ttensor *e = view_trace(s, "%sembed.sum", p);
 	if (!e)
 		return NULL;
 	int T = e->shape[0], D = e->shape[1];
@@ -675,15 +498,16 @@ gb_figure *view_next(session *s, int k, double temp)
 	int *idx = malloc(sizeof(int) * k);
 	float *val = malloc(sizeof(float) * k);
 	char **labels = malloc(sizeof(char *) * k);
+	/* k passes over the vocabulary, a flag per token taken: `next 1000` on GPT-2's 50,257
+	 * tokens once compared each token with every one taken before (10^10 steps; the fuzzer
+	 * found it) */
+	char *taken = calloc((size_t)V, 1);
 	for (int i = 0; i < k; i++) {
 		int best = -1;
-		for (int v = 0; v < V; v++) {
-			int taken = 0;
-			for (int j = 0; j < i; j++)
-				taken |= idx[j] == v;
-			if (!taken && (best < 0 || p[v] > p[best]))
+		for (int v = 0; v < V; v++)
+			if (!taken[v] && (best < 0 || p[v] > p[best]))
 				best = v;
-		}
+		taken[best] = 1;
 		idx[i] = best;
 		val[i] = (float)(p[best] / z);
 		size_t len = 0;
@@ -719,6 +543,7 @@ gb_figure *view_next(session *s, int k, double temp)
 	gb_fig_add_meta(f, "Temperature", cap);
 	free_labels(labels, k);
 	free(idx);
+	free(taken);
 	free(val);
 	free(p);
 	return f;

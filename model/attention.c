@@ -29,6 +29,9 @@ typedef struct head_job {
 	int H, Tq, Tk, E, group, window, pad;
 	float inv;
 	int alibi;
+	const float *relb;    /* (buckets, H) T5's bias, or NULL */
+	float *rb;            /* (H, Tq, Tk) the bias each score got (the trace's rel_bias) */
+	int nb, maxd;
 } head_job;
 
 /* Head h: scores q . k, the scaled and masked scores (causal, window, padding, ALiBi), their
@@ -56,9 +59,20 @@ static void one_head(void *arg, int h, int worker)
 		float *mrow = mm + (size_t)i * Tk;
 		for (int c = 0; c < Tk; c++)
 			mrow[c] = c >= lo && c < hi ? srow[c] * j->inv + slope * (float)(c - ia) : -INFINITY;
+		if (j->relb) {
+			float *brow = j->rb + ((size_t)h * Tq + i) * Tk;
+			for (int c = 0; c < Tk; c++) {
+				brow[c] = j->relb[gb_t5_bucket(c - ia, in->bidir, j->nb, j->maxd) * j->H + h];
+				mrow[c] += brow[c]; /* -inf stays -inf */
+			}
+		}
 		if (in->key_ids && j->pad >= 0)
 			for (int c = lo; c < hi; c++)
 				if (in->key_ids[c] == j->pad)
+					mrow[c] = -INFINITY;
+		if (in->allow)
+			for (int c = lo; c < hi; c++)
+				if (!in->allow(in->allow_arg, ia, c))
 					mrow[c] = -INFINITY;
 	}
 	memcpy(w, mm, (size_t)Tq * Tk * sizeof(float));
@@ -76,11 +90,104 @@ static void one_head(void *arg, int h, int worker)
 			o[i] *= in->scale[h];
 }
 
+/* Linear attention (self-attention of a config with attn_kind linear) on q (H, Tq, E) and the
+ * keys and values attended to (kv head h's Tk rows at kall + h kstr): the feature maps, the
+ * n x n weights they imply (for the views: scores, masked, weights, reach) and each head's
+ * output through the kernel table (the reference's quadratic form, the fast tables' recurrent
+ * one). Returns head_out. */
+static float *linear_heads(fctx *f, const char *name, const attn_in *in, const float *q, const float *kall,
+                           const float *vall, size_t kstr, int Tk)
+{
+	const gb_config *c = f->c;
+	int H = c->n_head, K = c->n_kv_head, E = c->d_head, Tq = in->Tq, group = H / K;
+	const unsigned char *hte = AXES(GB_AX_HEAD, GB_AX_TOKEN, GB_AX_FEATURE);
+	float *fq = tens(f, 3, SHAPE(H, Tq, E), hte, "%s.q_feat", name);
+	float *fk = tens(f, 3, SHAPE(K, Tk, E), AXES(GB_AX_KV_HEAD, GB_AX_KEY, GB_AX_FEATURE), "%s.k_feat", name);
+	float *vv = scratch(f, (size_t)K * Tk * E);
+	for (size_t i = 0; i < (size_t)H * Tq * E; i++)
+		fq[i] = (float)gb_elu1(q[i]);
+	for (int h = 0; h < K; h++)
+		for (size_t i = 0; i < (size_t)Tk * E; i++) {
+			fk[(size_t)h * Tk * E + i] = (float)gb_elu1(kall[h * kstr + i]);
+			vv[(size_t)h * Tk * E + i] = vall[h * kstr + i];
+		}
+	unsigned char *ok = NULL;
+	if (in->key_ids && c->pad_id >= 0) {
+		ok = (unsigned char *)scratch(f, ((size_t)Tk + 3) / 4);
+		for (int j = 0; j < Tk; j++)
+			ok[j] = in->key_ids[j] != c->pad_id;
+	}
+	const unsigned char *hqk = AXES(GB_AX_HEAD, GB_AX_QUERY, GB_AX_KEY);
+	float *sc = tens(f, 3, SHAPE(H, Tq, Tk), hqk, "%s.scores", name);
+	float *mk = tens(f, 3, SHAPE(H, Tq, Tk), hqk, "%s.masked", name);
+	float *wt = tens(f, 3, SHAPE(H, Tq, Tk), hqk, "%s.weights", name);
+	float *ho = tens(f, 3, SHAPE(H, Tq, E), hte, "%s.head_out", name);
+	float *rc = tens(f, 2, SHAPE(H, Tq), AXES(GB_AX_HEAD, GB_AX_QUERY), "%s.reach", name);
+	for (int h = 0; h < H; h++) {
+		const float *fkh = fk + (size_t)(h / group) * Tk * E;
+		float *s = sc + (size_t)h * Tq * Tk, *m = mk + (size_t)h * Tq * Tk, *w = wt + (size_t)h * Tq * Tk;
+		f->k->matmul(s, fq + (size_t)h * Tq * E, fkh, NULL, Tq, E, Tk, 1);
+		for (int i = 0; i < Tq; i++) {
+			int hi = in->causal ? in->pos0 + i + 1 : Tk;
+			double z = 0, d = 0;
+			for (int j = 0; j < Tk; j++) {
+				int on = j < hi && (!ok || ok[j]);
+				m[(size_t)i * Tk + j] = on ? s[(size_t)i * Tk + j] : -INFINITY;
+				z += on ? s[(size_t)i * Tk + j] : 0;
+			}
+			for (int j = 0; j < Tk; j++) {
+				float v = m[(size_t)i * Tk + j];
+				w[(size_t)i * Tk + j] = v == -INFINITY || !(z > 0) ? 0.0f : (float)(v / z);
+				d += (double)w[(size_t)i * Tk + j] * (in->pos0 + i - j);
+			}
+			rc[(size_t)h * Tq + i] = (float)d;
+		}
+		float *o = ho + (size_t)h * Tq * E;
+		f->k->linear_attn(o, fq + (size_t)h * Tq * E, fkh, vv + (size_t)(h / group) * Tk * E, Tq, Tk, E, in->pos0,
+		                  in->causal, ok);
+		if (in->scale && in->scale[h] != 1.0f)
+			for (size_t i = 0; i < (size_t)Tq * E; i++)
+				o[i] *= in->scale[h];
+	}
+	return ho;
+}
+
+/* Softmax attention's heads: scores, masks and biases, weights, reach and each head's output;
+ * returns head_out. */
+static float *softmax_heads(fctx *f, const gb_attn_w *a, const char *name, const attn_in *in, const float *q,
+                            const float *kall, const float *vall, size_t kstr, int Tk)
+{
+	const gb_config *c = f->c;
+	int H = c->n_head, K = c->n_kv_head, E = c->d_head, Tq = in->Tq, group = H / K;
+	const unsigned char *hqk = AXES(GB_AX_HEAD, GB_AX_QUERY, GB_AX_KEY);
+	float *sc = tens(f, 3, SHAPE(H, Tq, Tk), hqk, "%s.scores", name);
+	float *mk = tens(f, 3, SHAPE(H, Tq, Tk), hqk, "%s.masked", name);
+	float *wt = tens(f, 3, SHAPE(H, Tq, Tk), hqk, "%s.weights", name);
+	float *ho = tens(f, 3, SHAPE(H, Tq, E), AXES(GB_AX_HEAD, GB_AX_TOKEN, GB_AX_FEATURE), "%s.head_out", name);
+	head_job j = { f->k, in, q, kall, vall, kstr, sc, mk, wt, ho, NULL, H, Tq, Tk, E, group,
+	               in->self ? c->window : 0, c->pad_id, (float)(1.0 / sqrt((double)E)),
+	               in->self && c->pos == GB_POS_ALIBI, NULL, NULL, c->rel_buckets, c->rel_max_dist };
+	if (in->self && c->pos == GB_POS_T5 && a->rel_bias) {
+		j.relb = a->rel_bias;
+		j.rb = tens(f, 3, SHAPE(H, Tq, Tk), hqk, "%s.rel_bias", name);
+	}
+	if (in->self) /* how far back each query looks: cheap, kept by lazy runs */
+		j.rc = tens(f, 2, SHAPE(H, Tq), AXES(GB_AX_HEAD, GB_AX_QUERY), "%s.reach", name);
+	/* The heads are independent: on the fast tables they run side by side (the kernels they
+	 * call then run on one thread each, with the same results); the reference keeps one. */
+	if (f->k == gb_kernels_ref() || H < 2)
+		for (int h = 0; h < H; h++)
+			one_head(&j, h, 0);
+	else
+		gb_pool_run(H, one_head, &j);
+	return ho;
+}
+
 int gb_fwd_attention(fctx *f, const gb_attn_w *a, const char *name, const attn_in *in)
 {
 	const gb_config *c = f->c;
 	int H = c->n_head, K = c->n_kv_head, E = c->d_head, D = c->d_model;
-	int Tq = in->Tq, Tk = in->Tk, qw = H * E, kw = K * E, group = H / K;
+	int Tq = in->Tq, Tk = in->Tk, qw = H * E, kw = K * E;
 	const float *qs, *ks = NULL, *vs = NULL;
 	int qst, kst = kw, qo = 0, ko = 0, vo = 0;
 	if (a->fused) { /* self-attention only: q, k and v all come from xq */
@@ -116,9 +223,9 @@ int gb_fwd_attention(fctx *f, const gb_attn_w *a, const char *name, const attn_i
 		}
 	if (in->self && c->pos == GB_POS_ROPE) {
 		for (int h = 0; h < H; h++)
-			gb_rope(q + (size_t)h * Tq * E, Tq, E, in->pos0, c->rope_theta, c->rope_pairs);
+			gb_rope(q + (size_t)h * Tq * E, Tq, E, in->pos0, c);
 		for (int h = 0; h < K; h++)
-			gb_rope(k + (size_t)h * Tk * E, Tk, E, in->pos0, c->rope_theta, c->rope_pairs);
+			gb_rope(k + (size_t)h * Tk * E, Tk, E, in->pos0, c);
 	}
 	/* The keys attended to: kv head h's Tk rows at kall + h * kstr. With a cache, self-attention
 	 * appends its new rows in place and reads every row so far (Tk grows to pos0 + Tk). */
@@ -132,23 +239,8 @@ int gb_fwd_attention(fctx *f, const gb_attn_w *a, const char *name, const attn_i
 		kall = in->ck, vall = in->cv, kstr = in->cstride;
 		Tk = in->pos0 + Tk;
 	}
-	const unsigned char *hqk = AXES(GB_AX_HEAD, GB_AX_QUERY, GB_AX_KEY);
-	float *sc = tens(f, 3, SHAPE(H, Tq, Tk), hqk, "%s.scores", name);
-	float *mk = tens(f, 3, SHAPE(H, Tq, Tk), hqk, "%s.masked", name);
-	float *wt = tens(f, 3, SHAPE(H, Tq, Tk), hqk, "%s.weights", name);
-	float *ho = tens(f, 3, SHAPE(H, Tq, E), AXES(GB_AX_HEAD, GB_AX_TOKEN, GB_AX_FEATURE), "%s.head_out", name);
-	head_job j = { f->k, in, q, kall, vall, kstr, sc, mk, wt, ho, NULL, H, Tq, Tk, E, group,
-	               in->self ? c->window : 0, c->pad_id, (float)(1.0 / sqrt((double)E)),
-	               in->self && c->pos == GB_POS_ALIBI };
-	if (in->self) /* how far back each query looks: cheap, kept by lazy runs */
-		j.rc = tens(f, 2, SHAPE(H, Tq), AXES(GB_AX_HEAD, GB_AX_QUERY), "%s.reach", name);
-	/* The heads are independent: on the fast tables they run side by side (the kernels they
-	 * call then run on one thread each, with the same results); the reference keeps one. */
-	if (f->k == gb_kernels_ref() || H < 2)
-		for (int h = 0; h < H; h++)
-			one_head(&j, h, 0);
-	else
-		gb_pool_run(H, one_head, &j);
+	float *ho = in->self && c->attn_kind == GB_ATTN_LINEAR ? linear_heads(f, name, in, q, kall, vall, kstr, Tk)
+	                                                       : softmax_heads(f, a, name, in, q, kall, vall, kstr, Tk);
 	float *merged = tens(f, TF(Tq, qw), "%s.merged", name);
 	for (int t = 0; t < Tq; t++)
 		for (int h = 0; h < H; h++)

@@ -52,17 +52,40 @@ fail:
 	return NULL;
 }
 
-int gb_file_begin(gb_file *w, const char *path, gb_err *err)
+static int file_begin(gb_file *w, const char *path, int keep, gb_err *err)
 {
+	static unsigned counter;
+	struct stat st;
+	int fd = -1;
+	w->f = NULL;
+	w->keep = keep;
 	if (strlen(path) >= sizeof w->path)
 		return gb_fail(err, "%s: path too long", path);
+	if (keep && lstat(path, &st) == 0)
+		return gb_fail(err, "%s: already exists: choose another name, or add --force to overwrite it", path);
 	strcpy(w->path, path);
-	snprintf(w->tmp, sizeof w->tmp, "%s.tmp.%ld", path, (long)getpid());
-	w->f = fopen(w->tmp, "wb");
-	if (!w->f)
+	/* a new name each try, created exclusively: a file or symlink planted under the name is
+	 * never written through */
+	for (int tries = 0; tries < 100 && fd < 0; tries++) {
+		snprintf(w->tmp, sizeof w->tmp, "%s.tmp.%ld.%u", path, (long)getpid(), counter++);
+		fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0)
 		return gb_fail(err, "%s: cannot write (%s)", path, strerror(errno));
+	w->f = fdopen(fd, "wb");
+	if (!w->f) {
+		int e = errno;
+		close(fd);
+		unlink(w->tmp);
+		return gb_fail(err, "%s: cannot write (%s)", path, strerror(e));
+	}
 	return 0;
 }
+
+int gb_file_begin(gb_file *w, const char *path, gb_err *err) { return file_begin(w, path, 0, err); }
+int gb_file_begin_new(gb_file *w, const char *path, gb_err *err) { return file_begin(w, path, 1, err); }
 
 int gb_file_commit(gb_file *w, gb_err *err)
 {
@@ -76,6 +99,20 @@ int gb_file_commit(gb_file *w, gb_err *err)
 		int e = errno;
 		unlink(w->tmp);
 		return gb_fail(err, "%s: write failed (%s)", w->path, strerror(e ? e : EIO));
+	}
+	if (w->keep) {
+		/* link, unlike rename, refuses to replace a file created since begin */
+		if (link(w->tmp, w->path) == 0) {
+			unlink(w->tmp);
+			return 0;
+		}
+		int e = errno;
+		struct stat st;
+		if (e == EEXIST || lstat(w->path, &st) == 0) {
+			unlink(w->tmp);
+			return gb_fail(err, "%s: already exists: choose another name, or add --force to overwrite it", w->path);
+		}
+		/* a file system without hard links (FAT): checked just above, so rename */
 	}
 	if (rename(w->tmp, w->path)) {
 		int e = errno;

@@ -13,15 +13,20 @@
  * Files larger than max bytes are refused. */
 char *gb_read_file(const char *path, size_t max, size_t *len, gb_err *err);
 
-/* Atomic writing: begin opens "<path>.tmp.<pid>" for writing; commit closes it, checks every
- * write succeeded and renames it onto path; abort closes and removes it. */
+/* Atomic writing: begin creates "<path>.tmp.<pid>.<n>" exclusively (O_EXCL, never through a
+ * planted file or symlink of that name); commit closes it, checks every write succeeded and
+ * renames it onto path; abort closes and removes it. gb_file_begin_new refuses a path that
+ * exists ("... already exists: ... --force"), at begin and again at commit (a link, which
+ * unlike rename never replaces a file made in between). */
 typedef struct gb_file {
 	FILE *f;
+	int keep; /* commit refuses to replace an existing path */
 	char path[4096];
 	char tmp[4200];
 } gb_file;
 
 int gb_file_begin(gb_file *w, const char *path, gb_err *err);
+int gb_file_begin_new(gb_file *w, const char *path, gb_err *err);
 int gb_file_commit(gb_file *w, gb_err *err);
 void gb_file_abort(gb_file *w);
 

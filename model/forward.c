@@ -94,15 +94,36 @@ double gb_alibi_slope(int h, int n)
 	return pow(2.0, -8.0 * (2 * (h - p) + 1) / (2 * p));
 }
 
-void gb_rope(float *x, int T, int E, int pos0, float theta, int pairs)
+int gb_t5_bucket(int rel, int bidirectional, int nb, int maxd)
 {
-	int half = E / 2;
+	int b = 0, n;
+	if (bidirectional) {
+		nb /= 2;
+		b = rel > 0 ? nb : 0;
+		n = rel < 0 ? -rel : rel;
+	} else {
+		n = rel < 0 ? -rel : 0;
+	}
+	int exact = nb / 2;
+	if (n < exact)
+		return b + n;
+	/* float throughout, then truncation, as torch computes it */
+	float r = logf((float)n / (float)exact) / (float)log((double)maxd / exact) * (float)(nb - exact);
+	int large = exact + (int)r;
+	return b + (large < nb - 1 ? large : nb - 1);
+}
+
+double gb_elu1(double x) { return x > 0 ? x + 1.0 : exp(x); }
+
+void gb_rope(float *x, int T, int E, int pos0, const gb_config *c)
+{
+	int half = E / 2, pairs = c->rope_pairs;
 	for (int t = 0; t < T; t++) {
 		float *r = x + (size_t)t * E;
 		for (int i = 0; i < half; i++) {
 			/* pair i: features (i, i + E/2) rotating half, (2i, 2i + 1) adjacent; same angle */
 			int ia = pairs == GB_ROPE_ADJACENT ? 2 * i : i, ib = pairs == GB_ROPE_ADJACENT ? 2 * i + 1 : i + half;
-			double ang = (pos0 + t) * pow((double)theta, -2.0 * i / E);
+			double ang = (pos0 + t) * gb_rope_inv_freq(c, i);
 			double cs = cos(ang), sn = sin(ang), a = r[ia], b = r[ib];
 			r[ia] = (float)(a * cs - b * sn);
 			r[ib] = (float)(b * cs + a * sn);
@@ -204,7 +225,7 @@ static int sub_attn(fctx *f, const void *w, const char *name, const float *x, in
 
 static int sub_ffn(fctx *f, const void *w, const char *name, const float *x, int T, const void *arg)
 {
-	return ffn(f, w, name, x, T);
+	return f->c->n_experts ? gb_fwd_moe(f, w, name, x, T) : ffn(f, w, name, x, T);
 }
 
 typedef struct stack_in {
@@ -233,6 +254,11 @@ static int layer(fctx *f, const gb_stack_w *s, const stack_in *in, int l, int x)
 	self.Tq = self.Tk = T;
 	self.causal = in->causal && !(f->o && f->o->no_mask);
 	self.self = 1;
+	if (in->causal && f->o && f->o->allow) {
+		self.allow = f->o->allow;
+		self.allow_arg = f->o->allow_arg;
+	}
+	self.bidir = !in->causal;
 	self.key_ids = in->ids;
 	self.pos0 = in->pos0;
 	if (kc) {
@@ -271,7 +297,8 @@ static int layer(fctx *f, const gb_stack_w *s, const stack_in *in, int l, int x)
 	snprintf(nn, sizeof nn, "%sL%d.ln%d", p, l + 1, fn);
 	snprintf(sn, sizeof sn, "%sL%d.ffn", p, l + 1);
 	snprintf(rn, sizeof rn, "%sL%d.resid.post", p, l + 1);
-	return residual(f, x, fn == 3 ? &L->ln3 : &L->ln2, nn, sub_ffn, &L->ffn, sn, NULL, T, rn);
+	const void *fw = c->n_experts ? (const void *)&L->moe : (const void *)&L->ffn;
+	return residual(f, x, fn == 3 ? &L->ln3 : &L->ln2, nn, sub_ffn, fw, sn, NULL, T, rn);
 }
 
 static int ends_with(const char *s, const char *suf)
@@ -409,6 +436,10 @@ static size_t eager_floats(const gb_config *c, size_t n, size_t nt)
 	else
 		sz = (size_t)c->n_layer * (ATTN(n, n) + 5 * n * F + 6 * n * D) + 5 * n * D, nt = n;
 #undef ATTN
+	if (c->n_experts) /* per layer and token: E experts' (up, gate, hidden, out) rows and routing */
+		sz += (size_t)(c->n_layer + c->n_enc_layer) * (n > nt ? n : nt) * (size_t)c->n_experts * (3 * F + D + 4);
+	if (c->pos == GB_POS_T5 || c->attn_kind == GB_ATTN_LINEAR) /* rel_bias; or q_feat, k_feat */
+		sz += (size_t)(c->n_layer + c->n_enc_layer) * H * (n > nt ? n : nt) * ((n > nt ? n : nt) + 2 * E);
 	return sz + 2 * nt * (size_t)c->vocab;
 }
 

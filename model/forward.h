@@ -27,6 +27,13 @@ typedef struct gb_fwd_opts {
 	void (*progress)(void *arg, int done, int total);
 	void *progress_arg;
 	const volatile sig_atomic_t *stop;
+	/* A sparse attention pattern on top of the causal mask (issue 19: masks applied to a run),
+	 * for decoder (or decoder-only) softmax self-attention: allow(allow_arg, i, j) is 0 where
+	 * query position i may not see key position j (-inf before the softmax, as the causal
+	 * mask). NULL: none. Linear attention ignores it. allow_arg must outlive the trace (a lazy
+	 * trace recomputes layers with these options). */
+	int (*allow)(const void *arg, int i, int j);
+	const void *allow_arg;
 } gb_fwd_opts;
 
 /* Runs ids (n) through the model and fills tr (reset first). For an encoder-decoder, ids is
@@ -66,8 +73,19 @@ void gb_sinusoid(float *pe, int T, int D);
 /* ALiBi's slope for head h (0-based) of n. */
 double gb_alibi_slope(int h, int n);
 
+/* T5's bucket of a key at offset rel = key position - query position, for a self-attention
+ * with nb buckets and max distance maxd: causal (decoder) buckets count how far back the key
+ * is (a later key, masked anyway, shares bucket 0); bidirectional (encoder) ones use half the
+ * buckets for keys after the query. Small offsets get a bucket each (the first half), larger
+ * ones log-spaced buckets up to maxd, beyond it the last; computed in float as T5's
+ * _relative_position_bucket does. */
+int gb_t5_bucket(int rel, int bidirectional, int nb, int maxd);
+
+/* elu(x) + 1, linear attention's feature map: x + 1 for x > 0, e^x otherwise (always > 0). */
+double gb_elu1(double x);
+
 /* RoPE rotation in place of x (T, E) for positions pos0 .. pos0 + T - 1; pairs is the
  * config's rope_pairs (GB_ROPE_HALF: features f, f + E/2; GB_ROPE_ADJACENT: 2f, 2f + 1). */
-void gb_rope(float *x, int T, int E, int pos0, float theta, int pairs);
+void gb_rope(float *x, int T, int E, int pos0, const gb_config *c);
 
 #endif

@@ -44,7 +44,8 @@ typedef struct attn_in {
 	const float *xq;      /* (Tq, D) */
 	const float *xkv;     /* (Tk, D); NULL: cross-attention whose keys and values are in ck, cv */
 	int Tq, Tk;           /* Tk: the keys computed here (or read from ck, cv when xkv is NULL) */
-	int causal, self;     /* self-attention gets RoPE, ALiBi and the local window */
+	int causal, self;     /* self-attention gets RoPE, ALiBi, T5's bias and the local window */
+	int bidir;            /* an encoder's self-attention: T5's buckets look both ways */
 	const int *key_ids;   /* every key's id (position 0 on), for the padding mask */
 	const float *scale;   /* (H) per-head output scale, or NULL */
 	int pos0;             /* position of the first query (and of the first key computed here) */
@@ -53,7 +54,12 @@ typedef struct attn_in {
 	 * (xkv NULL) reads its Tk rows. NULL: no cache, the keys are the Tk computed here. */
 	float *ck, *cv;
 	size_t cstride;
+	int (*allow)(const void *arg, int i, int j); /* gb_fwd_opts' pattern, or NULL */
+	const void *allow_arg;
 } attn_in;
+
+/* A mixture of experts in place of the FFN (moe.c); returns out's index. */
+int gb_fwd_moe(fctx *f, const gb_moe_w *w, const char *name, const float *x, int T);
 
 /* Multi-head attention (attention.c). */
 int gb_fwd_attention(fctx *f, const gb_attn_w *a, const char *name, const attn_in *in);

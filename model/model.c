@@ -104,6 +104,35 @@ static void ffn(walker *w, gb_ffn_w *f, const char *p, const char *up, const cha
 	linear(w, &f->down, c->d_ffn, c->d_model, trans, c->ffn_bias, name);
 }
 
+/* The FFN of a layer: dense (named prefix + up, gate, down), or a mixture of experts: a router
+ * (prefix + router) and expert e's FFN under prefix + experts.e. (gated llama experts take
+ * Mixtral's names, w1 gate, w3 up, w2 down, given by the caller). */
+static void ffn_or_moe(walker *w, gb_layer_w *L, const char *p, const char *router, const char *up, const char *gate,
+                       const char *down, int trans)
+{
+	const gb_config *c = &w->m->cfg;
+	char name[160];
+	if (!c->n_experts) {
+		ffn(w, &L->ffn, p, up, gate, down, trans);
+		return;
+	}
+	snprintf(name, sizeof name, "%s%s", p, router);
+	linear(w, &L->moe.router, c->d_model, c->n_experts, trans, 0, name);
+	for (int e = 0; e < c->n_experts && !w->failed; e++) {
+		snprintf(name, sizeof name, "%sexperts.%d.", p, e);
+		ffn(w, &L->moe.experts[e], name, up, gate, down, trans);
+	}
+}
+
+/* T5's relative bias of a self-attention, (buckets, H) as T5's nn.Embedding holds it. */
+static void rel_bias(walker *w, gb_attn_w *a, const char *prefix)
+{
+	const gb_config *c = &w->m->cfg;
+	a->rel_bias = NULL;
+	if (c->pos == GB_POS_T5)
+		add(w, &a->rel_bias, 0, 2, c->rel_buckets, c->n_head, "%srelative_attention_bias.weight", prefix);
+}
+
 /* Separate q, k, v and output projections in nn.Linear layout, named prefix + {q,k,v}_proj and
  * prefix + oname. */
 static void attn_separate(walker *w, gb_attn_w *a, const char *prefix, const char *oname)
@@ -126,9 +155,17 @@ static int alloc_layers(walker *w, gb_stack_w *s, int n)
 {
 	s->n_layer = n;
 	s->layers = calloc((size_t)n, sizeof *s->layers);
-	if (!s->layers)
+	if (!s->layers) {
 		w->failed = 1;
-	return s->layers ? 0 : -1;
+		return -1;
+	}
+	int E = w->m->cfg.n_experts;
+	for (int l = 0; l < n && E; l++)
+		if (!(s->layers[l].moe.experts = calloc((size_t)E, sizeof(gb_ffn_w)))) {
+			w->failed = 1;
+			return -1;
+		}
+	return 0;
 }
 
 static void enumerate(walker *w)
@@ -153,10 +190,12 @@ static void enumerate(walker *w)
 			linear(w, &L->attn.qkv, c->d_model, (c->n_head + 2 * c->n_kv_head) * c->d_head, 0, c->bias, p);
 			snprintf(p, sizeof p, "h.%d.attn.c_proj", l);
 			linear(w, &L->attn.o, c->n_head * c->d_head, c->d_model, 0, c->bias, p);
+			snprintf(p, sizeof p, "h.%d.attn.", l);
+			rel_bias(w, &L->attn, p);
 			snprintf(p, sizeof p, "h.%d.ln_2", l);
 			norm(w, &L->ln2, p);
 			snprintf(p, sizeof p, "h.%d.mlp.", l);
-			ffn(w, &L->ffn, p, "c_fc", NULL, "c_proj", 0);
+			ffn_or_moe(w, L, p, "router", "c_fc", NULL, "c_proj", 0);
 		}
 		if (c->final_norm)
 			norm(w, &m->dec.final, "ln_f");
@@ -172,10 +211,16 @@ static void enumerate(walker *w)
 			norm(w, &L->ln1, p);
 			snprintf(p, sizeof p, "model.layers.%d.self_attn.", l);
 			attn_separate(w, &L->attn, p, "o_proj");
+			rel_bias(w, &L->attn, p);
 			snprintf(p, sizeof p, "model.layers.%d.post_attention_layernorm", l);
 			norm(w, &L->ln2, p);
-			snprintf(p, sizeof p, "model.layers.%d.mlp.", l);
-			ffn(w, &L->ffn, p, "up_proj", "gate_proj", "down_proj", 1);
+			if (c->n_experts) {
+				snprintf(p, sizeof p, "model.layers.%d.block_sparse_moe.", l);
+				ffn_or_moe(w, L, p, "gate", "w3", "w1", "w2", 1);
+			} else {
+				snprintf(p, sizeof p, "model.layers.%d.mlp.", l);
+				ffn(w, &L->ffn, p, "up_proj", "gate_proj", "down_proj", 1);
+			}
 		}
 		if (c->final_norm)
 			norm(w, &m->dec.final, "model.norm");
@@ -193,6 +238,7 @@ static void enumerate(walker *w)
 				snprintf(q, sizeof q, "model.%s.layers.%d.", sn, l);
 				snprintf(p, sizeof p, "%sself_attn.", q);
 				attn_separate(w, &L->attn, p, "out_proj");
+				rel_bias(w, &L->attn, p);
 				snprintf(p, sizeof p, "%sself_attn_layer_norm", q);
 				norm(w, &L->ln1, p);
 				if (s) {
@@ -201,7 +247,11 @@ static void enumerate(walker *w)
 					snprintf(p, sizeof p, "%sencoder_attn_layer_norm", q);
 					norm(w, &L->ln2, p);
 				}
-				ffn(w, &L->ffn, q, "fc1", NULL, "fc2", 1);
+				if (c->n_experts) {
+					snprintf(p, sizeof p, "%smoe.", q);
+					ffn_or_moe(w, L, p, "router", "fc1", NULL, "fc2", 1);
+				} else
+					ffn(w, &L->ffn, q, "fc1", NULL, "fc2", 1);
 				snprintf(p, sizeof p, "%sfinal_layer_norm", q);
 				norm(w, s ? &L->ln3 : &L->ln2, p);
 			}
@@ -237,6 +287,18 @@ static int build_params(gb_model *m, gb_err *err)
 	return 0;
 }
 
+void gb_model_moved(gb_model *m, const gb_model *from)
+{
+	const char *lo = (const char *)from, *hi = lo + sizeof *from;
+	for (int i = 0; i < m->n_params; i++) {
+		gb_param *p = &m->params[i];
+		if ((const char *)p->slot >= lo && (const char *)p->slot < hi)
+			p->slot = (const float **)((char *)m + ((const char *)p->slot - lo));
+		if ((const char *)p->lin >= lo && (const char *)p->lin < hi)
+			p->lin = (struct gb_linear *)((char *)m + ((const char *)p->lin - lo));
+	}
+}
+
 /* Points every struct slot at its parameter's data; the tied head reads the embedding. */
 static void bind_slots(gb_model *m)
 {
@@ -262,6 +324,10 @@ gb_param *gb_model_param(const gb_model *m, const char *name)
 
 void gb_model_free(gb_model *m)
 {
+	for (int l = 0; m->dec.layers && l < m->dec.n_layer; l++)
+		free(m->dec.layers[l].moe.experts);
+	for (int l = 0; m->enc.layers && l < m->enc.n_layer; l++)
+		free(m->enc.layers[l].moe.experts);
 	free(m->dec.layers);
 	free(m->enc.layers);
 	free(m->params);

@@ -37,6 +37,7 @@ typedef struct gb_attn_w {
 	gb_linear qkv;        /* D -> (H + 2K) E, when fused */
 	gb_linear q, k, v;    /* D -> H E, D -> K E, D -> K E, when not fused */
 	gb_linear o;          /* H E -> D */
+	const float *rel_bias; /* (buckets, H) T5's relative bias of self-attention, or NULL */
 } gb_attn_w;
 
 typedef struct gb_ffn_w {
@@ -46,13 +47,21 @@ typedef struct gb_ffn_w {
 	gb_linear down;       /* F -> D */
 } gb_ffn_w;
 
+/* A mixture of experts in place of the FFN: a router (D -> n_experts, no bias) and n_experts
+ * FFNs of width d_ffn each, shaped as the dense one. */
+typedef struct gb_moe_w {
+	gb_linear router;
+	gb_ffn_w *experts;    /* (n_experts) */
+} gb_moe_w;
+
 typedef struct gb_layer_w {
 	gb_normw ln1;         /* before (pre-norm) or after (post-norm) self-attention */
 	gb_normw ln2;         /* the FFN's norm; an encoder-decoder's decoder: cross-attention's */
 	gb_normw ln3;         /* an encoder-decoder's decoder: the FFN's norm */
 	gb_attn_w attn;
 	gb_attn_w cross;      /* decoder layers of an encoder-decoder */
-	gb_ffn_w ffn;
+	gb_ffn_w ffn;         /* unused with a mixture of experts */
+	gb_moe_w moe;         /* when cfg.n_experts */
 } gb_layer_w;
 
 typedef struct gb_stack_w {
@@ -143,6 +152,11 @@ int gb_model_make_writable(gb_model *m, gb_err *err);
 int gb_model_save(const gb_model *m, const char *dir, gb_err *err);
 
 void gb_model_free(gb_model *m);
+
+/* After a struct copy (*m = *from, e.g. into a session): the parameters' slots and linear
+ * layers that pointed into *from (the embedding, the output head) point into *m again, so a
+ * later rebinding (gb_model_make_writable) writes into m, not into the old copy. */
+void gb_model_moved(gb_model *m, const gb_model *from);
 
 /* The parameter with this name, or NULL. */
 gb_param *gb_model_param(const gb_model *m, const char *name);

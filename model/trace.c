@@ -11,7 +11,7 @@
 #include "model/fileio.h"
 
 static const char *axis_names[GB_AX_N] = { "token", "position", "head", "kv_head", "query", "key",
-                                           "feature", "ffn", "vocab" };
+                                           "feature", "ffn", "vocab", "expert", "choice" };
 
 const char *gb_axis_name(int a) { return a >= 0 && a < GB_AX_N ? axis_names[a] : "?"; }
 
@@ -327,7 +327,12 @@ static int ends_with(const char *s, const char *suf)
 	return a >= b && !strcasecmp(s + a - b, suf);
 }
 
-static int dump_npy(const gb_ttensor *t, const char *path, gb_err *err)
+static int begin(gb_file *w, const char *path, int force, gb_err *err)
+{
+	return force ? gb_file_begin(w, path, err) : gb_file_begin_new(w, path, err);
+}
+
+static int dump_npy(const gb_ttensor *t, const char *path, int force, gb_err *err)
 {
 	char shape[96] = "";
 	for (int i = 0; i < t->ndim; i++)
@@ -340,7 +345,7 @@ static int dump_npy(const gb_ttensor *t, const char *path, gb_err *err)
 	/* The header (magic 6 + version 2 + length 2 + dict + padding + newline) is a multiple of 64. */
 	int total = (10 + len + 1 + 63) / 64 * 64, pad = total - 10 - len - 1;
 	gb_file w;
-	if (gb_file_begin(&w, path, err))
+	if (begin(&w, path, force, err))
 		return -1;
 	unsigned char pre[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)((total - 10) & 255),
 	                          (unsigned char)((total - 10) >> 8) };
@@ -353,10 +358,10 @@ static int dump_npy(const gb_ttensor *t, const char *path, gb_err *err)
 	return gb_file_commit(&w, err);
 }
 
-static int dump_csv(const gb_ttensor *t, const char *path, gb_err *err)
+static int dump_csv(const gb_ttensor *t, const char *path, int force, gb_err *err)
 {
 	gb_file w;
-	if (gb_file_begin(&w, path, err))
+	if (begin(&w, path, force, err))
 		return -1;
 	int cols = t->shape[t->ndim - 1];
 	int rows = t->ndim >= 2 ? t->shape[t->ndim - 2] : 1;
@@ -378,11 +383,11 @@ static int dump_csv(const gb_ttensor *t, const char *path, gb_err *err)
 	return gb_file_commit(&w, err);
 }
 
-int gb_trace_dump(const gb_ttensor *t, const char *path, gb_err *err)
+int gb_trace_dump(const gb_ttensor *t, const char *path, int force, gb_err *err)
 {
 	if (ends_with(path, ".npy"))
-		return dump_npy(t, path, err);
+		return dump_npy(t, path, force, err);
 	if (ends_with(path, ".csv"))
-		return dump_csv(t, path, err);
+		return dump_csv(t, path, force, err);
 	return gb_fail(err, "%s: unknown format; name the file .npy or .csv", path);
 }

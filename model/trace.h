@@ -14,6 +14,13 @@
  *   Ll.attn.scores              (head, query, key)        q . k, raw
  *   Ll.attn.masked              (head, query, key)        scores / sqrt(E) + ALiBi bias, -inf masked
  *   Ll.attn.weights             (head, query, key)        softmax of masked, rows sum to 1
+ *   Ll.attn.rel_bias            (head, query, key)        T5 positions: the learned bias added to
+ *                                                         each score (its offset's bucket's value)
+ *   Ll.attn.q_feat              (head, token, feature)    linear attention: elu(q) + 1
+ *   Ll.attn.k_feat              (kv_head, key, feature)   linear attention: elu(k) + 1, every key
+ *                               (linear attention's scores are q_feat . k_feat, masked has -inf
+ *                               where masked, weights = masked / its row sum: the n x n weights
+ *                               the recurrent form implies)
  *   Ll.attn.reach               (head, query)             sum_j weights(i, j) (i - j): how far back
  *                                                         query i looks (self-attention only)
  *   Ll.attn.head_out            (head, token, feature)    weights . v
@@ -25,6 +32,15 @@
  *   Ll.ffn.gate                 (token, ffn)              SwiGLU's gate, before silu
  *   Ll.ffn.hidden               (token, ffn)              after the activation (and gate)
  *   Ll.ffn.out                  (token, feature)
+ *   with a mixture of experts, Ll.ffn.up/.gate/.hidden are (expert, token, ffn), rows of the
+ *   tokens an expert did not get all 0, and the routing is recorded:
+ *   Ll.ffn.router               (token, expert)           router logits x Wr
+ *   Ll.ffn.router_probs         (token, expert)           their softmax
+ *   Ll.ffn.chosen               (token, choice)           the top-k experts, as numbers (0-based)
+ *   Ll.ffn.gates                (token, expert)           each expert's weight in the output (0
+ *                                                         unless chosen)
+ *   Ll.ffn.expert_out           (expert, token, feature)  each chosen expert's output
+ *   Ll.ffn.load                 (expert)                  share of the run's choices per expert
  *   Ll.resid.post               (token, feature)          the residual stream leaving layer l
  *   lnf.in/.out/.mean/.var|.rms                           the final norm
  *   logits, probs               (token, vocab)            (an encoder-decoder: the decoder's)
@@ -52,7 +68,7 @@
 #include "model/err.h"
 
 enum gb_axis { GB_AX_TOKEN, GB_AX_POSITION, GB_AX_HEAD, GB_AX_KV_HEAD, GB_AX_QUERY, GB_AX_KEY,
-               GB_AX_FEATURE, GB_AX_FFN, GB_AX_VOCAB, GB_AX_N };
+               GB_AX_FEATURE, GB_AX_FFN, GB_AX_VOCAB, GB_AX_EXPERT, GB_AX_CHOICE, GB_AX_N };
 
 #define GB_TRACE_MAXDIM 3
 
@@ -152,7 +168,8 @@ float *gb_trace_scratch(gb_trace *tr, size_t n);
 
 /* Writes one tensor as .npy (NumPy format 1.0, little-endian float32, C order) or .csv (2-D:
  * one row per line; 3-D: rows of the last two axes, blocks separated by a blank line and a
- * "# head N" comment), chosen by the file's extension; atomic. */
-int gb_trace_dump(const gb_ttensor *t, const char *path, gb_err *err);
+ * "# head N" comment), chosen by the file's extension; atomic. An existing file is replaced
+ * only with force. */
+int gb_trace_dump(const gb_ttensor *t, const char *path, int force, gb_err *err);
 
 #endif

@@ -117,7 +117,28 @@ def resolve(cfg):
     a["textbook"] = g.get("textbook_layernorm", False)
     a["V"] = cfg["vocab_size"]
     a["pad"] = cfg.get("pad_token_id")
+    a["rope_scaling"] = cfg.get("rope_scaling")
     return a
+
+
+def rope_theta_f(a, f, E):
+    """theta_f of RoPE pair f, per model/README.md (rope_scaling: linear or llama3)."""
+    th = float(a["theta"]) ** (-2.0 * f / E)
+    rs = a.get("rope_scaling")
+    if not rs:
+        return th
+    kind = rs.get("rope_type", rs.get("type"))
+    if kind == "linear":
+        return th / rs["factor"]
+    assert kind == "llama3", kind
+    lam = 2 * math.pi / th
+    C, lo, hi = rs["original_max_position_embeddings"], rs["low_freq_factor"], rs["high_freq_factor"]
+    if lam < C / hi:
+        return th
+    if lam > C / lo:
+        return th / rs["factor"]
+    s = (C / lam - lo) / (hi - lo)
+    return (1 - s) * th / rs["factor"] + s * th
 
 
 # --------------------------------------------------------------------------------------------
@@ -366,13 +387,15 @@ def alibi_slopes(H):
     return pow2(c) + alibi_slopes(2 * c)[0::2][: H - c]
 
 
-def t_rope(x, theta, pairs="half"):
+def t_rope(x, theta, pairs="half", a=None):
     """x (heads, T, E): RoPE at positions 0..T-1; pair f is (f, f + E/2) rotating half, or
-    (2f, 2f + 1) adjacent (llama2.c, Meta)."""
+    (2f, 2f + 1) adjacent (llama2.c, Meta). With a (the resolved config), its rope_scaling too."""
     _, T, E = x.shape
     h = E // 2
     f = torch.arange(h, dtype=torch.float64)
     inv = torch.pow(torch.tensor(float(theta)), -2.0 * f / E)
+    if a is not None and a.get("rope_scaling"):
+        inv = torch.tensor([rope_theta_f(a, i, E) for i in range(h)], dtype=torch.float64)
     ang = torch.arange(T, dtype=torch.float64)[:, None] * inv[None, :]  # (T, E/2)
     c, s = torch.cos(ang), torch.sin(ang)
     if pairs == "adjacent":
@@ -403,7 +426,7 @@ def t_attention(a, xq, xkv, P, allowed, rope, alibi, trace=None):
     k = lin(xkv, P["Wk"], P["bk"]).reshape(Tk, K, E).transpose(0, 1)
     v = lin(xkv, P["Wv"], P["bv"]).reshape(Tk, K, E).transpose(0, 1)
     if rope:
-        q, k = t_rope(q, a["theta"], a["pairs"]), t_rope(k, a["theta"], a["pairs"])
+        q, k = t_rope(q, a["theta"], a["pairs"], a), t_rope(k, a["theta"], a["pairs"], a)
     rep = H // K
     kk, vv = k.repeat_interleave(rep, dim=0), v.repeat_interleave(rep, dim=0)
     scores = q @ kk.transpose(1, 2)
@@ -649,7 +672,7 @@ def loop_logits(a, W, ids, tgt=None, prefix=""):
     def rope(vec, i):
         out = vec.copy()
         for f in range(E // 2):
-            th = a["theta"] ** (-2.0 * f / E)
+            th = rope_theta_f(a, f, E)
             c, s = math.cos(i * th), math.sin(i * th)
             ia, ib = (2 * f, 2 * f + 1) if a["pairs"] == "adjacent" else (f, f + E // 2)
             x0, x1 = vec[ia], vec[ib]
@@ -927,6 +950,18 @@ VARIANTS = [
          cfg=gpt2_cfg(n_embd=100, n_head=5, n_inner=264, vocab_size=301, n_positions=40),
          ids=[(7 * i * i + 3 * i + 1) % 301 for i in range(40)], init={"emb": 0.25, "w": 0.1, "wfc": 0.1, "wd": 0.06},
          contrast=lambda c: with_gb(c, position="none")),
+    # E = 16: wavelengths 6.3, 19.9, 62.8, 199, ... against C = 64, hi 4, lo 1 -- one pair kept,
+    # two blended, five slowed by the factor, so every branch of llama3's rule is exercised
+    dict(name="llama-rope-llama3", what="llama + rope_scaling llama3 (factor 4, lo 1, hi 4, C 64), T 37",
+         cfg=llama_cfg(rope_scaling={"rope_type": "llama3", "factor": 4.0, "low_freq_factor": 1.0,
+                                     "high_freq_factor": 4.0, "original_max_position_embeddings": 64},
+                       max_position_embeddings=256, hidden_size=64, intermediate_size=128),
+         ids=[(11 * i * i + 5 * i + 2) % 48 for i in range(37)],
+         contrast=lambda c: dict(c, rope_scaling=None)),
+    dict(name="llama-rope-linear", what="llama + rope_scaling linear (factor 2, the older \"type\" key), T 37",
+         cfg=llama_cfg(rope_scaling={"type": "linear", "factor": 2.0}, max_position_embeddings=256),
+         ids=[(7 * i * i + 3 * i + 1) % 48 for i in range(37)],
+         contrast=lambda c: dict(c, rope_scaling=None)),
     dict(name="llama-wide", what="llama D 96, 6q/2kv heads of 16, F 200, V 257, T 37",
          cfg=llama_cfg(hidden_size=96, num_attention_heads=6, num_key_value_heads=2, intermediate_size=200,
                        vocab_size=257, max_position_embeddings=64),

@@ -9,7 +9,7 @@ G=./glassbox
 # have FILE TEXT: FILE contains TEXT
 lines() { wc -l <"$1" | tr -d ' '; }
 
-echo "1..89"
+echo "1..95"
 
 $G -c "init $T/gpt2 --seed 3; init $T/llama --preset llama; init $T/encdec --preset encdec" >"$T/out" 2>"$T/err"
 ok $? "init writes three random model folders"
@@ -175,7 +175,11 @@ check "train: a corpus too small to train on is refused" sh -c "test $rc = 1 && 
 $G train --preset tiny-mt --out "$T/gpt2" 2>"$T/err"; rc=$?
 check "train: an existing folder is kept unless --force" sh -c "test $rc = 1 && grep -q 'already exists' $T/err && test -s $T/gpt2/model.safetensors"
 $G train --preset tiny-xl 2>"$T/err"; rc=$?
-check "train: an unknown preset names the ones there are" sh -c "test $rc = 1 && grep -q 'tiny-lm or tiny-mt' $T/err"
+check "train: an unknown preset names the ones there are" sh -c "test $rc = 1 && grep -q 'tiny-lm, tiny-mt, tiny-lm-sinusoidal' $T/err"
+$G train --preset tiny-lm --set colour=red --out "$T/set" 2>"$T/err"; rc=$?
+check "train --set: an unknown field is named, with the fields there are" sh -c "test $rc = 1 && grep -q \"unknown field 'colour'; fields: position norm\" $T/err && test ! -e $T/set"
+$G train --preset tiny-lm-rope --set position=polar --out "$T/set" 2>"$T/err"; rc=$?
+check "train --set: a bad value names the values allowed" sh -c "test $rc = 1 && grep -q 'position=polar: position is one of none, sinusoidal, learned, rope, alibi, t5' $T/err"
 
 # calc: the textbook's masked softmax and layer norm, computed exactly.
 $G -c "calc softmax 2 0.1 1 1, 0 0.9 0.9 0.9, 0.2 0.8 0.7 2, 0.3 1 0.3 3 --causal" >"$T/calc" 2>"$T/err"
@@ -212,5 +216,22 @@ $G -c "load $T/gpt2; run John's ball; trace" >"$T/apos" 2>"$T/err"
 check "an apostrophe inside a word does not swallow the commands after it" sh -c "grep -q '^logits' $T/apos"
 $G -c "load $T/gpt2; run \"oops; trace" >"$T/apos" 2>"$T/err"; rc=$?
 check "a quote left open is an error, and nothing after it runs" sh -c "test $rc = 1 && grep -q 'is not closed on this line' $T/err && ! grep -q logits $T/apos"
+
+# A long input (issue 12): the query x key map wider than the terminal is a square window ending
+# on the last token, or on --at T; the rows and the columns shown are the same tokens.
+$G -c "init $T/long --preset gpt2 --dim 32 --layers 1 --heads 2 --context 600" >/dev/null 2>&1
+awk 'BEGIN { for (i = 0; i < 150; i++) printf "the cat "; print "" }' >"$T/long.txt"
+$G -c "load $T/long; run --file $T/long.txt; attn 1 2" >"$T/lw" 2>"$T/err"
+check "attn on 600 tokens: a square window ending on the last token, said under the map" \
+	sh -c "grep -Eq 'rows ([0-9]+)-600 of 600, cols \\1-600 of 600' $T/lw && grep -q 'a window ending on token 600 of 600 (the last)' $T/lw"
+$G -c "load $T/long; run --file $T/long.txt; attn 1 2 --at 300; scores 1 1" >"$T/lw" 2>"$T/err"
+check "attn --at 300: rows and columns end on token 300; scores after it keeps the token" \
+	sh -c "test \$(grep -Ec 'rows ([0-9]+)-300 of 600, cols \\1-300 of 600' $T/lw) = 2 && test \$(grep -c 'ending on token 300 of 600' $T/lw) = 2"
+n1=$(grep -Eo 'rows [0-9]+' "$T/lw" | head -1 | cut -d' ' -f2)
+rows=$(grep -Ec '^ {0,3}[0-9]+ ' "$T/lw")
+check "the window shows each of its rows once (rows $n1-300 of an attention map and of scores: $rows lines)" \
+	test "$rows" = $(( (300 - n1 + 1) * 2 ))
+$G -c "load $T/long; run --file $T/long.txt; attn 1 2 --at 601" >/dev/null 2>"$T/err"; rc=$?
+check "--at past the text is refused with the range" sh -c "test $rc = 1 && grep -q \"\-\-at's token must be a whole number from 1 to 600 (got '601')\" $T/err"
 
 exit $((fails > 0))

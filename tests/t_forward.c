@@ -206,12 +206,16 @@ static void positions(void)
 	for (int i = 0; i < 8; i++)
 		q0[i] = (float)gb_rng_normal(&r), k0[i] = (float)gb_rng_normal(&r);
 	double worst_r = 0, ref_dot = 0;
+	gb_config rc;
+	gb_config_defaults(&rc, GB_FAM_LLAMA);
+	rc.d_head = 8;
+	rc.rope_theta = 10000;
 	for (int shift = 0; shift < 20; shift += 3) {
 		float q[8], k[8];
 		memcpy(q, q0, sizeof q);
 		memcpy(k, k0, sizeof k);
-		gb_rope(q, 1, 8, 7 + shift, 10000, GB_ROPE_HALF);
-		gb_rope(k, 1, 8, 2 + shift, 10000, GB_ROPE_HALF);
+		gb_rope(q, 1, 8, 7 + shift, &rc);
+		gb_rope(k, 1, 8, 2 + shift, &rc);
 		double dot = 0;
 		for (int i = 0; i < 8; i++)
 			dot += q[i] * k[i];
@@ -222,12 +226,25 @@ static void positions(void)
 	tap_ok(worst_r < 1e-5, "RoPE: q.k at positions (7+s, 2+s) is the same for every s (worst %.2g)", worst_r);
 	float qr[8];
 	memcpy(qr, q0, sizeof qr);
-	gb_rope(qr, 1, 8, 0, 10000, GB_ROPE_HALF);
+	gb_rope(qr, 1, 8, 0, &rc);
 	tap_ok(!memcmp(qr, q0, sizeof qr), "RoPE at position 0 is the identity");
 	/* Pairing (f, f + E/2): at position 1, f = 0 rotates by 1 radian. */
 	float e0[8] = { 1, 0, 0, 0, 0, 0, 0, 0 };
-	gb_rope(e0, 1, 8, 1, 10000, GB_ROPE_HALF);
+	gb_rope(e0, 1, 8, 1, &rc);
 	tap_ok(fabs(e0[0] - cos(1.0)) < 1e-6 && fabs(e0[4] - sin(1.0)) < 1e-6, "RoPE pairs feature f with f + E/2");
+	/* llama3 scaling, worked by hand: E = 8, theta 10000, C = 64, lo 1, hi 4, factor 4. Pair 0
+	 * (wavelength 2pi < 16) keeps 1 rad; pair 2 (theta_2 = 0.01, wavelength 628 > 64) turns 0.01/4;
+	 * pair 1 (theta_1 = 0.1, wavelength 62.83): s = (64/62.83 - 1)/3, (1 - s) 0.1/4 + s 0.1. */
+	rc.rope_scale = GB_ROPE_SCALE_LLAMA3;
+	rc.rope_factor = 4, rc.rope_low = 1, rc.rope_high = 4, rc.rope_orig_ctx = 64;
+	double s1 = (64 / (2 * M_PI / 0.1) - 1) / 3;
+	tap_ok(fabs(gb_rope_inv_freq(&rc, 0) - 1) < 1e-12 && fabs(gb_rope_inv_freq(&rc, 2) - 0.0025) < 1e-12 &&
+	       fabs(gb_rope_inv_freq(&rc, 1) - ((1 - s1) * 0.025 + s1 * 0.1)) < 1e-12,
+	       "RoPE llama3 scaling: pair 0 kept (1), pair 1 blended (%.6f), pair 2 slowed 4x (%.6f)",
+	       gb_rope_inv_freq(&rc, 1), gb_rope_inv_freq(&rc, 2));
+	rc.rope_scale = GB_ROPE_SCALE_LINEAR;
+	rc.rope_factor = 2;
+	tap_ok(fabs(gb_rope_inv_freq(&rc, 1) - 0.05) < 1e-12, "RoPE linear scaling: every frequency / factor");
 
 	/* ALiBi: masked - scores / sqrt(E) = slope_h (j - i) on the allowed entries. */
 	gb_config c = base(GB_FAM_GPT2);

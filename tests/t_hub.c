@@ -360,7 +360,7 @@ static void llama_hub(void)
 	inv2[0] = 1.0f, inv2[1] = (float)pow(500000.0, -0.5);
 	l.t[l.n - 1].data = inv2;
 	write_st(p, &l, 0, l.n);
-	expect_fail("inv_freq of another RoPE base", "scaled RoPE is not supported");
+	expect_fail("inv_freq of another RoPE base", "holds RoPE frequencies other than rope_theta");
 	l.t[l.n - 1].data = inv;
 
 	/* Untied, and the output matrix missing. */

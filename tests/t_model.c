@@ -162,7 +162,23 @@ static void round_trips(void)
 		tap_ok(back.map.data != NULL && (const unsigned char *)back.params[0].data >= back.map.data &&
 		       (const unsigned char *)back.params[0].data < back.map.data + back.map.len,
 		       "%s: F32 tensors are used in place from the memory map", gb_family_name(c.family));
-		gb_model_free(&back);
+		/* moved into another struct (as into a session), then made writable: the copy's
+		 * embedding and head follow the owned memory, and the old struct is not written */
+		gb_model *moved = malloc(sizeof *moved);
+		*moved = back;
+		gb_model_moved(moved, &back);
+		const float *old_embed = back.tok_embed;
+		int wr = gb_model_make_writable(moved, &err);
+		const gb_param *emb = NULL;
+		for (int i = 0; i < moved->n_params; i++)
+			if (moved->params[i].slot == &moved->tok_embed)
+				emb = &moved->params[i];
+		tap_ok(wr == 0 && emb && moved->tok_embed == emb->data && moved->tok_embed != old_embed &&
+		       back.tok_embed == old_embed && !memcmp(moved->tok_embed, m.tok_embed, emb->n * 4),
+		       "%s: a moved model made writable reads its own copy of the embedding (the old struct untouched)",
+		       gb_family_name(c.family));
+		gb_model_free(moved);
+		free(moved);
 		gb_model_free(&m);
 	}
 
@@ -228,6 +244,21 @@ static void broken(void)
 	expect_fail("zero layers", "number of layers");
 	write_text(DIR "/config.json", "{\"model_type\": \"gpt2\", \"n_embd\": \"eight\"}");
 	expect_fail("a size that is not a number", "n_embd");
+#define LLAMA_CFG "{\"model_type\": \"llama\", \"hidden_size\": 8, \"num_hidden_layers\": 1, " \
+	"\"num_attention_heads\": 2, \"intermediate_size\": 16, \"vocab_size\": 11, \"max_position_embeddings\": 16, "
+	write_text(DIR "/config.json", LLAMA_CFG "\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 4}}");
+	expect_fail("rope_scaling yarn", "rope_scaling type \"yarn\" is not supported");
+	write_text(DIR "/config.json", LLAMA_CFG "\"rope_scaling\": {\"type\": \"dynamic\", \"factor\": 2}}");
+	expect_fail("rope_scaling dynamic (older \"type\" key)", "rope_scaling type \"dynamic\" is not supported");
+	write_text(DIR "/config.json", LLAMA_CFG "\"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": 2, "
+	                               "\"low_freq_factor\": 1}}");
+	expect_fail("rope_scaling linear with llama3's key", "rope_scaling linear: option \"low_freq_factor\" is not supported");
+	write_text(DIR "/config.json", LLAMA_CFG "\"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 8}}");
+	expect_fail("rope_scaling llama3 without its frequencies", "rope_scaling llama3 needs");
+	write_text(DIR "/config.json", LLAMA_CFG "\"rope_scaling\": 2}");
+	expect_fail("rope_scaling a number", "\"rope_scaling\" must be null or an object");
+	write_text(DIR "/config.json", LLAMA_CFG "\"rope_scaling\": {\"rope_type\": \"linear\"}}");
+	expect_fail("rope_scaling linear without a factor", "factor must be > 0");
 
 	reset_folder();
 	write_text(DIR "/model.safetensors", "abc");

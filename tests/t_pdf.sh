@@ -20,8 +20,14 @@ fi
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 RUN="run When Mary and John went to the park, John gave a ball to"
-set -- "attn 3 2" heatmap "next 5" bars "pe 0 1 20 21" lines "heads 2" grid "arch" diagram "attn 3 2 --lines" attnlines
-echo "1..$(( $# / 2 * 3 + 2 ))"
+STEPS=build/tests/t_steps.t
+if [ ! -x "$STEPS" ]; then
+	echo "1..0 # SKIP build the tests first (make check)"
+	exit 0
+fi
+set -- "attn 3 2" heatmap "next 5" bars "pe 0 1 20 21" lines "heads 2" grid "arch" diagram "attn 3 2 --lines" attnlines \
+	"tokenize --merges the teachers" strips "generate 4 --temp 0.8 --top-k 3 --seed 2" decode "beam 3 4" tree
+echo "1..$(( $# / 2 * 3 + 2 + 2 * 6 ))"
 while [ $# -ge 2 ]; do
 	cmd=$1 kind=$2
 	shift 2
@@ -42,4 +48,69 @@ done
 check "the PDF's title is the figure's" sh -c "pdfinfo $T/t.pdf | grep -q '^Title: *Layer 1, head 1: attention weights'"
 ./glassbox -c "$RUN; attn 1 1; export $T/t.pdf" >/dev/null 2>"$T/err"
 check "an existing PDF is kept unless --force, in one line" sh -c "test \$(wc -l <$T/err) -eq 1 && grep -q 'already exists' $T/err"
+
+# ---- lesson N --export DIR: slides.pdf and handout.pdf (issue 14, part 4) ----
+# fit.sh-like: the figure's words in the single-figure PDF (the PNG's layout, checked above) and
+# on the slide page; a least-squares fit of slide = offset + scale * figure, per axis. Prints
+# "kx ky ox oy words maxerr".
+words() { # words PDF PAGE TAG: "TAG xMin yMin xMax yMax word" per word of a page
+	pdftotext -bbox -f "$2" -l "$2" "$1" - 2>/dev/null |
+		sed -n "s/.*xMin=\"\([^\"]*\)\" yMin=\"\([^\"]*\)\" xMax=\"\([^\"]*\)\" yMax=\"\([^\"]*\)\">\(.*\)<\/word>/$3 \1 \2 \3 \4 \5/p"
+}
+fit() {
+	{ words "$1" 1 A; words "$2" "$3" B; } | awk '
+	{ w = $6; for (i = 7; i <= NF; i++) w = w " " $i; n[$1, w]++; x[$1, w] = ($2 + $4) / 2; y[$1, w] = ($3 + $5) / 2; all[w] = 1 }
+	END {
+		m = 0
+		for (w in all) if (n["A", w] == 1 && n["B", w] == 1) {
+			m++; ax += x["A", w]; bx += x["B", w]; axx += x["A", w]^2; axb += x["A", w] * x["B", w]
+			ay += y["A", w]; by += y["B", w]; ayy += y["A", w]^2; ayb += y["A", w] * y["B", w]
+		}
+		if (m < 3) { print "0 0 0 0 0 999"; exit }
+		kx = (m * axb - ax * bx) / (m * axx - ax * ax); ox = (bx - kx * ax) / m
+		ky = (m * ayb - ay * by) / (m * ayy - ay * ay); oy = (by - ky * ay) / m
+		for (w in all) if (n["A", w] == 1 && n["B", w] == 1) {
+			e = sqrt((ox + kx * x["A", w] - x["B", w])^2 + (oy + ky * y["A", w] - y["B", w])^2); if (e > mx) mx = e
+		}
+		printf "%.6f %.6f %.3f %.3f %d %.3f\n", kx, ky, ox, oy, m, mx
+	}'
+}
+for spec in "2:2:tokenize --merges the teachers" "11:3:run The friends of the kings; beam 3 8"; do
+	l=${spec%%:*} rest=${spec#*:}
+	page=${rest%%:*} figcmd=${rest#*:}
+	file=$(ls lessons/$(printf %02d "$l")-*.lesson)
+	steps=$(grep -c '^== ' "$file")
+	./glassbox -c "lesson $l --export $T/l$l" >"$T/l$l.out" 2>&1
+	pages=$(pdfinfo "$T/l$l/slides.pdf" 2>/dev/null | awk '/^Pages/ { print $2 }')
+	size=$(pdfinfo "$T/l$l/slides.pdf" 2>/dev/null | awk '/^Page size/ { print $3 "x" $5 }')
+	check "lesson $l: slides.pdf has a 16:9 page per step ($pages pages of $size, $steps steps)" \
+		test "$pages" = "$steps" -a "$size" = "960x540"
+	hp=$(pdfinfo "$T/l$l/handout.pdf" 2>/dev/null | awk '/^Pages/ { print $2 }')
+	hs=$(pdfinfo "$T/l$l/handout.pdf" 2>/dev/null | awk '/^Page size/ { print int($3) "x" int($5) }')
+	title=$(sed -n 's/^# //p' "$file" | head -1)
+	check "lesson $l: handout.pdf is A4 ($hp pages of $hs) with the title, the commands, the questions and the answers" \
+		sh -c "test '$hs' = 595x841 && test '$hp' -ge 2 && pdftotext $T/l$l/handout.pdf - | tr '\n' ' ' >$T/h.txt &&
+			grep -qF '$title' $T/h.txt && grep -q 'glassbox> ' $T/h.txt && grep -q 'Question 1\.' $T/h.txt && grep -q 'Answers' $T/h.txt"
+	check "lesson $l: every font of both PDFs is embedded" sh -c "for p in slides handout; do
+		pdffonts $T/l$l/\$p.pdf | awk 'NR > 2 { n++; if (\$(NF - 4) != \"yes\") bad = 1 } END { exit !(n > 0 && !bad) }' || exit 1; done"
+	blank=0
+	for k in $(seq 1 "${pages:-0}"); do
+		pdftoppm -png -r 24 -f "$k" -l "$k" -singlefile "$T/l$l/slides.pdf" "$T/p" 2>/dev/null
+		ink=$($STEPS --ink "$T/p.png" 2>/dev/null || echo 0)
+		[ "$ink" -gt 400 ] || blank=$((blank + 1))
+	done
+	check "lesson $l: no slide is blank (rendered back at 24 dpi, each has ink; $blank without)" test "$blank" = 0 -a "${pages:-0}" -gt 0
+	./glassbox -c "$figcmd; export $T/f$l.pdf; export $T/f$l.png" >/dev/null 2>&1
+	set -- $(fit "$T/f$l.pdf" "$T/l$l/slides.pdf" "$page")
+	kx=$1 ky=$2 ox=$3 oy=$4 words=$5 err=$6
+	check "lesson $l, slide $page: its figure's $words words sit where the figure's own PDF has them, scaled (x $kx, y $ky; worst $err pt off)" \
+		awk "BEGIN { exit !($words >= 15 && $err < 2.5 && $kx > 0.2 && ($kx / $ky) > 0.98 && ($kx / $ky) < 1.02) }"
+	# the slide's figure cut out at the figure's own size, against the PNG, block by block
+	r=$(awk "BEGIN { print 72 / $ky }")
+	pdftoppm -png -r "$r" -f "$page" -l "$page" -x "$(awk "BEGIN { printf \"%d\", $ox / $ky + 0.5 }")" \
+		-y "$(awk "BEGIN { printf \"%d\", $oy / $ky + 0.5 }")" -W 1600 -H 900 -singlefile "$T/l$l/slides.pdf" "$T/crop" 2>/dev/null
+	c=$($STEPS --corr "$T/crop.png" "$T/f$l.png" 32 18 2>/dev/null || echo 0)
+	check "lesson $l, slide $page: the figure on it matches the PNG export (ink correlation over 32 x 18 blocks $c)" \
+		awk "BEGIN { exit !($c > 0.97) }"
+done
 exit $((fails > 0))

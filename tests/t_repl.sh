@@ -24,7 +24,7 @@ lastline() { screen | grep -v "^$" | tail -n 1; }
 # waitline REGEX: up to 15 s for the last screen line to match
 waitline() { i=0; while [ $i -lt 150 ]; do lastline | grep -q -- "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
 
-echo "1..34"
+echo "1..35"
 tmux kill-session -t "$S" 2>/dev/null
 tmux new-session -d -s "$S" -x 100 -y 30 "env XDG_STATE_HOME=$T/state TERM=xterm-256color ./glassbox; echo EXIT=\$?; sleep 5"
 waitfor "glassbox>"; ok $? "the prompt appears"
@@ -44,6 +44,8 @@ tmux send-keys -t "$S" C-u "generate 3 --temp " Tab
 sleep 0.3; waitline "glassbox> generate 3 --temp$"; ok $? "after an option that takes a number, Tab offers nothing (no other option)"
 tmux send-keys -t "$S" C-u "train --preset t" Tab
 waitline "glassbox> train --preset tiny-$"; ok $? "after --preset, Tab offers the presets (t -> tiny-)"
+tmux send-keys -t "$S" "lm-li" Tab
+waitline "glassbox> train --preset tiny-lm-linear$"; ok $? "the presets include tiny-lm's variants (tiny-lm-li -> tiny-lm-linear)"
 tmux send-keys -t "$S" C-u "generate 3 --temp 0.5 --t" Tab
 waitline "glassbox> generate 3 --temp 0.5 --top-$"; ok $? "an option already typed is not offered again (--t -> --top-)"
 tmux send-keys -t "$S" C-u "generate 3 --temp 0.5 --top-k 5 --top-p 0.9 --seed " Tab

@@ -119,7 +119,7 @@ static const char *dec_str(const gb_tokenizer *t, const int *ids, int n)
 static void test_refused(void)
 {
 	static const struct { const char *key, *val, *want; } cases[] = {
-		{ "normalizer", "{\"type\": \"NFC\"}", "normalizer NFC is not supported" },
+		{ "normalizer", "{\"type\": \"Lowercase\"}", "normalizer Lowercase is not supported" },
 		{ "normalizer", "{\"type\": \"Replace\", \"pattern\": {\"Regex\": \" +\"}, \"content\": \"_\"}",
 		  "normalizer Replace with a Regex pattern is not supported" },
 		{ "normalizer", "{\"type\": \"Prepend\", \"prepend\": \"x\", \"when\": 1}",
@@ -254,8 +254,9 @@ static void test_sentencepiece(void)
 	free(fb);
 }
 
-/* A byte-level file with the given pre_tokenizer: every byte a token, no merges. */
-static int bytelevel_with(const char *pre, gb_tokenizer **t, gb_err *err)
+/* A byte-level file with the given pre_tokenizer and normalizer (NULL: none): every byte a
+ * token, no merges. */
+static int bytelevel_norm(const char *pre, const char *norm, gb_tokenizer **t, gb_err *err)
 {
 	gb_tokenizer *b;
 	char tmp[160];
@@ -265,11 +266,18 @@ static int bytelevel_with(const char *pre, gb_tokenizer **t, gb_err *err)
 	gb_tok_free(b);
 	json_t *root = json_load_file(tmp, 0, NULL);
 	json_object_set_new(root, "pre_tokenizer", json_loads(pre, 0, NULL));
+	if (norm)
+		json_object_set_new(root, "normalizer", json_loads(norm, 0, NULL));
 	char *s = json_dumps(root, 0);
 	json_decref(root);
 	int rc = load_with(s, NULL, NULL, t, err);
 	free(s);
 	return rc;
+}
+
+static int bytelevel_with(const char *pre, gb_tokenizer **t, gb_err *err)
+{
+	return bytelevel_norm(pre, NULL, t, err);
 }
 
 #define LLAMA3 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}{1,3}| ?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+"
@@ -407,6 +415,53 @@ static void test_ignore_merges(void)
 	free(s);
 }
 
+/* The Unicode normal forms (Qwen2's tokenizer.json has an NFC normalizer), worked by hand
+ * from the Unicode tables: e + U+0301 composes to é under NFC; NFD splits é back; the ligature
+ * U+FB01 (ﬁ) and U+2460 (①) stay under NFC/NFD and become "fi" and "1" under NFKC/NFKD. */
+static void test_unicode_forms(void)
+{
+	static const struct { const char *form, *in, *want; } cases[] = {
+		{ "NFC", "Cafe\xcc\x81 \xef\xac\x81\xe2\x91\xa0", "Caf\xc3\xa9 \xef\xac\x81\xe2\x91\xa0" },
+		{ "NFD", "Caf\xc3\xa9", "Cafe\xcc\x81" },
+		{ "NFKC", "Cafe\xcc\x81 \xef\xac\x81\xe2\x91\xa0", "Caf\xc3\xa9 fi1" },
+		{ "NFKD", "\xc3\xa9\xef\xac\x81", "e\xcc\x81" "fi" },
+		/* Hangul: U+1100 U+1161 compose to U+AC00 */
+		{ "NFC", "\xe1\x84\x80\xe1\x85\xa1", "\xea\xb0\x80" },
+		/* an invalid byte passes through; each side is normalized on its own */
+		{ "NFC", "e\xcc\x81\xff" "e\xcc\x81", "\xc3\xa9\xff\xc3\xa9" },
+	};
+	const char *pre = "{\"type\": \"ByteLevel\", \"add_prefix_space\": false, "
+	                  "\"trim_offsets\": false, \"use_regex\": false}";
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char norm[64];
+		gb_tokenizer *t;
+		gb_err err;
+		snprintf(norm, sizeof norm, "{\"type\": \"%s\"}", cases[i].form);
+		if (bytelevel_norm(pre, norm, &t, &err)) {
+			tap_ok(0, "a %s normalizer loads: %s", cases[i].form, err.msg);
+			continue;
+		}
+		char what[96];
+		snprintf(what, sizeof what, "%s normalizes case %zu to the form worked by hand",
+		         cases[i].form, i + 1);
+		same(words(t, cases[i].in), cases[i].want, what);
+		if (i == 0) {
+			tap_ok(strstr(gb_tok_describe(t), "NFC") != NULL, "the description names NFC: %s",
+			       gb_tok_describe(t));
+			char a[64], b[64];
+			snprintf(a, sizeof a, "%s", ids_str(t, "Cafe\xcc\x81", 6, 0));
+			snprintf(b, sizeof b, "%s", ids_str(t, "Caf\xc3\xa9", 5, 0));
+			same(a, b, "under NFC the two spellings of Caf\xc3\xa9 give the same ids");
+		}
+		gb_tok_free(t);
+	}
+	gb_tokenizer *t;
+	gb_err err;
+	tap_ok(bytelevel_norm(pre, "{\"type\": \"NFC\", \"mode\": 1}", &t, &err) == -1 &&
+	       strstr(err.msg, "normalizer NFC: option \"mode\" is not supported"),
+	       "an unknown option of NFC is refused: %s", err.msg);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "/tmp/t_tokhf.XXXXXX");
@@ -416,6 +471,7 @@ int main(void)
 	test_refused();
 	test_sentencepiece();
 	test_split();
+	test_unicode_forms();
 	test_added();
 	test_ignore_merges();
 	char cmd[160];

@@ -28,7 +28,7 @@ if ! node tests/tok_npm.mjs prepare "$tmp/node_modules" "$out" >"$tmp/prep.log" 
 	exit 1
 fi
 sed 's/^/# /' "$tmp/prep.log"
-echo "1..15"
+echo "1..17"
 records=$(tr -cd '\0' <"$out/raw.bin" | wc -c)
 for fam in gpt2 llama2 llama3; do
 	./glassbox -c "tokenize --tokenizer $out/$fam --file $out/clean.bin" >"$out/$fam.got" 2>"$out/$fam.err"
@@ -39,6 +39,12 @@ for fam in gpt2 llama2 llama3; do
 	./glassbox -c "tokenize --tokenizer $out/$fam --file $out/raw.bin" >/dev/null 2>"$out/$fam.rt"
 	have "$out/$fam.rt" "$records records; decode(encode(x)) == x for $records"
 	ok $? "$fam: decode(encode(x)) == x for all $records raw records (invalid UTF-8 too): $(cat "$out/$fam.rt")"
+done
+# GPT-2's vocabulary behind an NFC and an NFKC normalizer, against JavaScript's String.normalize
+for fam in gpt2-nfc gpt2-nfkc; do
+	./glassbox -c "tokenize --tokenizer $out/$fam --file $out/clean.bin" >"$out/$fam.got" 2>"$out/$fam.err"
+	node tests/tok_npm.mjs compare "$out/$fam.want" "$out/$fam.got" "$fam"
+	ok $? "$fam: ids identical to js-tiktoken on String.normalize('${fam#gpt2-}') of every record"
 done
 node tests/tok_npm.mjs compare "$out/gpt2-g3e.want" "$out/gpt2.got" gpt2-vs-gpt-3-encoder
 ok $? "gpt2: ids identical to gpt-3-encoder as well"

@@ -29,7 +29,7 @@ sums() { (cd "$1" && cksum * | sort); }
 pts() { awk -v a="$1" -v b="$2" -v e="$E" 'BEGIN { s = ""; for (i = (int(a / e) + 1) * e; i < b; i += e) s = s i " "; print s b }'; }
 # train ARGS...: glassbox train with a time limit (a resume that ignored its target would
 # train the recipe's 60 steps for this text, or more)
-train() { timeout 120 $G train "$@"; }
+train() { timeout $(slow 120) $G train "$@"; }
 
 # About 26 KB of sentences from 20 words (deterministic, no random generator needed).
 awk 'BEGIN { split("the cat dog bird fish sat ran saw ate on under near a big small red blue house tree park", w, " ");
@@ -47,7 +47,7 @@ check "its loss.csv has a point every $E steps: '$(steps "$T/a")'" test "$(steps
 $G train $C --out "$T/b" --steps $N >"$T/b.out" 2>"$T/b.err" &
 pid=$! # glassbox's own (a function or timeout in between would get the signal instead)
 i=0
-while ! grep -q '^training corpus' "$T/b.out" 2>/dev/null && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+while ! grep -q '^training corpus' "$T/b.out" 2>/dev/null && [ $i -lt $(slow 600) ]; do sleep 0.05; i=$((i + 1)); done
 sleep 0.2 # a few steps in (any step before the last will do)
 kill -INT $pid
 wait $pid
@@ -155,7 +155,7 @@ check "no file of the folder changed" sh -c "sums() { (cd \$1 && cksum * | sort)
 $G train --preset tiny-lm --out "$T/cancel" >"$T/c.out" 2>"$T/c.err" &
 pid=$!
 i=0
-while ! grep -q '^preparing the data' "$T/c.out" 2>/dev/null && [ $i -lt 400 ]; do sleep 0.02; i=$((i + 1)); done
+while ! grep -q '^preparing the data' "$T/c.out" 2>/dev/null && [ $i -lt $(slow 400) ]; do sleep 0.02; i=$((i + 1)); done
 kill -INT $pid
 wait $pid
 ok $(( $? == 1 ? 0 : 1 )) "Ctrl-C before the first step: status 1"

@@ -41,7 +41,8 @@ key() { DISPLAY=$D xdotool key "$@"; }
 mouse() { DISPLAY=$D xdotool mousemove "$1" "$2"; }
 # the window's geometry as "W H X Y" (empty when it is not open)
 geom() { DISPLAY=$D xwininfo -root -tree 2>/dev/null | awk '/"glassbox"/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+x[0-9]+\+/) { split($i, a, /[x+]/); print a[1], a[2], a[3], a[4]; exit } }'; }
-shot() { DISPLAY=$D xwd -root -silent | convert xwd:- "$T/$1.png"; }
+# (without the date and time chunks convert stamps, so two shots of the same screen are the same file)
+shot() { DISPLAY=$D xwd -root -silent | convert xwd:- -define png:exclude-chunks=date,time "$T/$1.png"; }
 # diff A B X Y W H: pixels that differ in a box of two screenshots
 diff_() { "$PIX" --diff "$T/$1.png" "$T/$2.png" "$3" "$4" "$5" "$6"; }
 ink() { "$PIX" --ink "$T/$1.png" "$2" "$3" "$4" "$5"; }

@@ -6,6 +6,9 @@ fails=0
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
 check() { desc=$1; shift; if "$@" >/dev/null 2>&1; then ok 0 "$desc"; else ok 1 "$desc"; fi; }
 have() { grep -qF -- "$2" "$1"; }
+# slow N: N times GB_SLOW (tests/sanitize.env sets it under sanitizers), for time limits and
+# waiting loops that a slower build would run past.
+slow() { echo $(($1 * ${GB_SLOW:-1})); }
 # A private tmux server for this script alone (its own socket in the script's temporary
 # folder), so a user's or another test's tmux sessions can never change a result; it is
 # killed when the script ends (call tmux_cleanup from the script's own EXIT trap). A keeper

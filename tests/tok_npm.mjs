@@ -1,5 +1,5 @@
 // tok_npm.mjs — for t_tokenizer_npm.sh: independent tokenizers from npm against glassbox.
-//   node tests/tok_npm.mjs prepare NODE_MODULES OUT   writes OUT/{gpt2,llama2,llama3}/tokenizer.json
+//   node tests/tok_npm.mjs prepare NODE_MODULES OUT   writes OUT/{gpt2,llama2,llama3,gpt2-nfc,gpt2-nfkc}/tokenizer.json
 //        built from each package's own vocabulary and merges (the layout the Hugging Face hub
 //        ships for that family), the corpus OUT/raw.bin and OUT/clean.bin (NUL-separated
 //        records; clean = raw with invalid UTF-8 replaced by U+FFFD, which is what a JS string
@@ -52,7 +52,10 @@ const numbers = () => pick([String(rnd(10)), String(rnd(100000)), String(rnd(1e9
 const spaces = () => pick(["  ", "   ", "\t", "\t\t", " \t ", "\n", "\n\n", "\r\n", "\n \n", "    ", "\u00a0", "\u3000", "        ", " \n\n "]);
 const emoji = ["😀", "👍🏽", "👨‍👩‍👧", "🇫🇷", "❤️", "🤖 robot", "✨✨", "🙂🙃", "😀😀😀", "🧠"];
 const cjk = ["中文", "日本語のテキスト", "한국어 문장", "你好，世界。", "東京都", "テスト", "漢字かな交じり文", "、。「」"];
-const accents = ["café", "naïve", "Ελληνικά", "Русский язык", "e\u0301", "Ångström", "Straße", "façade", "jalapeño", "Ærø", "ŧĥǿŗņ"];
+const accents = ["café", "naïve", "Ελληνικά", "Русский язык", "e\u0301", "Ångström", "Straße", "façade", "jalapeño", "Ærø", "ŧĥǿŗņ",
+	// for the Unicode normal forms (the NFC / NFKC families): ligatures, an angstrom sign, circled
+	// and full-width forms, decomposed Hangul, a Roman numeral
+	"\ufb01ne \ufb02our", "\u212b", "\u2460\u2461", "\uff46\uff55\uff4c\uff4c", "\u1100\u1161\u11a8", "\u216b", "A\u030a"];
 const invalid = [[0xff], [0xc3], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xf0, 0x9f, 0x98], [0x80, 0x80], [0xfe, 0xff]];
 const parts = [() => pick(english), () => pick(code), numbers, spaces, () => pick(emoji), () => pick(cjk), () => pick(accents)];
 const enc = new TextEncoder();
@@ -108,6 +111,15 @@ write('special.bin', join(special.map((s) => enc.encode(s))));
 	const tk = getEncoding('gpt2');
 	write('gpt2.want', clean.map((s) => tk.encode(s).join(' ') + '\n').join(''));
 	write('gpt2-special.want', special.map((s) => tk.encode(s, 'all').join(' ') + '\n').join(''));
+	// The same vocabulary behind a Unicode normalizer (Qwen2's tokenizer.json has NFC): the
+	// expected ids are js-tiktoken's on JavaScript's own String.normalize of each record.
+	for (const form of ['NFC', 'NFKC']) {
+		const name = 'gpt2-' + form.toLowerCase();
+		const nt = { ...tj, normalizer: { type: form }, added_tokens: tj.added_tokens.map((a) => ({ ...a, normalized: false })) };
+		fs.mkdirSync(path.join(out, name), { recursive: true });
+		write(name + '/tokenizer.json', JSON.stringify(nt));
+		write(name + '.want', clean.map((s) => tk.encode(s.normalize(form)).join(' ') + '\n').join(''));
+	}
 	const g3 = require('gpt-3-encoder');
 	write('gpt2-g3e.want', clean.map((s) => g3.encode(s).join(' ') + '\n').join(''));
 }

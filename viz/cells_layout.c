@@ -287,6 +287,9 @@ int gb_cells_render(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 	case GB_FIG_GRID: return gb_cells_panels(g, x, y, w, h, f, o, err);
 	case GB_FIG_ATTNLINES: return gb_cells_attnlines(g, x, y, w, h, f, o, err);
 	case GB_FIG_DIAGRAM: return gb_cells_diagram(g, x, y, w, h, f, o, err);
+	case GB_FIG_STRIPS:
+	case GB_FIG_DECODE:
+	case GB_FIG_TREE: return gb_cells_steps(g, x, y, w, h, f, o, err);
 	}
 	return gb_vfail(err, "unknown figure kind %d", f->kind);
 }

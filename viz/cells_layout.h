@@ -88,4 +88,8 @@ int gb_cells_heatmap_in(area *a, const gb_cells_opts *o, int parts, gb_cells_sho
 int gb_cells_diagram(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
                      const gb_cells_opts *o, gb_verr *err);
 
+/* cells_steps.c: the step figures (GB_FIG_STRIPS, DECODE, TREE) as lines, windowed by o->row0 */
+int gb_cells_steps(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
+                   const gb_cells_opts *o, gb_verr *err);
+
 #endif

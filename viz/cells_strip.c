@@ -30,9 +30,12 @@ int gb_cells_strip(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 		return gb_cells_too_small(err, w, h, 8, 1);
 	int first = clampi(o->col0, 0, n > 0 ? n - 1 : 0), i = first, line = 0, cx = x;
 	int ty = y + title + sub;
+	/* with its bytes, a token takes two lines: the label over its bytes (issue 14) */
+	char **bytes = f->byte_labels && f->cols == n && lines >= 2 ? f->byte_labels : NULL;
+	int step = bytes ? 2 : 1;
 	/* Each token: " label " on its colour (plain: "label(0.12)"), then a gap; a token that
 	 * does not fit on what is left of a line starts the next one. */
-	while (i < n && line < lines) {
+	while (i < n && line + step <= lines) {
 		double v = f->values[i];
 		gb_label_display(labels ? labels[i] : (snprintf(tmp, sizeof tmp, "%d", i + 1), tmp),
 		                 clampi(w - 4, 1, 24), lab, sizeof lab);
@@ -43,13 +46,29 @@ int gb_cells_strip(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 			snprintf(text, sizeof text, " %s %s ", lab, num);
 		else
 			snprintf(text, sizeof text, " %s ", lab);
+		int bw = bytes ? gb_utf8_width(bytes[i]) + (a.plain ? 2 : 0) : 0;
+		if (bw > gb_utf8_width(text) && strlen(text) + (size_t)bw < sizeof text) { /* the box as wide as its bytes */
+			int pad = bw - gb_utf8_width(text);
+			memmove(text + pad / 2, text, strlen(text) + 1);
+			memset(text, ' ', (size_t)(pad / 2));
+			size_t l = strlen(text);
+			memset(text + l, ' ', (size_t)(pad - pad / 2));
+			text[l + (size_t)(pad - pad / 2)] = 0;
+		}
 		int tw = gb_utf8_width(text);
 		if (tw > w)
 			tw = w;
 		if (cx > x && cx + tw > x + w) {
-			line++;
+			line += step;
 			cx = x;
 			continue;
+		}
+		if (bytes) {
+			char bt[LBUF];
+			snprintf(bt, sizeof bt, a.plain ? "[%s]" : "%s", bytes[i]);
+			int bx = cx + (tw - gb_utf8_width(bt)) / 2;
+			gb_grid_text(g, bx, ty + line + 1, x + w - bx, bt, NULL, NULL, a.plain ? 0 : GB_ATTR_DIM);
+			touch(g, ty + line + 1);
 		}
 		if (a.plain) {
 			gb_grid_text(g, cx, ty + line, tw, text, NULL, NULL, 0);
@@ -72,7 +91,7 @@ int gb_cells_strip(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 	}
 	if (sub)
 		gb_cells_subtitle_line(&a, y + title);
-	int yy = ty + (cx > x ? line + 1 : line);
+	int yy = ty + (cx > x ? line + step : line);
 	if (cbar)
 		gb_cells_colorbar_line(&a, x, yy++, w);
 	if (cap)

@@ -339,6 +339,43 @@ int gb_write_csv(const gb_figure *f, FILE *fp, gb_verr *err)
 			fprintf(fp, ",%d\n", b->highlight);
 		}
 		break;
+	case GB_FIG_STRIPS: /* one row per token of each strip: which strip, its place, piece, id */
+	case GB_FIG_DECODE: /* one row per candidate of each step, with its fate */
+		if (f->n_panels <= 0)
+			return gb_vfail(err, "the figure has no panels to export");
+		fputs(f->kind == GB_FIG_STRIPS ? "strip,position,token,id,made_here\n" : "step,rank,token,p,p_model,mark\n", fp);
+		for (int p = 0; p < f->n_panels; p++) {
+			const gb_figure *m = f->panels[p];
+			if (check_values(m, err))
+				return -1;
+			for (int i = 0; i < m->cols; i++) {
+				int mk = m->marks ? m->marks[i] : 0;
+				csv_text(fp, m->title ? m->title : "");
+				fprintf(fp, ",%d,", i + 1);
+				csv_text(fp, m->col_labels ? m->col_labels[i] : "");
+				fputc(',', fp);
+				csv_num(fp, m->values[i]);
+				if (f->kind == GB_FIG_STRIPS)
+					fprintf(fp, ",%d\n", (mk & GB_MARK_CHOSEN) != 0);
+				else {
+					fputc(',', fp);
+					if (m->ref)
+						csv_num(fp, m->ref[i]);
+					fprintf(fp, ",%s\n", (mk & GB_MARK_CHOSEN) ? "chosen" : (mk & GB_MARK_CUT) ? "cut" : "kept");
+				}
+			}
+		}
+		break;
+	case GB_FIG_TREE: /* the nodes, parents first */
+		fputs("node,parent,depth,token,logprob,score,state\n", fp);
+		for (int i = 0; i < f->n_nodes; i++) {
+			const gb_fig_node *nd = &f->nodes[i];
+			static const char *st[] = { "prompt", "kept", "pruned", "best" };
+			fprintf(fp, "%d,%d,%d,", i, nd->parent, nd->depth);
+			csv_text(fp, nd->label);
+			fprintf(fp, ",%.9g,%.9g,%s\n", nd->edge, nd->score, st[nd->state & 3]);
+		}
+		break;
 	default:
 		return gb_vfail(err, "unknown figure kind %d", f->kind);
 	}
@@ -449,6 +486,11 @@ int gb_write_npy(const gb_figure *f, FILE *fp, gb_verr *err)
 		break;
 	case GB_FIG_DIAGRAM:
 		return gb_vfail(err, "a block diagram has no numbers for NPY: export it as PNG, SVG or CSV");
+	case GB_FIG_STRIPS:
+	case GB_FIG_DECODE:
+	case GB_FIG_TREE:
+		return gb_vfail(err, "a %s figure has rows of different lengths, not one array: export it as CSV",
+		                gb_fig_kind_name(f->kind));
 	default:
 		return gb_vfail(err, "unknown figure kind %d", f->kind);
 	}

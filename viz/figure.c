@@ -107,7 +107,74 @@ void gb_fig_free(gb_figure *f)
 	}
 	free(f->blocks);
 	free_strv(f->group_titles, f->n_groups);
+	free_strv(f->byte_labels, f->byte_labels ? f->cols : 0);
+	free(f->marks);
+	free(f->ref);
+	free(f->ref_label);
+	for (int i = 0; i < f->n_nodes; i++)
+		free(f->nodes[i].label);
+	free(f->nodes);
 	free(f);
+}
+
+int gb_fig_set_bytes(gb_figure *f, const char *const *bytes)
+{
+	char **v = NULL;
+	if (bytes && !(v = dup_strv(bytes, f->cols)))
+		return -1;
+	free_strv(f->byte_labels, f->byte_labels ? f->cols : 0);
+	f->byte_labels = v;
+	return 0;
+}
+
+int gb_fig_set_marks(gb_figure *f, const int *marks, const float *ref, const char *ref_label)
+{
+	int n = f->rows * f->cols;
+	int *m = marks && n > 0 ? malloc(sizeof(int) * (size_t)n) : NULL;
+	float *r = ref && n > 0 ? malloc(sizeof(float) * (size_t)n) : NULL;
+	if ((marks && n > 0 && !m) || (ref && n > 0 && !r) || set_str(&f->ref_label, ref_label)) {
+		free(m);
+		free(r);
+		return -1;
+	}
+	if (m)
+		memcpy(m, marks, sizeof(int) * (size_t)n);
+	if (r)
+		memcpy(r, ref, sizeof(float) * (size_t)n);
+	free(f->marks);
+	free(f->ref);
+	f->marks = m;
+	f->ref = r;
+	return 0;
+}
+
+int gb_fig_add_cut(gb_figure *f, int after, const char *label)
+{
+	if (f->n_cuts >= GB_FIG_CUTS)
+		return -1;
+	f->cut_at[f->n_cuts] = after;
+	snprintf(f->cut_label[f->n_cuts], sizeof f->cut_label[0], "%s", label ? label : "");
+	f->n_cuts++;
+	return 0;
+}
+
+int gb_fig_add_node(gb_figure *f, const char *label, int parent, double edge, double score, int state)
+{
+	if (parent >= f->n_nodes || (parent < 0 && f->n_nodes > 0 && state != GB_NODE_ROOT))
+		return -1;
+	gb_fig_node *b = realloc(f->nodes, (size_t)(f->n_nodes + 1) * sizeof *b);
+	if (!b)
+		return -1;
+	f->nodes = b;
+	gb_fig_node *nd = &b[f->n_nodes];
+	if (!(nd->label = dup_str(label ? label : "")))
+		return -1;
+	nd->parent = parent;
+	nd->depth = parent >= 0 ? b[parent].depth + 1 : 0;
+	nd->edge = edge;
+	nd->score = score;
+	nd->state = state;
+	return f->n_nodes++;
 }
 
 int gb_fig_set_subtitle(gb_figure *f, const char *subtitle) { return set_str(&f->subtitle, subtitle); }
@@ -203,6 +270,12 @@ int gb_fig_set_values(gb_figure *f, const float *v, int rows, int cols)
 	if (rows != f->rows || cols != f->cols) {
 		free_strv(f->cell_text, f->cell_text ? f->rows * f->cols : 0);
 		f->cell_text = NULL;
+		free_strv(f->byte_labels, f->byte_labels ? f->cols : 0);
+		f->byte_labels = NULL;
+		free(f->marks);
+		free(f->ref);
+		f->marks = NULL;
+		f->ref = NULL;
 	}
 	if (rows != f->rows) {
 		free_strv(f->side_titles, f->n_side);
@@ -298,7 +371,8 @@ int gb_fig_set_xs(gb_figure *f, const float *xs, int n)
 
 const char *gb_fig_kind_name(int kind)
 {
-	static const char *kinds[] = { "heatmap", "bars", "lines", "strip", "grid", "attnlines", "diagram" };
+	static const char *kinds[] = { "heatmap", "bars", "lines", "strip", "grid", "attnlines", "diagram", "strips", "decode",
+	                               "tree" };
 	return kind >= 0 && kind < (int)(sizeof kinds / sizeof *kinds) ? kinds[kind] : "unknown";
 }
 

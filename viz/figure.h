@@ -20,6 +20,16 @@
  *            blocks of one repeated group (a layer) share a group number and are framed
  *            together with the group's repeat count; one or more blocks may be highlighted
  *            (the stage the current view shows).
+ *   STRIPS   a sequence of token strips, one under the other (the BPE merge replay): panels
+ *            (n_panels), each a STRIP with its own title (the merge applied and its rank) and
+ *            its own tokens, on one colour scale (the ids).
+ *   DECODE   decoding steps side by side: panels (n_panels), each a BARS of one step's most
+ *            probable candidates (best first) with a mark per bar (kept, cut, chosen), the
+ *            cut-offs drawn as rules after a bar (top-k, top-p) and the model's own probability
+ *            (temperature 1) as a tick on each bar.
+ *   TREE     a beam search: nodes (n_nodes), each a beam's last token under its parent, with
+ *            the token's log-probability on the edge and the path's score at the node; pruned
+ *            beams grey, the best final path drawn strong.
  * Every string and array is owned by the figure (the setters copy); gb_fig_free frees all. */
 #ifndef GLASSBOX_FIGURE_H
 #define GLASSBOX_FIGURE_H
@@ -28,7 +38,26 @@
 #include <stdint.h>
 
 enum gb_fig_kind { GB_FIG_HEATMAP, GB_FIG_BARS, GB_FIG_LINES, GB_FIG_STRIP, GB_FIG_GRID, GB_FIG_ATTNLINES,
-                   GB_FIG_DIAGRAM };
+                   GB_FIG_DIAGRAM, GB_FIG_STRIPS, GB_FIG_DECODE, GB_FIG_TREE };
+
+/* DECODE panels: what became of each candidate bar (flags). */
+enum { GB_MARK_KEPT = 0, GB_MARK_CUT = 1, GB_MARK_CHOSEN = 2 };
+
+/* TREE nodes: the root (the prompt), a node still alive at the end, one whose line died (a
+ * pruned beam), one on the best final path. */
+enum { GB_NODE_ROOT, GB_NODE_KEPT, GB_NODE_PRUNED, GB_NODE_BEST };
+
+/* One node of a TREE (a beam's last token). */
+typedef struct gb_fig_node {
+	char *label;              /* the token (or the prompt's last words at the root) */
+	int parent;               /* index of the parent node (< this one), -1 at the root */
+	int depth;                /* 0 at the root, the step otherwise */
+	double edge;              /* the token's log-probability (the edge from its parent) */
+	double score;             /* the sum of log-probabilities along the path */
+	int state;                /* GB_NODE_* */
+} gb_fig_node;
+
+#define GB_FIG_CUTS 4
 
 /* Colormaps, each from its published 256-entry table (viz/colormap.c names the sources). */
 enum gb_cmap { GB_CMAP_VIRIDIS, GB_CMAP_MAGMA, GB_CMAP_CIVIDIS, GB_CMAP_GRAY, GB_CMAP_COOLWARM,
@@ -159,6 +188,24 @@ typedef struct gb_figure {
 	 * a rule between groups and "head k" over each. Groups count from the tensor's first
 	 * column (col_index0 places a window of columns). 0: no groups. */
 	int col_group;
+
+	/* Issue 14, part 3 (every step has a figure). STRIP: each token's bytes, drawn as small
+	 * boxes under it ("e2 96" for a piece holding part of a character, the one byte of a
+	 * byte-fallback piece), (cols) strings of hex pairs separated by spaces, or NULL. */
+	char **byte_labels;
+	/* BARS drawn as a DECODE panel: marks (cols) GB_MARK_* flags, or NULL (all kept); ref
+	 * (cols) a second value per bar drawn as a tick across it, or NULL, named ref_label in
+	 * the legend; cuts: a rule after bar cut_at[i] (1-based: after the first cut_at[i] bars)
+	 * labelled cut_label[i] ("top-k 3"). */
+	int *marks;
+	float *ref;
+	char *ref_label;
+	int n_cuts;
+	int cut_at[GB_FIG_CUTS];
+	char cut_label[GB_FIG_CUTS][48];
+	/* TREE */
+	gb_fig_node *nodes;       /* (n_nodes), parents before children */
+	int n_nodes;
 } gb_figure;
 
 /* A new empty figure of a kind (viridis, automatic range, colorbar on, precision 2). NULL when
@@ -176,7 +223,8 @@ int gb_fig_set_axes(gb_figure *f, const char *row_title, const char *col_title);
 int gb_fig_add_series(gb_figure *f, const char *label, const float *y, int n);
 int gb_fig_set_xs(gb_figure *f, const float *xs, int n);
 int gb_fig_add_panel(gb_figure *f, gb_figure *panel); /* takes ownership (freed on failure too) */
-/* A kind's name: "heatmap", "bars", "lines", "strip", "grid", "attnlines", "diagram". */
+/* A kind's name: "heatmap", "bars", "lines", "strip", "grid", "attnlines", "diagram", "strips",
+ * "decode", "tree". */
 const char *gb_fig_kind_name(int kind);
 int gb_fig_add_meta(gb_figure *f, const char *key, const char *value);
 int gb_fig_set_subtitle(gb_figure *f, const char *subtitle);
@@ -188,6 +236,13 @@ int gb_fig_add_side(gb_figure *f, const char *title, const float *v);
 /* DIAGRAM: a block (group 0 = alone) and a group's title (groups numbered from 1). */
 int gb_fig_add_block(gb_figure *f, const char *label, const char *detail, int group, int highlight);
 int gb_fig_set_group_title(gb_figure *f, int group, const char *title);
+/* STRIP: the tokens' bytes (cols strings, copied). BARS: marks and ref (cols each, either may
+ * be NULL), a cut-off rule (at most GB_FIG_CUTS). TREE: a node; returns its index, -1 on
+ * failure (out of memory, a parent that is not an earlier node). */
+int gb_fig_set_bytes(gb_figure *f, const char *const *bytes);
+int gb_fig_set_marks(gb_figure *f, const int *marks, const float *ref, const char *ref_label);
+int gb_fig_add_cut(gb_figure *f, int after, const char *label);
+int gb_fig_add_node(gb_figure *f, const char *label, int parent, double edge, double score, int state);
 
 /* The range a backend maps to colours: for AUTO the finite min and max of every value (panels
  * and LINES series included), for SYMMETRIC [-m, m] with m the largest finite |v|, for FIXED [vmin, vmax]; a

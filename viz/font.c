@@ -45,6 +45,7 @@ struct gb_font {
 static FT_Library ft;
 static gb_font *faces[GB_FACE_N];
 static char *override_path;
+static char *face_file[GB_FACE_N]; /* the file each open face came from */
 
 #define N_FALLBACK 8
 static struct {
@@ -79,6 +80,8 @@ void gb_font_release(void)
 	for (int i = 0; i < GB_FACE_N; i++) {
 		font_close(faces[i]);
 		faces[i] = NULL;
+		free(face_file[i]);
+		face_file[i] = NULL;
 	}
 	for (int i = 0; i < n_fallback; i++) {
 		FT_Done_Face(fallback[i].face);
@@ -177,13 +180,18 @@ gb_font *gb_font_face(int which, gb_verr *err)
 		free(f);
 		return NULL;
 	}
-	free(path);
+	face_file[which] = path;
 	f->units_to_px = f->face->units_per_EM ? 1.0 / f->face->units_per_EM : 1.0 / 2048;
 	f->kern = FT_HAS_KERNING(f->face) ? 1 : 0;
 	f->cur_px = -1;
 	f->cur_ang = -1;
 	faces[which] = f;
 	return f;
+}
+
+const char *gb_font_file(int which)
+{
+	return which >= 0 && which < GB_FACE_N ? face_file[which] : NULL;
 }
 
 /* Next code point of a UTF-8 string; malformed or overlong sequences and surrogates give

@@ -22,6 +22,9 @@ enum gb_face { GB_FACE_SANS, GB_FACE_BOLD, GB_FACE_MONO, GB_FACE_N };
  * gb_font_set_path; then the environment variable GLASSBOX_FONT; then fontconfig. */
 gb_font *gb_font_face(int face, gb_verr *err);
 
+/* The file an open face was loaded from (after gb_font_face succeeded), else NULL. */
+const char *gb_font_file(int face);
+
 /* Every face from this one .ttf/.otf file from now on (NULL: back to GLASSBOX_FONT or
  * fontconfig). Closes the open fonts, so pointers from gb_font_face become invalid. */
 void gb_font_set_path(const char *path);

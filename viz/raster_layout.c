@@ -455,6 +455,9 @@ int gb_layout_draw(const gb_figure *f, double w, double h, double scale, gb_pain
 	case GB_FIG_STRIP: rc = gb_lay_draw_strip(&L, err); break;
 	case GB_FIG_DIAGRAM: rc = gb_lay_draw_diagram(&L, err); break;
 	case GB_FIG_ATTNLINES: rc = gb_lay_draw_attnlines(&L, err); break;
+	case GB_FIG_STRIPS: rc = gb_lay_draw_strips(&L, err); break;
+	case GB_FIG_DECODE: rc = gb_lay_draw_decode(&L, err); break;
+	case GB_FIG_TREE: rc = gb_lay_draw_tree(&L, err); break;
 	default: rc = gb_vfail(err, "unknown figure kind %d", f->kind);
 	}
 	if (!rc && p->failed)

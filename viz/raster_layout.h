@@ -185,5 +185,8 @@ int gb_lay_draw_lines(lay *L, gb_verr *err);   /* raster_lines.c */
 int gb_lay_draw_strip(lay *L, gb_verr *err);   /* raster_strip.c */
 int gb_lay_draw_diagram(lay *L, gb_verr *err); /* raster_diagram.c */
 int gb_lay_draw_attnlines(lay *L, gb_verr *err); /* raster_attnlines.c */
+int gb_lay_draw_strips(lay *L, gb_verr *err);  /* raster_steps.c */
+int gb_lay_draw_decode(lay *L, gb_verr *err);  /* raster_steps.c */
+int gb_lay_draw_tree(lay *L, gb_verr *err);    /* raster_steps.c */
 
 #endif

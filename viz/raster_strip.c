@@ -7,6 +7,44 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* A token's bytes ("e2 96 81") as boxes of one hex pair each, under its id: their count, and
+ * the width the row of them takes at size bpx. */
+static int n_bytes(const char *b)
+{
+	int n = 0;
+	for (; b && *b; b++)
+		n += *b != ' ' && (b[1] == ' ' || !b[1]);
+	return n;
+}
+
+static double bytes_width(lay *L, const char *b, int bpx)
+{
+	int n = n_bytes(b);
+	return n ? n * (tw(L, GB_FACE_MONO, bpx, "00") + 0.5 * bpx) + (n - 1) * 0.25 * bpx : 0;
+}
+
+static void draw_bytes(lay *L, const char *b, int bpx, double cx, double y)
+{
+	double bw = tw(L, GB_FACE_MONO, bpx, "00") + 0.5 * bpx, bh = 1.35 * bpx, gap = 0.25 * bpx;
+	double x = cx - bytes_width(L, b, bpx) / 2;
+	while (b && *b) {
+		char hex[8];
+		int k = 0;
+		while (*b == ' ')
+			b++;
+		while (*b && *b != ' ' && k < 7)
+			hex[k++] = *b++;
+		hex[k] = 0;
+		if (!k)
+			break;
+		rect(L, x, y, bw, bh, WHITE);
+		gb_lay_outline(L, (int)floor(x + 0.5), (int)floor(y + 0.5), (int)floor(bw + 0.5), (int)floor(bh + 0.5));
+		text(L, GB_FACE_MONO, bpx, x + bw / 2, mid_baseline(y + bh / 2, bpx), 0, GB_ANCHOR_MIDDLE, hex, INK);
+		x += bw + gap;
+	}
+}
 
 int gb_lay_draw_strip(lay *L, gb_verr *err)
 {
@@ -16,6 +54,7 @@ int gb_lay_draw_strip(lay *L, gb_verr *err)
 	char *dl, vbuf[48];
 	double s = L->s, cb_w = f->colorbar ? gb_lay_colorbar_width(L) : 0, aw = L->x1 - L->x0 - cb_w;
 	double pad, gap, boxh, rowh, total_h = 0, widest = 0;
+	char **bytes = f->byte_labels && f->cols == n ? f->byte_labels : NULL;
 	int px = spx(L, 56), vpx = 0, lines = 1; /* as large as the slide holds: a class reads it from the back */
 	if (!f->values || n <= 0)
 		return gb_vfail(err, "token strip has no values");
@@ -29,13 +68,15 @@ int gb_lay_draw_strip(lay *L, gb_verr *err)
 		gap = 0.25 * px;
 		vpx = (int)fmax(spx(L, TEXT_MIN), round(0.6 * px));
 		boxh = 1.6 * px;
-		rowh = boxh + 1.5 * vpx + 0.6 * px;
+		rowh = boxh + 1.5 * vpx + 0.6 * px + (bytes ? 1.9 * vpx : 0);
 		lines = 1;
 		widest = 0;
 		for (int i = 0; i < n; i++) {
 			double w = fmax(dl ? tw(L, GB_FACE_SANS, px, dl + (size_t)i * LABEL_BUF) : 0, 1.2 * px) + 2 * pad;
 			gb_format_value(f->values[i], f->precision, vbuf, sizeof vbuf);
 			w = fmax(w, tw(L, GB_FACE_MONO, vpx, vbuf) + 0.3 * px);
+			if (bytes)
+				w = fmax(w, bytes_width(L, bytes[i], vpx) + 0.3 * px);
 			if (xx > 0 && xx + w > aw) {
 				lines++;
 				widest = fmax(widest, xx - gap);
@@ -58,6 +99,8 @@ int gb_lay_draw_strip(lay *L, gb_verr *err)
 			uint8_t rgb[3];
 			gb_format_value(f->values[i], f->precision, vbuf, sizeof vbuf);
 			w = fmax(w, tw(L, GB_FACE_MONO, vpx, vbuf) + 0.3 * px);
+			if (bytes)
+				w = fmax(w, bytes_width(L, bytes[i], vpx) + 0.3 * px);
 			if (xx > x0 && xx + w > x0 + aw + 0.5) {
 				xx = x0;
 				yy += rowh;
@@ -78,6 +121,8 @@ int gb_lay_draw_strip(lay *L, gb_verr *err)
 			text(L, GB_FACE_SANS, px, xx + w / 2, mid_baseline(yy + boxh / 2, px), 0, GB_ANCHOR_MIDDLE, lab,
 			     gb_lightness(rgb) > 55 ? BLACK : WHITE);
 			text(L, GB_FACE_MONO, vpx, xx + w / 2, yy + boxh + 1.15 * vpx, 0, GB_ANCHOR_MIDDLE, vbuf, INK2);
+			if (bytes)
+				draw_bytes(L, bytes[i], vpx, xx + w / 2, yy + boxh + 1.5 * vpx);
 			if (i == 0 && L->info)
 				L->info->plot = (gb_rect){ (int)floor(xx + 0.5), (int)floor(yy + 0.5),
 				                           (int)floor(xx + w + 0.5) - (int)floor(xx + 0.5),

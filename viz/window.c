@@ -70,6 +70,32 @@ static int start_sdl(gb_verr *err)
 	if (SDL_InitSubSystem(SDL_INIT_VIDEO) != 0)
 		return gb_vfail(err, "cannot open the window (%s): figures still print here and export to PNG",
 		                SDL_GetError());
+	/* When DISPLAY names no display that answers, SDL falls back to drawing into memory: the
+	 * window would "open" where nobody sees it. Only SDL_VIDEODRIVER may ask for that. */
+	const char *got = SDL_GetCurrentVideoDriver();
+	if ((!drv || !*drv) && got && (!strcmp(got, "offscreen") || !strcmp(got, "dummy"))) {
+		SDL_QuitSubSystem(SDL_INIT_VIDEO);
+		return gb_vfail(err, "cannot open the window: no display answered at %s%s: figures still print "
+		                     "here and export to PNG", dpy && *dpy ? "DISPLAY=" : "WAYLAND_DISPLAY=",
+		                dpy && *dpy ? dpy : way);
+	}
+	return 0;
+}
+
+int gb_window_probe(char *what, size_t cap, gb_verr *err)
+{
+	SDL_DisplayMode dm;
+	if (n_open) {
+		snprintf(what, cap, "%s, a window is open now", SDL_GetCurrentVideoDriver());
+		return 0;
+	}
+	if (start_sdl(err))
+		return -1;
+	if (SDL_GetCurrentDisplayMode(0, &dm) == 0)
+		snprintf(what, cap, "%s, screen %dx%d", SDL_GetCurrentVideoDriver(), dm.w, dm.h);
+	else
+		snprintf(what, cap, "%s", SDL_GetCurrentVideoDriver());
+	SDL_QuitSubSystem(SDL_INIT_VIDEO);
 	return 0;
 }
 
@@ -632,6 +658,12 @@ struct gb_window {
 int gb_window_available(void)
 {
 	return 0;
+}
+
+int gb_window_probe(char *what, size_t cap, gb_verr *err)
+{
+	(void)what, (void)cap;
+	return gb_vfail(err, NO_SDL);
 }
 
 gb_window *gb_window_open(const char *title, int w, int h, gb_verr *err)

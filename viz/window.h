@@ -64,6 +64,11 @@ typedef struct gb_hit {
 /* 1 when this build has the window. */
 int gb_window_available(void);
 
+/* Whether a window could open here, without opening one: starts SDL's video (the checks
+ * gb_window_open makes: a display, a driver) and stops it. 0 with the driver and the screen's
+ * size in what ("x11, screen 1920x1080"), or -1 with the one-line reason. */
+int gb_window_probe(char *what, size_t cap, gb_verr *err);
+
 /* Opens a resizable window of w x h with a UTF-8 title, showing a blank page. w, h = 0: as
  * large as a 1600 x 900 slide where the screen allows (at most 90% of it, 16:9). */
 gb_window *gb_window_open(const char *title, int w, int h, gb_verr *err);

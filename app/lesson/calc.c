@@ -11,10 +11,15 @@
 #include "app/lesson/lesson_int.h"
 
 /* A recursive-descent evaluator. With s == NULL it only checks the syntax (the parser uses
- * it, so a broken expression is a FILE:LINE error before anything runs). */
+ * it, so a broken expression is a FILE:LINE error before anything runs). Every way down (a
+ * parenthesis, a function's arguments, a unary sign, the right side of ^) counts one level of
+ * depth: a file's 50,000 '(' would otherwise overflow the stack. */
+#define CALC_MAX_DEPTH 200
+
 typedef struct calc {
 	const char *p;
 	session *s;
+	int depth;
 	char err[256];
 } calc;
 
@@ -41,6 +46,16 @@ static int ceat(calc *c, char ch)
 }
 
 static double c_cmp(calc *c);
+
+/* Enters one level; 0 past CALC_MAX_DEPTH (the error is set). */
+static int c_down(calc *c)
+{
+	if (++c->depth <= CALC_MAX_DEPTH)
+		return 1;
+	cfail(c, "the expression is nested too deeply (more than %d levels of brackets, signs or powers)",
+	      CALC_MAX_DEPTH);
+	return 0;
+}
 
 /* Where the expression went wrong, for messages. */
 static const char *c_at(const calc *c) { return *c->p ? c->p : "the end"; }
@@ -246,7 +261,10 @@ static double c_primary(calc *c)
 	if (c->err[0])
 		return NAN;
 	if (ceat(c, '(')) {
+		if (!c_down(c))
+			return NAN;
 		double v = c_cmp(c);
+		c->depth--;
 		if (!ceat(c, ')'))
 			return cfail(c, "expected ')' at '%.12s'", c_at(c));
 		return v;
@@ -265,8 +283,13 @@ static double c_primary(calc *c)
 		while (is_ident((unsigned char)*c->p) && n + 1 < sizeof name)
 			name[n++] = *c->p++;
 		name[n] = 0;
-		if (ceat(c, '('))
-			return c_call(c, name);
+		if (ceat(c, '(')) {
+			if (!c_down(c))
+				return NAN;
+			double v = c_call(c, name);
+			c->depth--;
+			return v;
+		}
 		if (!strcmp(name, "pi"))
 			return M_PI;
 		if (!strcmp(name, "e"))
@@ -282,19 +305,29 @@ static double c_unary(calc *c);
 
 static double c_pow(calc *c)
 {
-	double b = c_primary(c);
-	if (ceat(c, '^'))
-		return pow(b, c_unary(c)); /* right-associative: 2^3^2 = 2^9 */
-	return b;
+	double b = c_primary(c), e;
+	if (!ceat(c, '^'))
+		return b;
+	if (!c_down(c))
+		return NAN;
+	e = c_unary(c); /* right-associative: 2^3^2 = 2^9 */
+	c->depth--;
+	return pow(b, e);
 }
 
 static double c_unary(calc *c)
 {
+	int neg = 0;
+	double v;
 	if (ceat(c, '-'))
-		return -c_unary(c);
-	if (ceat(c, '+'))
-		return c_unary(c);
-	return c_pow(c);
+		neg = 1;
+	else if (!ceat(c, '+'))
+		return c_pow(c);
+	if (!c_down(c))
+		return NAN;
+	v = c_unary(c);
+	c->depth--;
+	return neg ? -v : v;
 }
 
 static double c_term(calc *c)
@@ -345,16 +378,20 @@ static double c_cmp(calc *c)
 	return a;
 }
 
+
 /* Evaluates expr (its $NAMEs already replaced); s NULL checks the syntax only. */
 int calc_eval(session *s, const char *expr, double *out, char *err, size_t cap)
 {
-	calc c = { expr, s, "" };
+	calc c = { expr, s, 0, "" };
 	double v = c_cmp(&c);
 	c.p = skip_space(c.p);
 	if (!c.err[0] && *c.p)
 		cfail(&c, "expected an operator or the end at '%.16s'", c.p);
 	if (!c.err[0] && s && isnan(v))
 		cfail(&c, "the expression gives no number (NaN)");
+	/* 1/0 is inf: an answer nobody can type, so a lesson that computes it is wrong */
+	if (!c.err[0] && s && isinf(v))
+		cfail(&c, "the expression gives %s, not a finite number (a division by zero?)", v > 0 ? "inf" : "-inf");
 	if (c.err[0]) {
 		snprintf(err, cap, "%s", c.err);
 		return -1;

@@ -1,7 +1,8 @@
-/* export.c — a lesson's figures as numbered PNGs and a Markdown handout (for pandoc) that
- * embeds them: prose, the commands with what they printed, the questions with their options and
- * hints, and the answers at the end. An export into an existing folder first removes what an
- * earlier export wrote, so no stale slide survives. */
+/* export.c — a lesson's figures as numbered PNGs and a Markdown handout that embeds them: prose,
+ * the commands with what they printed, the questions with their options and hints, and the
+ * answers at the end; from the same Markdown and the figures recorded as vectors, slides.pdf
+ * (16:9, a page a step) and handout.pdf (A4) without pandoc (viz/pdfdoc.h). An export into an
+ * existing folder first removes what an earlier export wrote, so no stale slide survives. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -16,6 +17,7 @@
 #include "model/fileio.h"
 #include "viz/export.h"
 #include "viz/figure.h"
+#include "viz/pdfdoc.h"
 
 /* Commands and what they printed gather in one fenced block of the handout until something
  * else (prose, a figure, a question) comes; terminal escapes are dropped, long output cut. */
@@ -89,6 +91,10 @@ void export_figure(runner *r, const char *cmd)
 		r->failed++;
 		return;
 	}
+	if (r->book && gb_pdfbook_add_figure(r->book, name, r->s->fig, &err)) {
+		errorf("lesson %s, step %d: %s", r->L->path, r->cur + 1, err.msg);
+		r->failed++;
+	}
 	r->n_figs++;
 	r->step_figs++;
 	printf("step %d/%d: wrote %s\n", r->cur + 1, r->L->n_steps, name);
@@ -128,7 +134,7 @@ static void clean_export(const char *dir)
 	while ((e = readdir(d))) {
 		const char *n = e->d_name;
 		size_t len = strlen(n);
-		int ours = !strcmp(n, "lesson.md") ||
+		int ours = !strcmp(n, "lesson.md") || !strcmp(n, "slides.pdf") || !strcmp(n, "handout.pdf") ||
 		           (len > 7 && isdigit((unsigned char)n[0]) && isdigit((unsigned char)n[1]) && strchr(n, '-') &&
 		            !strcmp(n + len - 4, ".png"));
 		if (ours) {
@@ -160,10 +166,13 @@ int export_lesson(runner *r, int force)
 	sb_printf(&r->md, "# %s\n\n*A glassbox lesson: %d steps, about %d minutes. Figures made by glassbox %s.*\n\n",
 	          r->L->title, r->L->n_steps, lesson_minutes(r->L), GLASSBOX_VERSION);
 	interrupted = 0;
+	r->book = gb_pdfbook_new();
 	for (int i = 0; i < r->L->n_steps; i++) {
 		if (interrupted) {
 			printf("(stopped at step %d: the handout was not written)\n", i + 1);
 			interrupted = 0;
+			gb_pdfbook_free(r->book);
+			r->book = NULL;
 			return -1;
 		}
 		do_step(r, i);
@@ -176,9 +185,25 @@ int export_lesson(runner *r, int force)
 	snprintf(path, sizeof path, "%s/lesson.md", r->dir);
 	if (gb_write_file(path, r->md.s, r->md.n, &err)) {
 		errorf("%s", err.msg);
+		gb_pdfbook_free(r->book);
+		r->book = NULL;
 		return -1;
 	}
-	printf("wrote %s (%d figure%s, %d question%s; cd %s && pandoc lesson.md -o lesson.pdf)\n", path, r->n_figs,
-	       r->n_figs == 1 ? "" : "s", r->L->n_questions, r->L->n_questions == 1 ? "" : "s", r->dir);
-	return r->failed ? -1 : 0;
+	printf("wrote %s (%d figure%s, %d question%s)\n", path, r->n_figs, r->n_figs == 1 ? "" : "s",
+	       r->L->n_questions, r->L->n_questions == 1 ? "" : "s");
+	/* the PDFs from the same Markdown, the figures as vectors */
+	int rc = r->failed ? -1 : 0, pages;
+	gb_verr verr;
+	const char *pdfs[2] = { "slides.pdf", "handout.pdf" };
+	for (int k = 0; r->book && k < 2; k++) {
+		snprintf(path, sizeof path, "%s/%s", r->dir, pdfs[k]);
+		if ((k ? gb_pdfbook_handout : gb_pdfbook_slides)(r->book, r->md.s, path, GLASSBOX_VERSION, &pages, &verr)) {
+			errorf("%s", verr.msg);
+			rc = -1;
+		} else
+			printf("wrote %s (%d page%s)\n", path, pages, pages == 1 ? "" : "s");
+	}
+	gb_pdfbook_free(r->book);
+	r->book = NULL;
+	return rc;
 }

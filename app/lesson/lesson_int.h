@@ -214,6 +214,7 @@ typedef struct runner {
 	int n_figs, step_figs;
 	sb md, key, code;
 	int last_item;            /* the handout's last paragraph was a list item */
+	struct gb_pdfbook *book;  /* the figures recorded as vectors for slides.pdf and handout.pdf */
 } runner;
 
 /* What a step returns: go on, or the student stopped the lesson, or the whole session. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/classroom.h"
 #include "app/commands.h"
 #include "app/lesson/lesson_int.h"
 #include "viz/figure.h"
@@ -319,6 +320,8 @@ int do_step(runner *r, int i)
 	int show = r->mode == MODE_SHOW || (r->mode == MODE_PLAY && !r->replay);
 	r->cur = i;
 	r->step_figs = 0;
+	if (r->mode == MODE_SHOW || r->mode == MODE_PLAY) /* a class sees the step too */
+		classroom_step(r->L->title, i + 1, r->L->n_steps, st->heading);
 	free(r->out);
 	r->out = NULL;
 	if (show)

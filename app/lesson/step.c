@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app/classroom.h"
 #include "app/commands.h"
 #include "app/lesson/lesson_int.h"
 
@@ -26,14 +27,15 @@ int read_line(session *s, char *buf, size_t cap)
 	size_t n = 0;
 	fflush(stdout);
 	for (;;) {
-		if (s->win) {
-			struct pollfd p = { 0, POLLIN, 0 };
-			int k = poll(&p, 1, 16);
+		if (s->win || classroom_active()) {
+			/* a class's sockets are served while the lesson waits (classroom.h) */
+			int k = classroom_wait(s, 0, s->win ? 16 : -1);
 			if (k == 0) {
-				window_pump(s);
+				if (s->win)
+					window_pump(s);
 				continue;
 			}
-			if (k < 0 && errno == EINTR) {
+			if (k < 0) {
 				if (interrupted) {
 					interrupted = 0;
 					putchar('\n');
@@ -136,10 +138,78 @@ static void explore_end(runner *r)
 
 static int ask_until(runner *r, question *q, const value *v, const char *shown);
 
-/* Asks until the answer is right, skipped, or missed three times. */
+static int answer_form(const question *q, const value *v)
+{
+	return q->form == FORM_AUTO ? (v->is_num ? FORM_NUMBER : FORM_TOKEN) : q->form;
+}
+
+/* 1 right, 0 wrong, -1 not an answer of the question's form (say is then what to type). */
+static int judge_line(const question *q, const value *v, const char *line, const char **say)
+{
+	int form = answer_form(q, v);
+	if (form == FORM_CHOICE) {
+		char c = (char)tolower((unsigned char)line[0]);
+		if (!(c >= 'a' && c < 'a' + q->n_opts && (!line[1] || (line[1] == ')' && !line[2])))) {
+			*say = "letter";
+			return -1;
+		}
+		return c - 'a' + 1 == (int)lround(v->x);
+	}
+	if (form == FORM_NUMBER) {
+		double x;
+		if (!parse_num(line, &x)) {
+			*say = "Answer with a number (for example 0.25 or 3).";
+			return -1;
+		}
+		return number_right(q, x, v->x);
+	}
+	char *a = norm_token(line), *b = norm_token(v->text);
+	int right = !strcmp(a, b);
+	for (int k = 0; k < q->n_also && !right; k++) {
+		char *c = norm_token(q->also[k]);
+		right = !strcmp(a, c);
+		free(c);
+	}
+	free(a);
+	free(b);
+	return right;
+}
+
+/* A follower's answer for the class's tally: 0 right, the wrong choice's number, or 1 (wrong)
+ * for a number or a word; -1 not an answer. */
+typedef struct judge_ctx {
+	const question *q;
+	const value *v;
+} judge_ctx;
+
+static int class_judge(void *ctx, const char *answer)
+{
+	judge_ctx *j = ctx;
+	const char *say;
+	int rc = judge_line(j->q, j->v, answer, &say);
+	if (rc < 0)
+		return -1;
+	if (rc)
+		return 0;
+	return answer_form(j->q, j->v) == FORM_CHOICE ? tolower((unsigned char)answer[0]) - 'a' + 1 : j->q->n_opts + 1;
+}
+
+/* Asks until the answer is right, skipped, or missed three times. A class being taught counts
+ * its followers' answers meanwhile. */
 int ask(runner *r, question *q, const value *v, const char *shown)
 {
+	judge_ctx jc = { q, v };
+	char *text = subst(r, q->text), **opts = calloc((size_t)q->n_opts + 1, sizeof *opts);
+	for (int i = 0; i < q->n_opts; i++)
+		opts[i] = subst(r, q->opts[i]);
+	classroom_question(text, (const char *const *)opts, q->n_opts,
+	                   answer_form(q, v) == FORM_CHOICE ? (int)lround(v->x) : 0, class_judge, &jc);
 	int rc = ask_until(r, q, v, shown);
+	classroom_question_end();
+	for (int i = 0; i < q->n_opts; i++)
+		free(opts[i]);
+	free(opts);
+	free(text);
 	explore_end(r);
 	return rc;
 }
@@ -147,7 +217,7 @@ int ask(runner *r, question *q, const value *v, const char *shown)
 static int ask_until(runner *r, question *q, const value *v, const char *shown)
 {
 	static const char *const forms[] = { "a letter", "a number", "a word or token" };
-	int form = q->form == FORM_AUTO ? (v->is_num ? FORM_NUMBER : FORM_TOKEN) : q->form;
+	int form = answer_form(q, v);
 	int tries = 0, hint = 0;
 	char line[512];
 	for (;;) {
@@ -174,34 +244,18 @@ static int ask_until(runner *r, question *q, const value *v, const char *shown)
 				return STOP_ALL;
 			continue;
 		}
-		int right;
-		if (form == FORM_CHOICE) {
-			char c = (char)tolower((unsigned char)line[0]);
-			if (!(c >= 'a' && c < 'a' + q->n_opts && (!line[1] || (line[1] == ')' && !line[2])))) {
-				printf("Answer with a letter: ");
-				for (int i = 0; i < q->n_opts; i++)
-					printf("%s%c", i == 0 ? "" : i == q->n_opts - 1 ? " or " : ", ", 'a' + i);
-				printf(".\n");
-				continue;
-			}
-			right = c - 'a' + 1 == (int)lround(v->x);
-		} else if (form == FORM_NUMBER) {
-			double x;
-			if (!parse_num(line, &x)) {
-				printf("Answer with a number (for example 0.25 or 3).\n");
-				continue;
-			}
-			right = number_right(q, x, v->x);
-		} else {
-			char *a = norm_token(line), *b = norm_token(v->text);
-			right = !strcmp(a, b);
-			for (int k = 0; k < q->n_also && !right; k++) {
-				char *c = norm_token(q->also[k]);
-				right = !strcmp(a, c);
-				free(c);
-			}
-			free(a);
-			free(b);
+		const char *say = NULL;
+		int right = judge_line(q, v, line, &say);
+		if (right < 0 && !strcmp(say, "letter")) {
+			printf("Answer with a letter: ");
+			for (int i = 0; i < q->n_opts; i++)
+				printf("%s%c", i == 0 ? "" : i == q->n_opts - 1 ? " or " : ", ", 'a' + i);
+			printf(".\n");
+			continue;
+		}
+		if (right < 0) {
+			printf("%s\n", say);
+			continue;
 		}
 		if (right) {
 			printf("Right: %s\n", shown);

@@ -93,6 +93,57 @@ static void get_float(rd *r, json_t *o, const char *key, float *out)
 	*out = (float)json_number_value(v);
 }
 
+/* rope_scaling, as Hugging Face writes it: null, or {"rope_type" (or the older "type"): "linear",
+ * "factor"} or {"rope_type": "llama3", "factor", "low_freq_factor", "high_freq_factor",
+ * "original_max_position_embeddings"}. Any other type, or a key these do not have, is an error
+ * that names it: RoPE scaled another way would rotate every query and key differently. */
+static void get_rope_scaling(rd *r, json_t *root, gb_config *c)
+{
+	json_t *v = field(r, root, "rope_scaling"), *t;
+	if (!v || json_is_null(v) || r->bad)
+		return;
+	t = json_object_get(v, "rope_type");
+	if (!t)
+		t = json_object_get(v, "type");
+	if (!json_is_object(v) || !json_is_string(t)) {
+		gb_fail(r->err, "%s: field \"rope_scaling\" must be null or an object with a \"rope_type\"", r->path);
+		r->bad = 1;
+		return;
+	}
+	const char *type = json_string_value(t), *k;
+	static const char *const types[] = { "default", "linear", "llama3" };
+	int ty = lookup(type, types, 3);
+	if (ty < 0) {
+		gb_fail(r->err, "%s: rope_scaling type \"%s\" is not supported (glassbox has \"linear\" and "
+		        "\"llama3\")", r->path, type);
+		r->bad = 1;
+		return;
+	}
+	static const char *const keys[] = { "rope_type", "type", "factor", "low_freq_factor", "high_freq_factor",
+		                                "original_max_position_embeddings" };
+	json_t *x;
+	json_object_foreach(v, k, x) {
+		int i = lookup(k, keys, 6);
+		if (i < 0 || (i >= 2 && ty == 0) || (i >= 3 && ty == 1)) {
+			gb_fail(r->err, "%s: rope_scaling %s: option \"%s\" is not supported", r->path, type, k);
+			r->bad = 1;
+			return;
+		}
+	}
+	c->rope_scale = ty == 0 ? GB_ROPE_SCALE_NONE : ty == 1 ? GB_ROPE_SCALE_LINEAR : GB_ROPE_SCALE_LLAMA3;
+	if (ty == 0)
+		return;
+	c->rope_factor = 0;
+	get_float(r, v, "factor", &c->rope_factor);
+	if (ty == 2) {
+		c->rope_low = c->rope_high = 0;
+		c->rope_orig_ctx = 0;
+		get_float(r, v, "low_freq_factor", &c->rope_low);
+		get_float(r, v, "high_freq_factor", &c->rope_high);
+		get_int(r, v, "original_max_position_embeddings", &c->rope_orig_ctx);
+	}
+}
+
 /* Reads a string field and maps it through a name table (or the activation parser). */
 static void get_enum(rd *r, json_t *o, const char *key, const char *const *names, int n, int *out,
                      const char *allowed)
@@ -126,7 +177,8 @@ static void get_act(rd *r, json_t *o, const char *key, gb_config *c)
 int gb_config_parse(gb_config *c, const char *text, const char *path, gb_err *err)
 {
 	json_error_t je;
-	json_t *root = json_loads(text, 0, &je);
+	/* a key given twice is a file two tools disagree about: which one did its author mean? */
+	json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
 	if (!root)
 		return gb_fail(err, "%s: broken JSON at line %d: %s", path, je.line, je.text);
 	if (!json_is_object(root)) {
@@ -193,6 +245,7 @@ int gb_config_parse(gb_config *c, const char *text, const char *path, gb_err *er
 		get_bool(&r, root, "scale_embedding", &c->scale_embed);
 		get_int(&r, root, "decoder_start_token_id", &c->dec_start_id);
 	}
+	get_rope_scaling(&r, root, c);
 	get_bool(&r, root, "tie_word_embeddings", &c->tied);
 	get_int(&r, root, "bos_token_id", &c->bos_id);
 	get_int(&r, root, "eos_token_id", &c->eos_id);
@@ -206,8 +259,15 @@ int gb_config_parse(gb_config *c, const char *text, const char *path, gb_err *er
 		c->final_norm = c->prenorm;
 	}
 	get_bool(&r, gb, "final_norm", &c->final_norm);
-	get_enum(&r, gb, "position", gb_pos_names, 5, &c->pos,
-	         "\"none\", \"sinusoidal\", \"learned\", \"rope\", \"alibi\"");
+	get_enum(&r, gb, "position", gb_pos_names, 6, &c->pos,
+	         "\"none\", \"sinusoidal\", \"learned\", \"rope\", \"alibi\", \"t5\"");
+	get_int(&r, gb, "relative_attention_num_buckets", &c->rel_buckets);
+	get_int(&r, gb, "relative_attention_max_distance", &c->rel_max_dist);
+	get_enum(&r, gb, "attention", gb_attn_kind_names, 2, &c->attn_kind, "\"softmax\", \"linear\"");
+	get_int(&r, gb, "num_local_experts", &c->n_experts);
+	get_int(&r, gb, "num_experts_per_tok", &c->top_k);
+	get_bool(&r, gb, "norm_topk_prob", &c->norm_topk);
+	get_float(&r, gb, "router_aux_loss_coef", &c->aux_coef);
 	get_act(&r, gb, "activation", c);
 	int both = -1;
 	get_bool(&r, gb, "bias", &both);
@@ -290,6 +350,17 @@ char *gb_config_to_json(const gb_config *c)
 		json_object_set_new(o, "scale_embedding", json_boolean(c->scale_embed));
 		json_object_set_new(o, "decoder_start_token_id", json_integer(c->dec_start_id));
 	}
+	if (c->rope_scale != GB_ROPE_SCALE_NONE) {
+		json_t *rs = json_object();
+		json_object_set_new(rs, "rope_type", json_string(gb_rope_scale_names[c->rope_scale]));
+		json_object_set_new(rs, "factor", json_real(c->rope_factor));
+		if (c->rope_scale == GB_ROPE_SCALE_LLAMA3) {
+			json_object_set_new(rs, "low_freq_factor", json_real(c->rope_low));
+			json_object_set_new(rs, "high_freq_factor", json_real(c->rope_high));
+			json_object_set_new(rs, "original_max_position_embeddings", json_integer(c->rope_orig_ctx));
+		}
+		json_object_set_new(o, "rope_scaling", rs);
+	}
 	json_object_set_new(o, "tie_word_embeddings", json_boolean(c->tied));
 	if (c->bos_id >= 0) json_object_set_new(o, "bos_token_id", json_integer(c->bos_id));
 	if (c->eos_id >= 0) json_object_set_new(o, "eos_token_id", json_integer(c->eos_id));
@@ -299,6 +370,18 @@ char *gb_config_to_json(const gb_config *c)
 	json_object_set_new(g, "norm_position", json_string(c->prenorm ? "pre" : "post"));
 	json_object_set_new(g, "final_norm", json_boolean(c->final_norm));
 	json_object_set_new(g, "position", json_string(gb_pos_name(c->pos)));
+	if (c->pos == GB_POS_T5) {
+		json_object_set_new(g, "relative_attention_num_buckets", json_integer(c->rel_buckets));
+		json_object_set_new(g, "relative_attention_max_distance", json_integer(c->rel_max_dist));
+	}
+	if (c->attn_kind == GB_ATTN_LINEAR) /* the new fields only where used: older readers keep working */
+		json_object_set_new(g, "attention", json_string("linear"));
+	if (c->n_experts) {
+		json_object_set_new(g, "num_local_experts", json_integer(c->n_experts));
+		json_object_set_new(g, "num_experts_per_tok", json_integer(c->top_k));
+		json_object_set_new(g, "norm_topk_prob", json_boolean(c->norm_topk));
+		json_object_set_new(g, "router_aux_loss_coef", json_real(c->aux_coef));
+	}
 	json_object_set_new(g, "activation", json_string(gb_act_name(c->act, c->ffn)));
 	if (c->family != GB_FAM_LLAMA) {
 		json_object_set_new(g, "bias", json_boolean(c->bias));

@@ -238,8 +238,8 @@ static const char *unfit(const gb_config *c)
 		return "its norms are not pre-norm RMSNorm with a final norm";
 	if (c->norm_eps != L2C_EPS)
 		return "its RMSNorm epsilon is not 1e-5";
-	if (c->pos != GB_POS_ROPE || c->rope_theta != L2C_THETA)
-		return "its positions are not RoPE with theta 10000";
+	if (c->pos != GB_POS_ROPE || c->rope_theta != L2C_THETA || c->rope_scale != GB_ROPE_SCALE_NONE)
+		return "its positions are not RoPE with theta 10000 (unscaled)";
 	if (c->ffn != GB_FFN_GATED || c->act != GB_ACT_SILU)
 		return "its FFN is not SwiGLU";
 	if (c->bias || c->ffn_bias)
@@ -248,6 +248,8 @@ static const char *unfit(const gb_config *c)
 		return "its head width is not dim / n_heads";
 	if (c->scale_embed || c->window)
 		return "it scales embeddings or uses a local window";
+	if (c->attn_kind != GB_ATTN_SOFTMAX || c->n_experts)
+		return c->n_experts ? "it has a mixture of experts" : "its attention is linear";
 	return NULL;
 }
 

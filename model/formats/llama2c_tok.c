@@ -81,6 +81,17 @@ int gb_l2c_tok_load(const char *path, int vocab, gb_l2c_tok **out, gb_err *err)
 		gb_fail(err, "%s: %s", path, t ? "bad vocabulary size" : "out of memory");
 		goto out;
 	}
+	/* every token takes 8 bytes at least (score, length): a file too small for the vocabulary
+	 * is refused before the tables for it are allocated */
+	if (map.len < 4) {
+		gb_fail(err, "%s: %zu bytes, too short for a tokenizer.bin", path, map.len);
+		goto out;
+	}
+	if ((map.len - 4) / 8 < (size_t)vocab) {
+		gb_fail(err, "%s: %zu bytes cannot hold the model's %d tokens (8 bytes each at least; a tokenizer for a "
+		        "smaller vocabulary?)", path, map.len, vocab);
+		goto out;
+	}
 	t->n = vocab;
 	t->off = malloc(sizeof *t->off * ((size_t)vocab + 1));
 	t->score = malloc(sizeof *t->score * (size_t)vocab);
@@ -96,10 +107,6 @@ int gb_l2c_tok_load(const char *path, int vocab, gb_l2c_tok **out, gb_err *err)
 	memset(t->slot, 0xff, sizeof *t->slot * t->cap);
 	const unsigned char *p = map.data, *end = map.data + map.len;
 	uint32_t maxlen;
-	if (map.len < 4) {
-		gb_fail(err, "%s: %zu bytes, too short for a tokenizer.bin", path, map.len);
-		goto out;
-	}
 	memcpy(&maxlen, p, 4);
 	p += 4;
 	size_t used = 0;

@@ -270,19 +270,19 @@ static int buffer_kind(const char *key, int family)
 	return -1;
 }
 
-/* A stored inv_freq must be the one rope_theta implies: a checkpoint with scaled RoPE
- * (rope_scaling) has other frequencies, and glassbox would silently rotate differently. */
+/* A stored inv_freq must be the one rope_theta and rope_scaling imply: other frequencies would
+ * mean glassbox rotates differently from the checkpoint's own code. */
 static int check_inv_freq(const st_entry *t, const gb_config *c, gb_err *err)
 {
 	if (!dtypes[t->dtype].is_float || t->ndim != 1 || t->shape[0] != c->d_head / 2)
 		return gb_fail(err, "%s: buffer \"%s\" should hold d_head/2 = %d RoPE frequencies", t->file, t->name,
 		               c->d_head / 2);
 	for (int k = 0; k < c->d_head / 2; k++) {
-		double want = pow((double)c->rope_theta, -2.0 * k / c->d_head), got = elem(t, (size_t)k);
+		double want = gb_rope_inv_freq(c, k), got = elem(t, (size_t)k);
 		if (fabs(got - want) > 1e-5 * want)
-			return gb_fail(err, "%s: buffer \"%s\" holds RoPE frequencies other than rope_theta %g gives "
-			               "(element %d: %g, expected %g); scaled RoPE is not supported", t->file, t->name,
-			               (double)c->rope_theta, k, got, want);
+			return gb_fail(err, "%s: buffer \"%s\" holds RoPE frequencies other than rope_theta %g%s gives "
+			               "(element %d: %g, expected %g)", t->file, t->name, (double)c->rope_theta,
+			               c->rope_scale ? " with its rope_scaling" : "", k, got, want);
 	}
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <utf8proc.h>
 
 typedef struct rd {
 	const char *path;
@@ -17,7 +18,20 @@ typedef struct rd {
 	gb_err *err;
 	size_t cap_norm, cap_pre, cap_tmpl;
 	int n_bytelevel_pre, n_bytelevel_dec, saw_fuse;
+	int depth; /* Sequences inside Sequences */
 } rd;
+
+/* A Sequence may hold Sequences; real files nest one or two. The JSON parser stops at 2048
+ * levels, but a step nested that deep is no tokenizer anyone wrote. */
+#define MAX_SEQUENCE_DEPTH 16
+
+static int deeper(rd *r, const char *what)
+{
+	if (++r->depth <= MAX_SEQUENCE_DEPTH)
+		return 0;
+	return gb_fail(r->err, "%s: %s Sequence nested too deeply (more than %d levels)", r->path, what,
+	               MAX_SEQUENCE_DEPTH);
+}
 
 static void desc(rd *r, const char *fmt, ...)
 {
@@ -116,9 +130,12 @@ static int normalizer(rd *r, json_t *n)
 		if (check_keys(r, n, "normalizer", type, (const char *[]){ "normalizers", NULL }) ||
 		    list_of(r, n, "normalizers", "normalizer", &list))
 			return -1;
+		if (deeper(r, "normalizer"))
+			return -1;
 		json_array_foreach(list, i, x)
 			if (normalizer(r, x))
 				return -1;
+		r->depth--;
 		return 0;
 	}
 	if (!strcmp(type, "Prepend")) {
@@ -144,6 +161,21 @@ static int normalizer(rd *r, json_t *n)
 		desc(r, "%sReplace(\"%s\" -> \"%s\")", r->st->n_norm ? ", " : "", p, c);
 		return add_norm(r, (gb_norm){ NORM_REPLACE, dup(p), dup(c), 0, 0, 0 });
 	}
+	/* The Unicode normal forms, as utf8proc computes them (composition keeps a stable result
+	 * across Unicode versions; the K forms also fold compatibility characters: ﬁ to fi). */
+	static const char *const forms[] = { "NFC", "NFD", "NFKC", "NFKD" };
+	static const int form_opts[] = {
+		UTF8PROC_STABLE | UTF8PROC_COMPOSE, UTF8PROC_STABLE | UTF8PROC_DECOMPOSE,
+		UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT,
+		UTF8PROC_STABLE | UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT,
+	};
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(type, forms[i])) {
+			if (check_keys(r, n, "normalizer", type, (const char *[]){ NULL }))
+				return -1;
+			desc(r, "%s%s", r->st->n_norm ? ", " : "", type);
+			return add_norm(r, (gb_norm){ NORM_UNICODE, dup(type), NULL, 0, 0, form_opts[i] });
+		}
 	return gb_fail(r->err, "%s: normalizer %s is not supported", r->path, type);
 }
 
@@ -176,9 +208,12 @@ static int pre_tokenizer(rd *r, json_t *n, int top)
 		if (check_keys(r, n, "pre_tokenizer", type, (const char *[]){ "pretokenizers", NULL }) ||
 		    list_of(r, n, "pretokenizers", "pre_tokenizer", &list))
 			return -1;
+		if (deeper(r, "pre_tokenizer"))
+			return -1;
 		json_array_foreach(list, i, x)
 			if (pre_tokenizer(r, x, top && i == 0))
 				return -1;
+		r->depth--;
 		return 0;
 	}
 	if (!strcmp(type, "ByteLevel")) {
@@ -278,9 +313,12 @@ static int decoder(rd *r, json_t *n)
 		if (check_keys(r, n, "decoder", type, (const char *[]){ "decoders", NULL }) ||
 		    list_of(r, n, "decoders", "decoder", &list))
 			return -1;
+		if (deeper(r, "decoder"))
+			return -1;
 		json_array_foreach(list, i, x)
 			if (decoder(r, x))
 				return -1;
+		r->depth--;
 		return 0;
 	}
 	if (!strcmp(type, "ByteLevel")) {
@@ -390,9 +428,12 @@ static int post_processor(rd *r, json_t *n)
 		if (check_keys(r, n, "post_processor", type, (const char *[]){ "processors", NULL }) ||
 		    list_of(r, n, "processors", "post_processor", &list))
 			return -1;
+		if (deeper(r, "post_processor"))
+			return -1;
 		json_array_foreach(list, i, x)
 			if (post_processor(r, x))
 				return -1;
+		r->depth--;
 		return 0;
 	}
 	if (!strcmp(type, "ByteLevel")) /* offsets only: the ids are untouched */
@@ -458,7 +499,7 @@ static int model_options(rd *r, json_t *m)
 
 int gb_bpe_steps_read(json_t *root, const char *path, gb_steps *st, gb_err *err)
 {
-	rd r = { path, st, err, 0, 0, 0, 0, 0, 0 };
+	rd r = { path, st, err, 0, 0, 0, 0, 0, 0, 0 };
 	const char *k;
 	json_t *v;
 	memset(st, 0, sizeof *st);

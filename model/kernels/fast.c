@@ -16,6 +16,9 @@
 #include "model/config.h"
 #include "model/kernels/pool.h"
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -463,6 +466,56 @@ static void ew_run(struct ew_job *E)
 
 /* ---- the tables ---- */
 
+/* Linear attention's recurrent form (kernels.h): the state S (E, E) and z (E) take key j's
+ * fk_j v_jᵀ and fk_j in order, and query i reads them once every key it may see is in: E² work
+ * per key and per query, memory E², whatever the length. Shared by every fast table (the
+ * loops are short; the projections around them dominate). */
+static void fast_linear_attn(float *out, const float *fq, const float *fk, const float *v, int Tq, int Tk, int E,
+                             int pos0, int causal, const unsigned char *key_ok)
+{
+	unsigned csr = gb_fp_fast_enter();
+	float *S = calloc((size_t)E * E + (size_t)E, sizeof(float));
+	if (!S) { /* no state, no output: NaN says so rather than a plausible number */
+		for (size_t i = 0; i < (size_t)Tq * E; i++)
+			out[i] = NAN;
+		gb_fp_fast_leave(csr);
+		return;
+	}
+	float *z = S + (size_t)E * E;
+	int j = 0;
+	for (int i = 0; i < Tq; i++) {
+		int hi = causal ? pos0 + i + 1 : Tk;
+		hi = hi > Tk ? Tk : hi;
+		for (; j < hi; j++) { /* key j joins the state */
+			if (key_ok && !key_ok[j])
+				continue;
+			const float *k = fk + (size_t)j * E, *vj = v + (size_t)j * E;
+			for (int a = 0; a < E; a++) {
+				float *row = S + (size_t)a * E, ka = k[a];
+				for (int b = 0; b < E; b++)
+					row[b] += ka * vj[b];
+				z[a] += ka;
+			}
+		}
+		const float *q = fq + (size_t)i * E;
+		float *o = out + (size_t)i * E, den = 0;
+		for (int b = 0; b < E; b++)
+			o[b] = 0;
+		for (int a = 0; a < E; a++) {
+			const float *row = S + (size_t)a * E;
+			float qa = q[a];
+			den += qa * z[a];
+			for (int b = 0; b < E; b++)
+				o[b] += qa * row[b];
+		}
+		float inv = den > 0 ? 1.0f / den : 0.0f;
+		for (int b = 0; b < E; b++)
+			o[b] *= inv;
+	}
+	free(S);
+	gb_fp_fast_leave(csr);
+}
+
 #define FAST_TABLE(tag, ISA)                                                                    \
 	static void t_##tag##_matmul(float *out, const float *a, const float *b, const float *bias, \
 	                             int M, int K, int N, int bt)                                   \
@@ -515,6 +568,7 @@ static void ew_run(struct ew_job *E)
 		.softmax = t_##tag##_softmax,                                                           \
 		.layernorm = t_##tag##_layernorm, .rmsnorm = t_##tag##_rmsnorm,                         \
 		.activate = t_##tag##_activate, .mul = t_##tag##_mul, .add = t_##tag##_add,             \
+		.linear_attn = fast_linear_attn,                                                        \
 	};
 
 FAST_TABLE(scalar, gb_isa_scalar)
@@ -526,11 +580,18 @@ FAST_TABLE(avx512, gb_isa_avx512)
 /* ---- dispatch ---- */
 
 #if defined(__x86_64__)
+/* F16C through cpuid: clang (14) has no "f16c" for __builtin_cpu_supports, and the fuzz and
+ * sanitizer builds use clang */
+static int have_f16c(void)
+{
+	unsigned a, b, c, d;
+	return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C);
+}
+
 static int have_avx2(void)
 {
 	__builtin_cpu_init();
-	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-	       __builtin_cpu_supports("f16c");
+	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && have_f16c();
 }
 
 static int have_avx512(void)

@@ -63,6 +63,17 @@ typedef struct gb_kernels {
 
 	/* y (n) += x (n) (the residual add). */
 	void (*add)(float *y, const float *x, size_t n);
+
+	/* One head of linear attention (Katharopoulos et al. 2020) on feature-mapped queries and
+	 * keys: out (Tq, E) row i = sum_j a_ij v_j / sum_j a_ij, a_ij = fq_i . fk_j, over the keys j
+	 * query i may see: j <= pos0 + i when causal (query i sits at position pos0 + i; keys at
+	 * 0 .. Tk - 1), every key otherwise, and never a key with key_ok[j] == 0 (key_ok (Tk) may
+	 * be NULL). fq (Tq, E), fk (Tk, E), v (Tk, E); features positive (elu + 1). A row with no
+	 * key is 0. The reference computes each a_ij and the weighted sum (the quadratic form, in
+	 * double); the fast tables carry the running sums S = sum_j fk_j v_jᵀ (E, E) and
+	 * z = sum_j fk_j over the keys in order (the recurrent form: E² per key, no n² table). */
+	void (*linear_attn)(float *out, const float *fq, const float *fk, const float *v, int Tq, int Tk, int E,
+	                    int pos0, int causal, const unsigned char *key_ok);
 } gb_kernels;
 
 /* The reference table. */

@@ -9,6 +9,7 @@
 #include "model/config.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 double gb_act_ref(double x, int act)
@@ -175,6 +176,32 @@ static void ref_add(float *y, const float *x, size_t n)
 		y[i] = (float)((double)y[i] + x[i]);
 }
 
+/* The quadratic form: every a_ij, then the normalised sum, in double. */
+static void ref_linear_attn(float *out, const float *fq, const float *fk, const float *v, int Tq, int Tk, int E,
+                            int pos0, int causal, const unsigned char *key_ok)
+{
+	double *acc = malloc(sizeof(double) * (size_t)(E > 0 ? E : 1));
+	for (int i = 0; i < Tq; i++) {
+		int hi = causal ? pos0 + i + 1 : Tk;
+		double z = 0;
+		for (int e = 0; acc && e < E; e++)
+			acc[e] = 0;
+		for (int j = 0; j < hi && j < Tk; j++) {
+			if (key_ok && !key_ok[j])
+				continue;
+			double a = 0;
+			for (int e = 0; e < E; e++)
+				a += (double)fq[(size_t)i * E + e] * fk[(size_t)j * E + e];
+			z += a;
+			for (int e = 0; acc && e < E; e++)
+				acc[e] += a * v[(size_t)j * E + e];
+		}
+		for (int e = 0; e < E; e++)
+			out[(size_t)i * E + e] = acc && z > 0 ? (float)(acc[e] / z) : 0.0f;
+	}
+	free(acc);
+}
+
 static const gb_kernels ref_table = {
 	.name = "ref",
 	.matmul = ref_matmul,
@@ -185,6 +212,7 @@ static const gb_kernels ref_table = {
 	.activate = ref_activate,
 	.mul = ref_mul,
 	.add = ref_add,
+	.linear_attn = ref_linear_attn,
 };
 
 const gb_kernels *gb_kernels_ref(void)

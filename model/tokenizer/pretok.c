@@ -9,6 +9,8 @@
 
 #include <pcre2.h>
 #include <pthread.h>
+#include <stdlib.h>
+#include <utf8proc.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -291,6 +293,36 @@ static int replace_all(buf *b, const unsigned char *s, size_t n, const char *a, 
 	return 0;
 }
 
+/* A Unicode normal form (utf8proc's options) of s[0..n) appended to b. Hugging Face's
+ * normalizers only ever see valid UTF-8; here an invalid byte (which byte fallback encodes)
+ * passes through unchanged and each valid stretch between such bytes is normalized alone. */
+static int unicode_form(buf *b, const unsigned char *s, size_t n, int options)
+{
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		utf8proc_int32_t c;
+		while (j < n) {
+			utf8proc_ssize_t l = utf8proc_iterate(s + j, (utf8proc_ssize_t)(n - j), &c);
+			if (l <= 0)
+				break;
+			j += (size_t)l;
+		}
+		if (j > i) {
+			utf8proc_uint8_t *d = NULL;
+			utf8proc_ssize_t l = utf8proc_map(s + i, (utf8proc_ssize_t)(j - i), &d,
+			                                  (utf8proc_option_t)options);
+			int rc = l < 0 || put(b, d, (size_t)l);
+			free(d);
+			if (rc)
+				return -1;
+		}
+		if (j < n && put(b, s + j, 1)) /* the invalid byte */
+			return -1;
+		i = j < n ? j + 1 : j;
+	}
+	return 0;
+}
+
 int gb_bpe_normalize(const gb_norm *norm, int n_norm, const unsigned char *s, size_t n, int first,
                      unsigned char **out, size_t *n_out)
 {
@@ -308,6 +340,8 @@ int gb_bpe_normalize(const gb_norm *norm, int n_norm, const unsigned char *s, si
 				rc = rc || put(&nxt, g->a, g->la) || put(&nxt, cur.p, cur.n);
 		} else if (g->type == NORM_REPLACE) {
 			rc = rc || replace_all(&nxt, cur.p, cur.n, g->a, g->la, g->b, g->lb);
+		} else if (g->type == NORM_UNICODE) {
+			rc = rc || unicode_form(&nxt, cur.p, cur.n, g->scheme);
 		} else { /* METASPACE: spaces become the replacement, which may be prepended */
 			int pre = cur.n && (g->scheme == 1 || (g->scheme == 2 && first)) &&
 			          !(cur.n >= g->la && !memcmp(cur.p, g->a, g->la)) && cur.p[0] != ' ';

@@ -26,12 +26,14 @@ enum { ADD_LSTRIP = 1, ADD_RSTRIP = 2 };
 /* ---- the steps around the BPE model (pretok.c) ----------------------------------------- */
 
 /* A normalizer step, applied to each stretch of text between added tokens. */
-enum { NORM_PREPEND, NORM_REPLACE, NORM_METASPACE };
+enum { NORM_PREPEND, NORM_REPLACE, NORM_METASPACE, NORM_UNICODE };
 typedef struct gb_norm {
 	int type;
-	char *a, *b;      /* PREPEND: a; REPLACE: every a becomes b; METASPACE: spaces become a */
+	char *a, *b;      /* PREPEND: a; REPLACE: every a becomes b; METASPACE: spaces become a;
+	                   * UNICODE: a names the form (NFC, NFD, NFKC, NFKD) */
 	size_t la, lb;
-	int scheme;       /* METASPACE: 0 never prepend, 1 always, 2 only before the first stretch */
+	int scheme;       /* METASPACE: 0 never prepend, 1 always, 2 only before the first stretch;
+	                   * UNICODE: utf8proc's options for the form */
 } gb_norm;
 
 /* A pre-tokenizer step: cuts every current piece into smaller ones. */

@@ -339,7 +339,7 @@ void FN(gb_softmax_bwd)(R *dz, const R *dp, const R *p, int rows, int n)
 /* ---- attention ---- */
 
 void FN(gb_attn_fwd)(const gb_kernels *k, gb_ws *ws, const gb_attn_spec *s, R *w, R *o, const R *q,
-                     const R *kk, const R *v)
+                     const R *kk, const R *v, const R *relb)
 {
 	int H = s->H, E = s->E, Tq = s->Tq, Tk = s->Tk, group = s->H / s->K;
 	R inv = (R)(1.0 / sqrt((double)E));
@@ -351,7 +351,9 @@ void FN(gb_attn_fwd)(const gb_kernels *k, gb_ws *ws, const gb_attn_spec *s, R *w
 		for (int i = 0; i < Tq; i++)
 			for (int j = 0; j < Tk; j++) {
 				R *e = wh + (size_t)i * Tk + j;
-				*e = gb_attn_allowed(s, i, j) ? *e * inv + slope * (R)(j - i) : (R)-INFINITY;
+				*e = gb_attn_allowed(s, i, j) ? *e * inv + slope * (R)(j - i) +
+				                                    (s->bucket ? relb[s->bucket[(size_t)i * Tk + j] * H + h] : 0)
+				                              : (R)-INFINITY;
 			}
 	}
 #if GB_FLOAT
@@ -367,7 +369,7 @@ void FN(gb_attn_fwd)(const gb_kernels *k, gb_ws *ws, const gb_attn_spec *s, R *w
 /* Per head: dw = dO vᵀ, dv += wᵀ dO, ds = softmax'(dw) / sqrt(E) (masked entries have w = 0,
  * so they get no gradient; ALiBi's bias is a constant), dq = ds k, dk += dsᵀ q. */
 void FN(gb_attn_bwd)(const gb_kernels *k, gb_ws *ws, const gb_attn_spec *s, R *dq, R *dk, R *dv,
-                     const R *d_o, const R *q, const R *kk, const R *v, const R *w)
+                     const R *d_o, const R *q, const R *kk, const R *v, const R *w, R *drelb)
 {
 	int H = s->H, E = s->E, Tq = s->Tq, Tk = s->Tk, group = s->H / s->K;
 	R inv = (R)(1.0 / sqrt((double)E));
@@ -380,6 +382,9 @@ void FN(gb_attn_bwd)(const gb_kernels *k, gb_ws *ws, const gb_attn_spec *s, R *d
 		mm(k, ds, doh, v + kv, NULL, Tq, E, Tk, 1);
 		FN(gb_matmul_tn)(k, ws, dv + kv, wh, doh, Tk, Tq, E, acc);
 		FN(gb_softmax_bwd)(ds, ds, wh, Tq, Tk);
+		if (s->bucket && drelb) /* the bias is added after the scaling: its gradient is ds itself */
+			for (size_t i = 0; i < (size_t)Tq * Tk; i++)
+				drelb[s->bucket[i] * H + h] += ds[i];
 		for (size_t i = 0; i < (size_t)Tq * Tk; i++)
 			ds[i] *= inv;
 		mm(k, dq + (size_t)h * Tq * E, ds, kk + kv, NULL, Tq, Tk, E, 0);
@@ -388,14 +393,101 @@ void FN(gb_attn_bwd)(const gb_kernels *k, gb_ws *ws, const gb_attn_spec *s, R *d
 	gb_ws_release(ws, mark);
 }
 
+/* ---- linear attention ---- */
+
+/* f(x) = elu(x) + 1 of x (n) into y; f'(x) = 1 for x > 0, e^x otherwise. */
+static void elu1(R *y, const R *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		y[i] = x[i] > 0 ? x[i] + 1 : (R)exp((double)x[i]);
+}
+
+/* a (Tq, Tk) = f(q_h) f(k)ᵀ on allowed pairs (0 elsewhere); z (Tq) its row sums. */
+static void lin_kernel(const gb_kernels *k, const gb_attn_spec *s, R *a, R *z, const R *fq, const R *fk)
+{
+	int Tq = s->Tq, Tk = s->Tk;
+	mm(k, a, fq, fk, NULL, Tq, s->E, Tk, 1);
+	for (int i = 0; i < Tq; i++) {
+		double sum = 0;
+		for (int j = 0; j < Tk; j++) {
+			R *e = a + (size_t)i * Tk + j;
+			*e = gb_attn_allowed(s, i, j) ? *e : 0;
+			sum += *e;
+		}
+		z[i] = (R)sum;
+	}
+}
+
+void FN(gb_linattn_fwd)(const gb_kernels *k, gb_ws *ws, const gb_attn_spec *s, R *w, R *o, const R *q,
+                        const R *kk, const R *v)
+{
+	int H = s->H, E = s->E, Tq = s->Tq, Tk = s->Tk, group = s->H / s->K;
+	size_t mark = gb_ws_mark(ws);
+	R *fq = alr(ws, (size_t)Tq * E), *fk = alr(ws, (size_t)Tk * E), *z = alr(ws, (size_t)Tq);
+	for (int h = 0; h < H; h++) {
+		R *wh = w + (size_t)h * Tq * Tk;
+		elu1(fq, q + (size_t)h * Tq * E, (size_t)Tq * E);
+		elu1(fk, kk + (size_t)(h / group) * Tk * E, (size_t)Tk * E);
+		lin_kernel(k, s, wh, z, fq, fk);
+		for (int i = 0; i < Tq; i++)
+			for (int j = 0; j < Tk; j++)
+				wh[(size_t)i * Tk + j] = z[i] > 0 ? wh[(size_t)i * Tk + j] / z[i] : 0;
+		mm(k, o + (size_t)h * Tq * E, wh, v + (size_t)(h / group) * Tk * E, NULL, Tq, Tk, E, 0);
+	}
+	gb_ws_release(ws, mark);
+}
+
+/* Per head, with a = f(q) f(k)ᵀ masked, z its row sums and w = a / z: dw = dO vᵀ,
+ * dv += wᵀ dO, da_ij = (dw_ij - Σ_j' w_ij' dw_ij') / z_i on allowed pairs, df(q) = da f(k),
+ * df(k) = daᵀ f(q), and dq = df(q) f'(q), dk += df(k) f'(k). */
+void FN(gb_linattn_bwd)(const gb_kernels *k, gb_ws *ws, const gb_attn_spec *s, R *dq, R *dk, R *dv,
+                        const R *d_o, const R *q, const R *kk, const R *v, const R *w)
+{
+	int H = s->H, E = s->E, Tq = s->Tq, Tk = s->Tk, group = s->H / s->K;
+	size_t mark = gb_ws_mark(ws);
+	R *fq = alr(ws, (size_t)Tq * E), *fk = alr(ws, (size_t)Tk * E), *z = alr(ws, (size_t)Tq);
+	R *a = alr(ws, (size_t)Tq * Tk), *da = alr(ws, (size_t)Tq * Tk), *dfk = alr(ws, (size_t)Tk * E);
+	for (int h = 0; h < H; h++) {
+		size_t kv = (size_t)(h / group) * Tk * E;
+		int acc = h % group != 0;
+		const R *wh = w + (size_t)h * Tq * Tk, *doh = d_o + (size_t)h * Tq * E, *qh = q + (size_t)h * Tq * E;
+		elu1(fq, qh, (size_t)Tq * E);
+		elu1(fk, kk + kv, (size_t)Tk * E);
+		lin_kernel(k, s, a, z, fq, fk);
+		mm(k, da, doh, v + kv, NULL, Tq, E, Tk, 1);
+		FN(gb_matmul_tn)(k, ws, dv + kv, wh, doh, Tk, Tq, E, acc);
+		for (int i = 0; i < Tq; i++) {
+			R *dr = da + (size_t)i * Tk;
+			const R *wr = wh + (size_t)i * Tk;
+			double dot = 0;
+			for (int j = 0; j < Tk; j++)
+				dot += wr[j] * dr[j];
+			for (int j = 0; j < Tk; j++)
+				dr[j] = z[i] > 0 && gb_attn_allowed(s, i, j) ? (R)((dr[j] - dot) / z[i]) : 0;
+		}
+		R *dqh = dq + (size_t)h * Tq * E;
+		mm(k, dqh, da, fk, NULL, Tq, Tk, E, 0);
+		for (size_t i = 0; i < (size_t)Tq * E; i++)
+			dqh[i] *= qh[i] > 0 ? 1 : fq[i]; /* f'(x) = e^x = f(x) below 0 */
+		FN(gb_matmul_tn)(k, ws, dfk, da, fq, Tk, Tq, E, 0);
+		const R *kh = kk + kv;
+		R *dkh = dk + kv;
+		for (size_t i = 0; i < (size_t)Tk * E; i++) {
+			R g = dfk[i] * (kh[i] > 0 ? 1 : fk[i]);
+			dkh[i] = acc ? dkh[i] + g : g;
+		}
+	}
+	gb_ws_release(ws, mark);
+}
+
 /* ---- RoPE ---- */
 
-void FN(gb_rope_tables)(R *cs, R *sn, int T, int E, double theta)
+void FN(gb_rope_tables)(R *cs, R *sn, int T, const gb_config *c)
 {
-	int half = E / 2;
+	int E = c->d_head, half = E / 2;
 	for (int t = 0; t < T; t++)
 		for (int i = 0; i < half; i++) {
-			double ang = t * pow(theta, -2.0 * i / E);
+			double ang = t * gb_rope_inv_freq(c, i);
 			cs[(size_t)t * half + i] = (R)cos(ang);
 			sn[(size_t)t * half + i] = (R)sin(ang);
 		}

@@ -19,6 +19,8 @@ typedef struct mx {
 	gb_ws *ws;
 	int textbook;
 	const R *rc, *rs;     /* RoPE tables (T, E/2) of the stack being run */
+	double aux_scale;     /* the weight of the load-balancing loss in the loss differentiated */
+	double aux;           /* the forward's load-balancing loss, summed over layers */
 } mx;
 
 /* A parameter's values and gradient: model pointers index m->owned, so the same offset
@@ -55,6 +57,13 @@ static gb_attn_spec attn_spec(const mx *x, int Tq, int Tk, int self, int causal,
 	s.causal = causal;
 	s.window = self ? c->window : 0;
 	s.alibi = self && c->pos == GB_POS_ALIBI;
+	if (self && c->pos == GB_POS_T5) { /* an encoder's buckets look both ways */
+		int *b = gb_ws_alloc(x->ws, (size_t)Tq * Tk * sizeof *b);
+		for (int i = 0; i < Tq; i++)
+			for (int j = 0; j < Tk; j++)
+				b[(size_t)i * Tk + j] = gb_t5_bucket(j - i, !causal, c->rel_buckets, c->rel_max_dist);
+		s.bucket = b;
+	}
 	if (key_ids && c->pad_id >= 0) {
 		unsigned char *mk = gb_ws_alloc(x->ws, (size_t)Tk);
 		int any = 0;
@@ -131,7 +140,10 @@ static const R *f_attn(const mx *x, const gb_attn_w *a, const att_io *io, attn_a
 	}
 	gb_attn_spec s = attn_spec(x, Tq, Tk, io->self, io->causal, io->key_ids);
 	R *w = al(x, (size_t)H * Tq * Tk), *ho = al(x, (size_t)H * Tq * E), *merged = al(x, (size_t)Tq * qw);
-	FN(gb_attn_fwd)(x->k, x->ws, &s, w, ho, q, kk, v);
+	if (io->self && c->attn_kind == GB_ATTN_LINEAR)
+		FN(gb_linattn_fwd)(x->k, x->ws, &s, w, ho, q, kk, v);
+	else
+		FN(gb_attn_fwd)(x->k, x->ws, &s, w, ho, q, kk, v, pv(x, a->rel_bias));
 	merge_heads(merged, ho, Tq, H, E, qw, 0);
 	R *out = al(x, (size_t)Tq * D);
 	FN(gb_linear_fwd)(x->k, out, merged, pv(x, a->o.w), pv(x, a->o.b), Tq, qw, D, a->o.trans);
@@ -159,7 +171,10 @@ static void b_attn(const mx *x, const gb_attn_w *a, const att_io *io, const attn
 	split_heads(dho, dm, Tq, H, E, qw, 0);
 	R *dq = al(x, (size_t)H * Tq * E), *dk = al(x, (size_t)K * Tk * E), *dv = al(x, (size_t)K * Tk * E);
 	gb_attn_spec s = attn_spec(x, Tq, Tk, io->self, io->causal, io->key_ids);
-	FN(gb_attn_bwd)(x->k, x->ws, &s, dq, dk, dv, dho, aa->q, aa->k, aa->v, aa->w);
+	if (io->self && c->attn_kind == GB_ATTN_LINEAR)
+		FN(gb_linattn_bwd)(x->k, x->ws, &s, dq, dk, dv, dho, aa->q, aa->k, aa->v, aa->w);
+	else
+		FN(gb_attn_bwd)(x->k, x->ws, &s, dq, dk, dv, dho, aa->q, aa->k, aa->v, aa->w, gv(x, a->rel_bias));
 	if (io->self && c->pos == GB_POS_ROPE) {
 		for (int h = 0; h < H; h++)
 			FN(gb_rope_apply)(dq + (size_t)h * Tq * E, x->rc, x->rs, Tq, E, -1);
@@ -257,12 +272,189 @@ static void b_ffn(const mx *x, const gb_ffn_w *w, const ffn_act *fa, const R *d_
 	gb_ws_release(x->ws, mark);
 }
 
+/* ---- a mixture of experts (model/moe.c's forward) ---- */
+
+/* The top-k experts of p (E), best first, the lower index winning a tie (as moe.c). */
+static void pick_top(const R *p, int E, int k, int *pick)
+{
+	for (int r = 0; r < k; r++) {
+		int b = -1;
+		for (int e = 0; e < E; e++)
+			if ((r == 0 || e != pick[0]) && (b < 0 || p[e] > p[b]))
+				b = e;
+		pick[r] = b;
+	}
+}
+
+/* Rows of expert e: the tokens that chose it, into rows (T); returns their number. */
+static int expert_rows(const R *chosen, int T, int K, int e, int *rows)
+{
+	int n = 0;
+	for (int t = 0; t < T; t++)
+		for (int i = 0; i < K; i++)
+			if ((int)chosen[(size_t)t * K + i] == e) {
+				rows[n++] = t;
+				break;
+			}
+	return n;
+}
+
+/* The load-balancing loss E Σ_e f_e P_e of a layer: f the share of choices, P the mean
+ * router probability. */
+static double aux_loss(const gb_config *c, const R *load, const R *probs, int T)
+{
+	double sum = 0;
+	for (int e = 0; e < c->n_experts; e++) {
+		double P = 0;
+		for (int t = 0; t < T; t++)
+			P += probs[(size_t)t * c->n_experts + e];
+		sum += load[e] * P / T;
+	}
+	return c->n_experts * sum;
+}
+
+static const R *f_moe(mx *x, const gb_moe_w *w, const R *in, int T, ffn_act *fa)
+{
+	const gb_config *c = x->c;
+	int E = c->n_experts, K = c->top_k, F = c->d_ffn, D = c->d_model, gated = c->ffn == GB_FFN_GATED;
+	memset(fa, 0, sizeof *fa);
+	R *p = al(x, (size_t)T * E), *g = al(x, (size_t)T * E), *ch = al(x, (size_t)T * K), *load = al(x, (size_t)E);
+	FN(gb_linear_fwd)(x->k, p, in, pv(x, w->router.w), NULL, T, D, E, w->router.trans);
+	FN(gb_softmax_fwd)(p, T, E);
+	memset(g, 0, (size_t)T * E * sizeof *g);
+	memset(load, 0, (size_t)E * sizeof *load);
+	for (int t = 0; t < T; t++) {
+		int pick[2];
+		const R *pt = p + (size_t)t * E;
+		pick_top(pt, E, K, pick);
+		double sum = 0;
+		for (int i = 0; i < K; i++)
+			sum += pt[pick[i]];
+		for (int i = 0; i < K; i++) {
+			g[(size_t)t * E + pick[i]] = c->norm_topk ? (R)(pt[pick[i]] / sum) : pt[pick[i]];
+			ch[(size_t)t * K + i] = (R)pick[i];
+			load[pick[i]] += (R)1 / (R)(T * K);
+		}
+	}
+	size_t etf = (size_t)E * T * F;
+	R *up = al(x, etf), *gt = gated ? al(x, etf) : NULL, *hid = al(x, etf), *eo = al(x, (size_t)E * T * D);
+	R *out = al(x, (size_t)T * D), *xs = al(x, (size_t)T * D);
+	int *rows = gb_ws_alloc(x->ws, (size_t)T * sizeof *rows);
+	memset(up, 0, etf * sizeof *up);
+	memset(hid, 0, etf * sizeof *hid);
+	if (gt)
+		memset(gt, 0, etf * sizeof *gt);
+	memset(eo, 0, (size_t)E * T * D * sizeof *eo);
+	memset(out, 0, (size_t)T * D * sizeof *out);
+	for (int e = 0; e < E; e++) {
+		int n = expert_rows(ch, T, K, e, rows);
+		if (!n)
+			continue;
+		size_t mark = gb_ws_mark(x->ws);
+		for (int i = 0; i < n; i++)
+			memcpy(xs + (size_t)i * D, in + (size_t)rows[i] * D, (size_t)D * sizeof *xs);
+		ffn_act ea;
+		const R *y = f_ffn(x, &w->experts[e], xs, n, &ea);
+		for (int i = 0; i < n; i++) {
+			size_t at = (size_t)e * T + rows[i];
+			memcpy(up + at * F, ea.up + (size_t)i * F, (size_t)F * sizeof *up);
+			if (gt)
+				memcpy(gt + at * F, ea.gate + (size_t)i * F, (size_t)F * sizeof *gt);
+			memcpy(hid + at * F, ea.hidden + (size_t)i * F, (size_t)F * sizeof *hid);
+			memcpy(eo + at * D, y + (size_t)i * D, (size_t)D * sizeof *eo);
+			R gw = g[(size_t)rows[i] * E + e];
+			for (int d = 0; d < D; d++)
+				out[(size_t)rows[i] * D + d] += gw * y[(size_t)i * D + d];
+		}
+		gb_ws_release(x->ws, mark);
+	}
+	fa->probs = p;
+	fa->gates = g;
+	fa->chosen = ch;
+	fa->load = load;
+	fa->up = up;
+	fa->gate = gt;
+	fa->hidden = hid;
+	fa->eout = eo;
+	return out;
+}
+
+/* d_out (T, D) -> dx (T, D) overwritten: each expert's backward on its rows, scaled by their
+ * gate weights; the gate weights' gradient d_out . expert_out through the renormalisation (or
+ * none, Switch's) to the router's probabilities, plus the load-balancing loss's
+ * aux_scale E f_e / T (f counts choices: a constant), then the softmax and the router. */
+static void b_moe(const mx *x, const gb_moe_w *w, const ffn_act *fa, const R *d_out, const R *in, int T, R *dx)
+{
+	const gb_config *c = x->c;
+	int E = c->n_experts, K = c->top_k, F = c->d_ffn, D = c->d_model, gated = c->ffn == GB_FFN_GATED;
+	size_t mark = gb_ws_mark(x->ws);
+	R *dg = al(x, (size_t)T * E), *dys = al(x, (size_t)T * D), *xs = al(x, (size_t)T * D), *dxs = al(x, (size_t)T * D);
+	R *us = al(x, (size_t)T * F), *gs = al(x, (size_t)T * F), *hs = al(x, (size_t)T * F);
+	int *rows = gb_ws_alloc(x->ws, (size_t)T * sizeof *rows);
+	memset(dg, 0, (size_t)T * E * sizeof *dg);
+	memset(dx, 0, (size_t)T * D * sizeof *dx);
+	for (int e = 0; e < E; e++) {
+		int n = expert_rows(fa->chosen, T, K, e, rows);
+		for (int i = 0; i < n; i++) {
+			int t = rows[i];
+			size_t at = (size_t)e * T + t;
+			R gw = fa->gates[(size_t)t * E + e];
+			double dot = 0;
+			for (int d = 0; d < D; d++) {
+				R dy = d_out[(size_t)t * D + d];
+				dot += dy * fa->eout[at * D + d];
+				dys[(size_t)i * D + d] = gw * dy;
+			}
+			dg[(size_t)t * E + e] = (R)dot;
+			memcpy(xs + (size_t)i * D, in + (size_t)t * D, (size_t)D * sizeof *xs);
+			memcpy(us + (size_t)i * F, fa->up + at * F, (size_t)F * sizeof *us);
+			if (gated)
+				memcpy(gs + (size_t)i * F, fa->gate + at * F, (size_t)F * sizeof *gs);
+			memcpy(hs + (size_t)i * F, fa->hidden + at * F, (size_t)F * sizeof *hs);
+		}
+		if (!n)
+			continue;
+		ffn_act ea = { 0 };
+		ea.up = us;
+		ea.gate = gated ? gs : NULL;
+		ea.hidden = hs;
+		b_ffn(x, &w->experts[e], &ea, dys, xs, n, dxs);
+		for (int i = 0; i < n; i++)
+			vadd(dx + (size_t)rows[i] * D, dxs + (size_t)i * D, (size_t)D);
+	}
+	/* gate weights -> probabilities -> router logits (dg becomes dp, then dz, in place) */
+	for (int t = 0; t < T; t++) {
+		R *dr = dg + (size_t)t * E;
+		const R *pt = fa->probs + (size_t)t * E, *gt = fa->gates + (size_t)t * E, *ct = fa->chosen + (size_t)t * K;
+		if (c->norm_topk) {
+			double S = 0, gd = 0;
+			for (int i = 0; i < K; i++) {
+				int e = (int)ct[i];
+				S += pt[e];
+				gd += gt[e] * dr[e];
+			}
+			for (int i = 0; i < K; i++) {
+				int e = (int)ct[i];
+				dr[e] = (R)((dr[e] - gd) / S);
+			}
+		}
+		if (x->aux_scale != 0)
+			for (int e = 0; e < E; e++)
+				dr[e] += (R)(x->aux_scale * E * fa->load[e] / T);
+	}
+	FN(gb_softmax_bwd)(dg, dg, fa->probs, T, E);
+	FN(gb_linear_bwd)(x->k, x->ws, dx, 1, gv(x, w->router.w), NULL, dg, in, pv(x, w->router.w), T, D, E,
+	                  w->router.trans);
+	gb_ws_release(x->ws, mark);
+}
+
 /* What a sub-layer reads besides the stream: its weights, and for attention the keys' side. */
 typedef struct sub_io {
 	int kind;             /* SUB_* */
 	const gb_normw *nw;
 	const gb_attn_w *aw;
 	const gb_ffn_w *fw;
+	const gb_moe_w *mw;   /* the FFN's mixture of experts, when the config has one */
 	int T, causal;
 	const int *ids;       /* (T) the stream's ids: self-attention's padding mask */
 	const R *enc;         /* (Ts, D) cross-attention's keys and values */
@@ -291,7 +483,7 @@ static att_io att_of(const sub_io *io, const R *in)
 }
 
 /* Pre-norm: x + f(N(x)); post-norm: N(x + f(x)). Returns the new stream. */
-static const R *f_sub(const mx *x, const sub_io *io, const R *xs, sub_act *sa)
+static const R *f_sub(mx *x, const sub_io *io, const R *xs, sub_act *sa)
 {
 	int T = io->T, D = x->c->d_model;
 	sa->x = xs;
@@ -301,7 +493,10 @@ static const R *f_sub(const mx *x, const sub_io *io, const R *xs, sub_act *sa)
 		in = sa->n.out;
 	}
 	const R *o;
-	if (io->kind == SUB_FFN) {
+	if (io->kind == SUB_FFN && x->c->n_experts) {
+		o = f_moe(x, io->mw, in, T, &sa->f);
+		x->aux += aux_loss(x->c, sa->f.load, sa->f.probs, T);
+	} else if (io->kind == SUB_FFN) {
 		o = f_ffn(x, io->fw, in, T, &sa->f);
 	} else {
 		att_io a = att_of(io, in);
@@ -325,7 +520,9 @@ static void b_sub(const mx *x, const sub_io *io, const sub_act *sa, R *dx)
 	const R *in = x->c->prenorm ? sa->n.out : sa->x;
 	if (!x->c->prenorm)
 		b_norm(x, io->nw, &sa->n, dx, dx, 0, T);
-	if (io->kind == SUB_FFN) {
+	if (io->kind == SUB_FFN && x->c->n_experts) {
+		b_moe(x, io->mw, &sa->f, dx, in, T, t);
+	} else if (io->kind == SUB_FFN) {
 		b_ffn(x, io->fw, &sa->f, dx, in, T, t);
 	} else {
 		att_io a = att_of(io, in);
@@ -345,7 +542,7 @@ static void rope_for(mx *x, int T)
 	if (c->pos != GB_POS_ROPE)
 		return;
 	R *cs = al(x, (size_t)T * (c->d_head / 2)), *sn = al(x, (size_t)T * (c->d_head / 2));
-	FN(gb_rope_tables)(cs, sn, T, c->d_head, c->rope_theta);
+	FN(gb_rope_tables)(cs, sn, T, c);
 	x->rc = cs;
 	x->rs = sn;
 }
@@ -371,6 +568,7 @@ static sub_io sub_of(const gb_layer_w *L, int kind, int has_cross, int T, int ca
 	} else {
 		io.nw = has_cross ? &L->ln3 : &L->ln2; /* an encoder's FFN norm is its second */
 		io.fw = &L->ffn;
+		io.mw = &L->moe;
 	}
 	return io;
 }
@@ -457,7 +655,7 @@ int FN(gb_model_fwd)(const gb_model *m, const R *P, const int *ids, int n, const
 		return -1;
 	if (n <= 0 || n > c->n_ctx || (c->encdec && (n_tgt <= 0 || n_tgt > c->n_ctx)))
 		return gb_fail(err, "sequence length %d (target %d) outside 1..%d", n, n_tgt, c->n_ctx);
-	mx x = { m, c, P, NULL, k ? k : gb_kernels_fast(), ws, c->textbook_ln, NULL, NULL };
+	mx x = { m, c, P, NULL, k ? k : gb_kernels_fast(), ws, c->textbook_ln, NULL, NULL, 0, 0 };
 	jmp_buf oom, *saved = ws->oom;
 	memset(a, 0, sizeof *a);
 	ws->oom = &oom;
@@ -477,17 +675,18 @@ int FN(gb_model_fwd)(const gb_model *m, const R *P, const int *ids, int n, const
 	FN(gb_linear_fwd)(x.k, logits, a->dec.out, pv(&x, m->lm_head.w), NULL, T, c->d_model, c->vocab, 1);
 	a->logits = logits;
 	a->probs = NULL;
+	a->aux = x.aux;
 	ws->oom = saved;
 	return 0;
 }
 
-int FN(gb_model_bwd)(const gb_model *m, const R *P, const acts *a, const R *dlogits, R *G, const gb_kernels *k,
-                     gb_ws *ws, gb_err *err)
+int FN(gb_model_bwd)(const gb_model *m, const R *P, const acts *a, const R *dlogits, double aux_scale, R *G,
+                     const gb_kernels *k, gb_ws *ws, gb_err *err)
 {
 	const gb_config *c = &m->cfg;
 	if (model_check(m, err))
 		return -1;
-	mx x = { m, c, P, G, k ? k : gb_kernels_fast(), ws, c->textbook_ln, NULL, NULL };
+	mx x = { m, c, P, G, k ? k : gb_kernels_fast(), ws, c->textbook_ln, NULL, NULL, aux_scale, 0 };
 	int T = a->dec.T, D = c->d_model;
 	size_t mark = gb_ws_mark(ws);
 	jmp_buf oom, *saved = ws->oom;

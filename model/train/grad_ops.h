@@ -81,6 +81,8 @@ typedef struct gb_attn_spec {
 	int window;            /* 0, or |i - j| >= window forbidden */
 	int alibi;             /* add m_h (j - i), m_h = gb_alibi_slope(h, H) */
 	const unsigned char *key_masked; /* (Tk) 1 = a padded key nobody may see, or NULL */
+	const int *bucket;     /* (Tq, Tk) T5's bucket of each pair (gb_t5_bucket), or NULL: with
+	                        * it, the attention adds relb[bucket * H + h] to the scaled score */
 } gb_attn_spec;
 
 /* Whether query i may see key j (the rule of model/README.md step 5). */
@@ -101,7 +103,10 @@ int gb_attn_allowed(const gb_attn_spec *s, int i, int j);
 		const R *merged;     /* (Tq, H E) */                                                   \
 	} gb_attn_act##S;                                                                          \
 	typedef struct gb_ffn_act##S {                                                             \
-		const R *up, *gate, *hidden; /* (T, F); gate only when gated */                        \
+		const R *up, *gate, *hidden; /* (T, F); gate only when gated; (E, T, F) with experts */ \
+		/* a mixture of experts (trace.h's names): router_probs, gates (T, E), chosen (T, k)   \
+		 * as numbers, load (E), expert_out (E, T, D) */                                       \
+		const R *probs, *gates, *chosen, *load, *eout;                                         \
 	} gb_ffn_act##S;                                                                           \
 	/* One sub-layer (self-attention, cross-attention or FFN) around the residual stream. */  \
 	typedef struct gb_sub_act##S {                                                             \
@@ -122,6 +127,8 @@ int gb_attn_allowed(const gb_attn_spec *s, int i, int j);
 		gb_stack_act##S dec;                                                                   \
 		const R *logits;     /* (T, V) */                                                      \
 		const R *probs;      /* (T, V) softmax of logits, or NULL */                           \
+		double aux;          /* the load-balancing loss, summed over the mixture-of-experts    \
+		                      * layers: E sum_e f_e P_e each (0 without experts) */            \
 	} gb_acts##S;
 
 GB_GRAD_TYPES(float, _f)
@@ -156,14 +163,25 @@ GB_GRAD_TYPES(double, _d)
 	void gb_softmax_fwd##S(R *x, int rows, int n);                                             \
 	/* dz (rows, n) from dp and the softmax output p; dz may alias dp. */                      \
 	void gb_softmax_bwd##S(R *dz, const R *dp, const R *p, int rows, int n);                   \
-	/* q (H, Tq, E), k v (K, Tk, E) -> w (H, Tq, Tk) weights, o (H, Tq, E); scale 1/sqrt(E). */ \
+	/* q (H, Tq, E), k v (K, Tk, E) -> w (H, Tq, Tk) weights, o (H, Tq, E); scale 1/sqrt(E);   \
+	 * relb (buckets, H): T5's bias when s->bucket, else unused (may be NULL). */              \
 	void gb_attn_fwd##S(const gb_kernels *k, gb_ws *ws, const gb_attn_spec *s, R *w, R *o,     \
-	                    const R *q, const R *kk, const R *v);                                  \
-	/* dq (H, Tq, E) overwritten; dk, dv (K, Tk, E) overwritten. */                            \
+	                    const R *q, const R *kk, const R *v, const R *relb);                   \
+	/* dq (H, Tq, E) overwritten; dk, dv (K, Tk, E) overwritten; drelb (buckets, H) added to   \
+	 * when s->bucket (may be NULL). */                                                        \
 	void gb_attn_bwd##S(const gb_kernels *k, gb_ws *ws, const gb_attn_spec *s, R *dq, R *dk,    \
-	                    R *dv, const R *d_o, const R *q, const R *kk, const R *v, const R *w);  \
+	                    R *dv, const R *d_o, const R *q, const R *kk, const R *v, const R *w,   \
+	                    R *drelb);                                                             \
+	/* Linear attention (model/README.md): the feature map f = elu + 1 of q and k, weights     \
+	 * w_ij = f(q_i).f(k_j) / sum_j' f(q_i).f(k_j') over the allowed keys (s's masks; ALiBi,    \
+	 * window and buckets unused), o = w v: the quadratic form. */                             \
+	void gb_linattn_fwd##S(const gb_kernels *k, gb_ws *ws, const gb_attn_spec *s, R *w, R *o,  \
+	                       const R *q, const R *kk, const R *v);                               \
+	/* As gb_attn_bwd, from the weights w of the forward. */                                  \
+	void gb_linattn_bwd##S(const gb_kernels *k, gb_ws *ws, const gb_attn_spec *s, R *dq, R *dk, \
+	                       R *dv, const R *d_o, const R *q, const R *kk, const R *v, const R *w); \
 	/* RoPE tables cs, sn (T, E/2) for positions 0..T-1, base theta. */                        \
-	void gb_rope_tables##S(R *cs, R *sn, int T, int E, double theta);                          \
+	void gb_rope_tables##S(R *cs, R *sn, int T, const gb_config *c);                          \
 	/* Rotates x (T, E) in place: dir 1 the forward rotation, -1 its transpose (the backward). */ \
 	void gb_rope_apply##S(R *x, const R *cs, const R *sn, int T, int E, int dir);              \
 	/* y (n) = act(x (n)), act an enum gb_act. */                                              \
@@ -195,9 +213,10 @@ GB_GRAD_TYPES(double, _d)
 	int gb_model_fwd##S(const gb_model *m, const R *P, const int *ids, int n, const int *tgt,   \
 	                    int n_tgt, gb_acts##S *a, const gb_kernels *k, gb_ws *ws, gb_err *err);  \
 	/* Adds the gradient of the loss to G (m->n_weights, laid out as m->owned), from the        \
-	 * activations a and dlogits (T, V), the loss's gradient w.r.t. the logits. */              \
+	 * activations a and dlogits (T, V), the loss's gradient w.r.t. the logits, plus aux_scale  \
+	 * times the gradient of a->aux (the load-balancing loss; 0: none). */                     \
 	int gb_model_bwd##S(const gb_model *m, const R *P, const gb_acts##S *a, const R *dlogits,   \
-	                    R *G, const gb_kernels *k, gb_ws *ws, gb_err *err);
+	                    double aux_scale, R *G, const gb_kernels *k, gb_ws *ws, gb_err *err);
 
 GB_GRAD_DECLS(float, _f)
 GB_GRAD_DECLS(double, _d)

@@ -96,7 +96,7 @@ int gb_recipe_preset(gb_recipe *r, const char *name, gb_err *err)
 		r->opts.seed = 1;
 		return 0;
 	}
-	return gb_fail(err, "unknown preset '%s': tiny-lm or tiny-mt", name);
+	return gb_recipe_variant(r, name, err); /* tiny-lm's variants (variants.c), or the list */
 }
 
 int gb_recipe_for_text(gb_recipe *r, size_t len, gb_err *err)

@@ -36,8 +36,28 @@ typedef struct gb_recipe {
 	int n_pairs;          /* tiny-mt: training date pairs */
 } gb_recipe;
 
-/* The recipe of a preset ("tiny-lm", "tiny-mt"); -1 with the list of names when unknown. */
+/* The recipe of a preset ("tiny-lm", "tiny-mt", or one of tiny-lm's variants below); -1 with
+ * the list of names when unknown. */
 int gb_recipe_preset(gb_recipe *r, const char *name, gb_err *err);
+
+/* tiny-lm's variants (variants.c): tiny-lm's recipe with one choice changed, each written as
+ * --set assignments (gb_recipe_variant_info gives them): tiny-lm-sinusoidal, -rope, -alibi,
+ * -t5, -nopos, -postnorm, -rmsnorm, -mqa, -gqa, -window, -swiglu, -moe, -switch, -linear.
+ * gb_recipe_variant fails with the list of every preset when name is none of them. */
+int gb_recipe_variant(gb_recipe *r, const char *name, gb_err *err);
+int gb_recipe_variant_count(void);
+/* Variant i's name (NULL past the end), its assignments and a few words on what it changes. */
+const char *gb_recipe_variant_info(int i, const char **sets, const char **what);
+
+/* One FIELD=VALUE of `train --set`: a field of the architecture (config.json's meaning:
+ * position, norm, norm_position, activation, attention, window, n_kv_head, d_ffn, the T5 and
+ * mixture-of-experts fields, ...) or of the training (steps, lr, warmup, batch, ...). An
+ * unknown field fails naming every field; a bad value names the allowed values or range.
+ * Combinations are checked afterwards by gb_recipe_check. */
+int gb_recipe_set(gb_recipe *r, const char *assign, gb_err *err);
+int gb_recipe_check(const gb_recipe *r, gb_err *err);
+/* Field i's name (NULL past the end) and a few words on it. */
+const char *gb_recipe_field_info(int i, const char **help);
 
 /* A recipe for a teacher's text of len bytes: vocabulary, steps (about 1 KB of text a step,
  * 60 to 3000), warm-up, held-out points (6 to 20 a run) and checkpoints (4 a run) scaled to

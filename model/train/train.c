@@ -146,10 +146,18 @@ static void stack_from(tlook *L, const gb_config *c, const char *p, int n_layer,
 		s[2].x = x;
 		snprintf(nn, sizeof nn, "%sL%d.ln%d", p, l, cross ? 3 : 2);
 		norm_from(L, c, nn, &s[2].n);
+		if (c->n_experts) { /* in the order model/moe.c records them */
+			s[2].f.probs = tget(L, "%sL%d.ffn.router_probs", p, l);
+			s[2].f.chosen = tget(L, "%sL%d.ffn.chosen", p, l);
+			s[2].f.gates = tget(L, "%sL%d.ffn.gates", p, l);
+			s[2].f.load = tget(L, "%sL%d.ffn.load", p, l);
+		}
 		s[2].f.up = tget(L, "%sL%d.ffn.up", p, l);
 		if (c->ffn == GB_FFN_GATED)
 			s[2].f.gate = tget(L, "%sL%d.ffn.gate", p, l);
 		s[2].f.hidden = tget(L, "%sL%d.ffn.hidden", p, l);
+		if (c->n_experts)
+			s[2].f.eout = tget(L, "%sL%d.ffn.expert_out", p, l);
 		x = tget(L, "%sL%d.resid.post", p, l);
 	}
 	if (c->final_norm) {
@@ -200,9 +208,13 @@ int gb_backward(const gb_model *m, const gb_trace *tr, const int *tgt, double sm
 	*loss = gb_xent_f(dz, a.logits, a.probs, tgt, T, V, smoothing, scale, &cnt, correct);
 	if (count)
 		*count = cnt;
+	/* The load-balancing loss of this sequence weighs as its share of the batch's counted
+	 * targets (scale is 1 / that count): the batch's loss is the mean cross-entropy plus
+	 * aux_coef times the token-weighted mean of the sequences' load-balancing losses. */
+	double aux_scale = c->n_experts ? c->aux_coef * scale * cnt : 0;
 	int rc = 0;
 	if (cnt > 0)
-		rc = gb_model_bwd_f(m, m->owned, &a, dz, grad, k, ws, err);
+		rc = gb_model_bwd_f(m, m->owned, &a, dz, aux_scale, grad, k, ws, err);
 	ws->oom = saved;
 	return rc;
 mismatch:
@@ -284,6 +296,33 @@ typedef struct step_job {
 	int n_slots;          /* the batch's shares: at most one per sequence */
 } step_job;
 
+/* The load-balancing loss of a run from its trace: E sum_e load_e P_e per mixture-of-experts
+ * layer (P_e the mean router probability), summed (grad_model_impl.h's aux_loss, in double). */
+static double trace_aux(const gb_model *m, const gb_trace *tr)
+{
+	const gb_config *c = &m->cfg;
+	double sum = 0;
+	char name[64];
+	for (int st = 0; st < 1 + c->encdec; st++)
+		for (int l = 1; l <= (st ? c->n_enc_layer : c->n_layer); l++) {
+			const char *p = c->encdec ? (st ? "enc." : "dec.") : "";
+			snprintf(name, sizeof name, "%sL%d.ffn.load", p, l);
+			const gb_ttensor *ld = gb_trace_get(tr, name);
+			snprintf(name, sizeof name, "%sL%d.ffn.router_probs", p, l);
+			const gb_ttensor *pr = gb_trace_get(tr, name);
+			if (!ld || !pr)
+				continue;
+			int T = pr->shape[0], E = c->n_experts;
+			for (int e = 0; e < E; e++) {
+				double P = 0;
+				for (int t = 0; t < T; t++)
+					P += pr->data[(size_t)t * E + e];
+				sum += (double)E * ld->data[e] * P / T;
+			}
+		}
+	return sum;
+}
+
 /* Runs sequence i of the batch on slot s. */
 static int run_seq(step_job *J, gb_train_slot *s, int i)
 {
@@ -323,6 +362,8 @@ static int run_seq(step_job *J, gb_train_slot *s, int i)
 		loss = gb_xent_f(NULL, z->data, p->data, tg, n, c->vocab, t->o.label_smoothing, 1.0, &cnt, &cor);
 	}
 	s->loss += loss;
+	if (c->n_experts)
+		s->aux += trace_aux(m, &s->tr) * cnt;
 	s->tokens += cnt;
 	s->correct += cor;
 	return 0;
@@ -334,7 +375,7 @@ static void slot_task(void *arg, int si, int worker)
 	gb_trainer *t = J->t;
 	gb_train_slot *s = &t->slot[si];
 	int B = J->b->B, n = J->n_slots;
-	s->loss = 0;
+	s->loss = s->aux = 0;
 	s->tokens = s->positions = s->correct = 0;
 	s->failed = 0;
 	if (J->backward)
@@ -388,15 +429,17 @@ static int run_slots(gb_trainer *t, const gb_batch *b, int backward, double scal
 
 static void gather_stats(const gb_trainer *t, int n, long count, gb_step_stats *st)
 {
-	double loss = 0;
+	double loss = 0, aux = 0;
 	memset(st, 0, sizeof *st);
 	for (int s = 0; s < n; s++) {
 		loss += t->slot[s].loss;
+		aux += t->slot[s].aux;
 		st->positions += t->slot[s].positions;
 		st->correct += t->slot[s].correct;
 	}
 	st->tokens = count;
 	st->loss = count ? loss / count : 0;
+	st->aux = count ? aux / count : 0;
 }
 
 int gb_train_eval(gb_trainer *t, const gb_batch *b, gb_step_stats *st, gb_err *err)

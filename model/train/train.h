@@ -67,6 +67,10 @@ typedef struct gb_batch {
 
 typedef struct gb_step_stats {
 	double loss;          /* mean cross-entropy (with smoothing) over the counted tokens */
+	double aux;           /* a mixture of experts: the load-balancing loss (E sum_e f_e P_e,
+	                       * summed over layers; near 1 a layer when balanced), a mean over the
+	                       * sequences weighted by their counted targets; 0 without experts.
+	                       * Training minimizes loss + aux_coef aux. */
 	long tokens;          /* counted targets */
 	long positions;       /* decoder (and encoder) positions run, padding trimmed */
 	long correct;         /* counted targets that are the argmax of their logits */
@@ -80,7 +84,7 @@ typedef struct gb_train_slot {
 	gb_trace tr;
 	gb_ws ws;
 	float *grad;          /* (n_weights), laid out as the model's owned block */
-	double loss;
+	double loss, aux;     /* aux: the load-balancing losses times each sequence's counted targets */
 	long tokens, positions, correct;
 	int failed;
 	gb_err err;

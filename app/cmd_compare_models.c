@@ -1,0 +1,338 @@
+/* cmd_compare_models.c — issue 19, part 4: the same view on two models as one figure, since
+ * the lessons on architecture choices compare (`compare-models tiny-lm tiny-lm-rope attn 3 2`).
+ * Each model is loaded, runs the session's current text (through its own tokenizer) and
+ * makes the view exactly as the command would at the prompt; the session's own model, trace
+ * and figures are put back afterwards. Two heatmaps become two panels on one colour scale (as
+ * `pair` sets them), two grids one grid with a row of panels per model, two token strips or
+ * bar charts two rows of one scale, two line plots over the same x one plot with each series named by its
+ * model. */
+#include "app/cmd.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app/commands.h"
+#include "app/view19.h"
+#include "app/view_common.h"
+#include "app/views.h"
+#include "viz/colormap.h"
+
+/* The view made by `line` on model dir with the current text: a new figure, or NULL after an
+ * error line. The session is as it was afterwards. */
+static gb_figure *view_on(session *s, const char *dir, const char *line, const char *text)
+{
+	gb_model m;
+	if (load_model(dir, NULL, &m))
+		return NULL;
+	if (m.cfg.encdec) {
+		errorf("compare-models runs decoder-only models (%s is an encoder-decoder)", dir);
+		gb_model_free(&m);
+		return NULL;
+	}
+	/* the session's state, set aside */
+	session keep = *s;
+	int ctx = s->ctx_trained ? s->model.cfg.n_ctx : 0; /* a context `set context` chose */
+	s->model = m;
+	gb_model_moved(&s->model, &m);
+	s->loaded = 1;
+	memset(&s->trace, 0, sizeof s->trace);
+	s->have_run = 0;
+	s->fig = s->prev_fig = NULL;
+	s->ctx_trained = 0;
+	s->win = NULL; /* the window keeps showing the session's figure */
+	s->interactive = 0;
+	int *ids = NULL, n = 0;
+	gb_figure *f = NULL;
+	char cs[16];
+	snprintf(cs, sizeof cs, "%d", ctx);
+	/* each model runs as long a text as the session's (past its trained context when its
+	 * positions allow: learned ones refuse, as set context says) */
+	if ((!ctx || !set_context(s, cs)) && !encode(s, text, &ids, &n)) {
+		int C = s->model.cfg.n_ctx;
+		if (n > C) { /* as run does: the last tokens */
+			memmove(ids, ids + (n - C), (size_t)C * sizeof *ids);
+			n = C;
+		}
+		if (!forward(s, ids, n, NULL, 0)) {
+			/* the view draws itself at the prompt: not here, only its figure is wanted */
+			fflush(stdout);
+			int out = dup(1), null = open("/dev/null", O_WRONLY);
+			if (out >= 0 && null >= 0)
+				dup2(null, 1);
+			int rc = command_line(s, line);
+			fflush(stdout);
+			if (out >= 0 && null >= 0)
+				dup2(out, 1);
+			if (out >= 0)
+				close(out);
+			if (null >= 0)
+				close(null);
+			if (!rc && s->fig) {
+				f = s->fig;
+				s->fig = NULL;
+			} else if (!rc)
+				errorf("'%s' makes no figure: compare-models sets two figures side by side", line);
+		}
+	}
+	free(ids);
+	gb_fig_free(s->fig);
+	gb_fig_free(s->prev_fig);
+	gb_trace_free(&s->trace);
+	gb_model_free(&s->model);
+	*s = keep;
+	return f;
+}
+
+static const char *short_name(const char *dir)
+{
+	const char *p = dir + strlen(dir);
+	while (p > dir && p[-1] == '/')
+		p--;
+	const char *e = p;
+	while (p > dir && p[-1] != '/')
+		p--;
+	static char buf[2][96];
+	static int k;
+	k ^= 1;
+	snprintf(buf[k], sizeof buf[k], "%.*s", (int)(e - p), p);
+	return buf[k];
+}
+
+/* A token strip as a one-row heatmap, so two strips can share a grid. */
+static gb_figure *strip_heat(gb_figure *f)
+{
+	gb_figure *h = gb_fig_new(GB_FIG_HEATMAP);
+	gb_fig_set_values(h, f->values, 1, f->cols);
+	if (f->col_labels)
+		gb_fig_set_col_labels(h, (const char *const *)f->col_labels);
+	h->cmap = f->cmap;
+	h->view_cmap = f->view_cmap;
+	h->view_cmap_set = f->view_cmap_set;
+	h->numbers = 1;
+	h->precision = f->precision;
+	const char *none[1] = { "" };
+	gb_fig_set_row_labels(h, none);
+	gb_fig_set_title(h, f->title);
+	gb_fig_set_caption(h, f->caption);
+	gb_fig_free(f);
+	return h;
+}
+
+static void panel_title(gb_figure *p, const char *model)
+{
+	char t[256];
+	snprintf(t, sizeof t, "%s%s%s", model, p->title ? ": " : "", p->title ? p->title : "");
+	gb_fig_set_title(p, t);
+	gb_fig_set_subtitle(p, NULL);
+}
+
+/* The caption of two figures: one when they say the same, else each after its model's name. */
+static void both_captions(gb_figure *g, const gb_figure *a, const gb_figure *b, const char *na, const char *nb)
+{
+	if (a->caption && b->caption && strcmp(a->caption, b->caption)) {
+		char cap[1024];
+		snprintf(cap, sizeof cap, "%s: %s;  %s: %s", na, a->caption, nb, b->caption);
+		gb_fig_set_caption(g, cap);
+	} else
+		gb_fig_set_caption(g, a->caption);
+}
+
+/* Two figures of one kind as one; takes both. */
+static gb_figure *combine(gb_figure *a, gb_figure *b, const char *na, const char *nb)
+{
+	gb_figure *g = NULL;
+	if ((a->kind == GB_FIG_STRIP && b->kind == GB_FIG_STRIP) || (a->kind == GB_FIG_BARS && b->kind == GB_FIG_BARS &&
+	                                                            !a->marks && !b->marks)) {
+		/* token strips, or bar charts (the experts' load, ALiBi's slopes): a row each, with
+		 * its numbers, on one scale */
+		a = strip_heat(a);
+		b = strip_heat(b);
+		g = gb_fig_new(GB_FIG_GRID);
+		g->grid_cols = 1;
+	} else if (a->kind == GB_FIG_HEATMAP && b->kind == GB_FIG_HEATMAP) {
+		g = gb_fig_new(GB_FIG_GRID);
+		g->grid_cols = 2;
+	}
+	if (g) {
+		float lo[2], hi[2];
+		int bad;
+		gb_fig_range(a, &lo[0], &hi[0], &bad);
+		gb_fig_range(b, &lo[1], &hi[1], &bad);
+		g->cmap = a->cmap;
+		g->view_cmap = a->view_cmap;
+		g->view_cmap_set = a->view_cmap_set;
+		g->range = GB_RANGE_FIXED;
+		g->vmin = lo[0] < lo[1] ? lo[0] : lo[1];
+		g->vmax = hi[0] > hi[1] ? hi[0] : hi[1];
+		g->masked = a->masked || b->masked;
+		g->mask_zero = a->mask_zero || b->mask_zero;
+		g->panel_labels = 1;
+		gb_fig_set_title(g, a->title);
+		both_captions(g, a, b, na, nb);
+		gb_fig_set_axes(g, a->row_title, a->col_title);
+		gb_figure *p[2] = { a, b };
+		const char *nm[2] = { na, nb };
+		for (int i = 0; i < 2; i++) {
+			p[i]->range = GB_RANGE_FIXED;
+			p[i]->vmin = g->vmin;
+			p[i]->vmax = g->vmax;
+			gb_fig_set_title(p[i], nm[i]);
+			gb_fig_set_subtitle(p[i], NULL);
+			gb_fig_add_panel(g, p[i]);
+		}
+		return g;
+	}
+	if (a->kind == GB_FIG_GRID && b->kind == GB_FIG_GRID && a->n_panels && b->n_panels) {
+		/* a row of panels per model: A's then B's, grid_cols the wider's count */
+		g = gb_fig_new(GB_FIG_GRID);
+		int na_ = a->n_panels, nb_ = b->n_panels, cols = na_ > nb_ ? na_ : nb_;
+		if (cols > 8 || na_ != nb_) {
+			/* a model grid (layers x heads): keep each model's own layout */
+			cols = a->grid_cols > 0 ? a->grid_cols : 1;
+			if ((b->grid_cols > 0 ? b->grid_cols : 1) != cols) {
+				errorf("the two models' grids have different shapes (%d and %d columns): compare one layer or head",
+				       cols, b->grid_cols);
+				gb_fig_free(g);
+				gb_fig_free(a);
+				gb_fig_free(b);
+				return NULL;
+			}
+		}
+		g->grid_cols = cols;
+		g->cmap = a->cmap;
+		g->view_cmap = a->view_cmap;
+		g->view_cmap_set = a->view_cmap_set;
+		float lo[2], hi[2];
+		int bad;
+		gb_fig_range(a, &lo[0], &hi[0], &bad);
+		gb_fig_range(b, &lo[1], &hi[1], &bad);
+		g->range = GB_RANGE_FIXED;
+		g->vmin = lo[0] < lo[1] ? lo[0] : lo[1];
+		g->vmax = hi[0] > hi[1] ? hi[0] : hi[1];
+		g->masked = a->masked || b->masked;
+		g->mask_zero = a->mask_zero || b->mask_zero;
+		g->panel_labels = a->panel_labels;
+		gb_fig_set_title(g, a->title);
+		both_captions(g, a, b, na, nb);
+		gb_fig_set_axes(g, a->row_title, a->col_title);
+		gb_figure *src[2] = { a, b };
+		const char *nm[2] = { na, nb };
+		for (int k = 0; k < 2; k++) {
+			for (int i = 0; i < src[k]->n_panels; i++) {
+				gb_figure *p = src[k]->panels[i];
+				src[k]->panels[i] = NULL;
+				p->range = GB_RANGE_FIXED;
+				p->vmin = g->vmin;
+				p->vmax = g->vmax;
+				panel_title(p, nm[k]);
+				gb_fig_add_panel(g, p);
+			}
+			/* a row per model: pad A's row when it is shorter */
+			for (int i = src[k]->n_panels; k == 0 && i % cols; i++) {
+				gb_figure *e = gb_fig_new(GB_FIG_HEATMAP);
+				float z = 0;
+				gb_fig_set_values(e, &z, 1, 1);
+				gb_fig_add_panel(g, e);
+			}
+			src[k]->n_panels = 0;
+		}
+		gb_fig_free(a);
+		gb_fig_free(b);
+		return g;
+	}
+	if (a->kind == GB_FIG_LINES && b->kind == GB_FIG_LINES) {
+		int same = a->n_xs == b->n_xs && (!a->xs) == (!b->xs);
+		for (int i = 0; same && a->xs && i < a->n_xs; i++)
+			same = a->xs[i] == b->xs[i];
+		if (!same) {
+			errorf("the two line plots have different x values (the models tokenize the text differently?)");
+			gb_fig_free(a);
+			gb_fig_free(b);
+			return NULL;
+		}
+		g = gb_fig_new(GB_FIG_LINES);
+		if (a->xs)
+			gb_fig_set_xs(g, a->xs, a->n_xs);
+		gb_figure *src[2] = { a, b };
+		const char *nm[2] = { na, nb };
+		for (int k = 0; k < 2; k++)
+			for (int i = 0; i < src[k]->n_series; i++) {
+				char lab[160];
+				snprintf(lab, sizeof lab, "%s: %s", nm[k], src[k]->series[i].label);
+				gb_fig_add_series(g, lab, src[k]->series[i].y, src[k]->series[i].n);
+			}
+		gb_fig_set_title(g, a->title);
+		both_captions(g, a, b, na, nb);
+		gb_fig_set_axes(g, a->row_title, a->col_title);
+		gb_fig_free(a);
+		gb_fig_free(b);
+		return g;
+	}
+	errorf("compare-models sets heatmaps, grids, token strips, bar charts or line plots side by side; the view makes a %s and a %s",
+	       gb_fig_kind_name(a->kind), gb_fig_kind_name(b->kind));
+	gb_fig_free(a);
+	gb_fig_free(b);
+	return NULL;
+}
+
+/* compare-models A B VIEW [ARGS]: rest holds "A B VIEW ARGS" as typed. */
+int cmd_compare_models(session *s, int argc, char **argv, const char *rest)
+{
+	if (argc < 4)
+		return usage(argv[0]);
+	if (need_run(s))
+		return -1;
+	if (s->model.cfg.encdec || !s->text) {
+		errorf("compare-models runs the current text of a decoder-only model: run a text first");
+		return -1;
+	}
+	/* the view's command as typed: rest after the two model words */
+	const char *p = rest;
+	for (int w = 0; w < 2; w++) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+	}
+	while (*p == ' ' || *p == '\t')
+		p++;
+	const command *c = command_find(argv[3]);
+	if (!c)
+		return -1;
+	static const char *const refuse[] = { "compare-models", "load", "run", "set", "init", "train", "lesson", "tui",
+	                                      "window", "export", "generate", "beam", "translate", "teach", "follow", "quit" };
+	for (size_t i = 0; i < sizeof refuse / sizeof *refuse; i++)
+		if (!strcmp(c->name, refuse[i])) {
+			errorf("compare-models shows a view (attn, heads, loss, positions, next, ...), not '%s'", c->name);
+			return -1;
+		}
+	char *text = strdup(s->text);
+	gb_figure *a = view_on(s, argv[1], p, text), *b = a ? view_on(s, argv[2], p, text) : NULL;
+	free(text);
+	if (!a || !b) {
+		gb_fig_free(a);
+		return -1;
+	}
+	const char *na = short_name(argv[1]), *nb = short_name(argv[2]);
+	char ma[96], mb[96];
+	snprintf(ma, sizeof ma, "%s", na);
+	snprintf(mb, sizeof mb, "%s", nb);
+	gb_figure *g = combine(a, b, ma, mb);
+	if (!g)
+		return -1;
+	/* the subtitle names both models and the text */
+	char sub[512], q[160];
+	int len = (int)strlen(s->text), cut = len > 48;
+	if (cut) /* at a character's start */
+		for (len = 45; len > 0 && ((unsigned char)s->text[len] & 0xC0) == 0x80; len--)
+			;
+	snprintf(q, sizeof q, "\u201c%.*s%s\u201d", len, s->text, cut ? "\u2026" : "");
+	snprintf(sub, sizeof sub, "%s and %s · %s · %s", ma, mb, q, p);
+	gb_fig_set_subtitle(g, sub);
+	gb_fig_add_meta(g, "Models", sub);
+	gb_fig_add_meta(g, "View", p);
+	return show_figure(s, g);
+}
