@@ -339,9 +339,8 @@ int gb_recipe_batch(const gb_recipe *r, const gb_dataset *d, gb_rng *rng, gb_bat
 			                       : (size_t)gb_rng_below(rng, (int)(d->n_tok - 1));
 			for (int t = 0; t < T; t++) {
 				size_t at = s + (size_t)t;
-				int has = at + 1 < d->n_tok;
-				buf->ids[i * T + t] = has ? d->tok[at] : r->cfg.eos_id;
-				buf->tgt[i * T + t] = has ? d->tok[at + 1] : -1;
+				buf->ids[i * T + t] = at < d->n_tok ? d->tok[at] : r->cfg.eos_id;
+				buf->tgt[i * T + t] = at + 1 < d->n_tok ? d->tok[at + 1] : -1;
 			}
 		}
 		b->T = T;
