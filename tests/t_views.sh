@@ -77,7 +77,7 @@ check "show L1.ln2.var: the norm named by where it sits (got '$(png_text "$T/var
 	test "$(png_text "$T/var.png" Title)" = "Layer norm before the feed-forward, layer 1: variance of each token's input"
 check "show L3.attn.q 2: 'Queries, layer 3, head 2'" test "$(png_text "$T/q.png" Title)" = "Queries, layer 3, head 2"
 check "the caption: the formula, the slice shown and the tensor's name for dump and print (got '$(png_text "$T/q.png" Description)')" \
-	test "$(png_text "$T/q.png" Description)" = "q_i = x_i W_Q (this head's columns);  head 2 of 4: L3.attn.q (19 tokens x 32 features)"
+	test "$(png_text "$T/q.png" Description)" = "q_i = x_i W_Q (this head's columns);  head 2 of 4: L3.attn.q (14 tokens x 32 features)"
 # the heads side by side are named over their columns in the terminal too (the PNG draws rules)
 COLUMNS=160 $G -c "$RUN; show L1.attn.merged --units all" >"$T/merged" 2>"$T/err"
 check "show L1.attn.merged: '|head 1' to '|head 4' over the columns, 32 apart" \
