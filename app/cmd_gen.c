@@ -185,7 +185,7 @@ int cmd_generate(session *s, int argc, char **argv, const char *rest)
 		piece_str(s, id, piece, sizeof piece);
 		/* columns by display width: a "·" is one column but two bytes */
 		printf("%3d  ", step + 1);
-		int pw = gb_utf8_width(piece) > 12 ? gb_utf8_width(piece) : 12;
+		int pw = gb_utf8_width(piece) > 13 ? gb_utf8_width(piece) : 13; /* <|endoftext|> fits */
 		text_cols(stdout, piece, pw);
 		/* p is the model's own probability (softmax at T 1); when the sampling changes the
 		 * distribution (a temperature, top-k, top-p), the probability it drew with follows;

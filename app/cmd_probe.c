@@ -101,29 +101,43 @@ static double prob_of(const gb_trace *tr, int id)
 	return exp(row[id] - gb_logsumexp(row, V));
 }
 
-/* Zeroes one head's output, reruns, and compares the next-token distributions. The session's
- * trace is left as it was (the head is restored). */
+/* Zeroes the heads named (pairs of layer and head), reruns, and compares the next-token
+ * distributions. The session's trace is left as it was (the heads are restored). */
 int cmd_ablate(session *s, int argc, char **argv, const char *rest)
 {
-	int l, h;
-	if (argc != 3)
+	if (argc < 3 || argc % 2 == 0)
 		return usage(argv[0]);
-	if (need_run(s) || parse_int(argv[1], -1000000, 1000000, &l, "the layer") ||
-	    parse_int(argv[2], -1000000, 1000000, &h, "the head"))
+	if (need_run(s))
 		return -1;
 	const gb_config *c = &s->model.cfg;
-	if (l < 1 || l > c->n_layer) {
-		errorf("layer %d does not exist: this model has layers 1 to %d", l, c->n_layer);
-		return -1;
-	}
-	if (h < 1 || h > c->n_head) {
-		errorf("head %d does not exist: this model has heads 1 to %d", h, c->n_head);
-		return -1;
-	}
 	float *scale = malloc(sizeof(float) * (size_t)c->n_layer * c->n_head);
+	char without[160] = "without";
+	size_t wl = strlen(without);
+	if (!scale) {
+		errorf("out of memory");
+		return -1;
+	}
 	for (int i = 0; i < c->n_layer * c->n_head; i++)
 		scale[i] = 1;
-	scale[(l - 1) * c->n_head + (h - 1)] = 0;
+	for (int a = 1; a + 1 < argc; a += 2) {
+		int l, h;
+		if (parse_int(argv[a], -1000000, 1000000, &l, "the layer") ||
+		    parse_int(argv[a + 1], -1000000, 1000000, &h, "the head")) {
+			free(scale);
+			return -1;
+		}
+		if (l < 1 || l > c->n_layer || h < 1 || h > c->n_head) {
+			if (l < 1 || l > c->n_layer)
+				errorf("layer %d does not exist: this model has layers 1 to %d", l, c->n_layer);
+			else
+				errorf("head %d does not exist: this model has heads 1 to %d", h, c->n_head);
+			free(scale);
+			return -1;
+		}
+		scale[(l - 1) * c->n_head + (h - 1)] = 0;
+		if (wl + 16 < sizeof without)
+			wl += (size_t)snprintf(without + wl, sizeof without - wl, "%s L%d H%d", a > 1 ? "," : "", l, h);
+	}
 	gb_trace ab = { 0 };
 	gb_fwd_opts o = { 0 };
 	o.k = s->k;
@@ -154,16 +168,15 @@ int cmd_ablate(session *s, int argc, char **argv, const char *rest)
 		if (!seen)
 			rows[n++] = after[i];
 	}
-	char without[48];
-	snprintf(without, sizeof without, "without L%d H%d", l, h);
-	printf("  %-14s %10s %15s\n", "next token", "all heads", without);
+	int ww = (int)strlen(without) > 15 ? (int)strlen(without) : 15;
+	printf("  %-14s %10s %*s\n", "next token", "all heads", ww, without);
 	for (int i = 0; i < n; i++) {
 		char t[128];
 		piece_str(s, rows[i], t, sizeof t);
 		/* columns by display width: printf's %-14s counts a "·" as two */
 		printf("  ");
 		text_cols(stdout, t, 14);
-		printf(" %10.3f %15.3f\n", prob_of(tr, rows[i]), prob_of(&ab, rows[i]));
+		printf(" %10.3f %*.3f\n", prob_of(tr, rows[i]), ww, prob_of(&ab, rows[i]));
 	}
 	if (before[0] != after[0]) {
 		char a[128], b[128];

@@ -319,7 +319,9 @@ static int write_readme(const char *dir, const gb_recipe *r, const gb_model *m, 
 		fprintf(f, "The training text is %.0f MB of the world with all five tasks plus %.0f MB of agreement and\n"
 		           "possession alone (the two the model found hardest); %.0f%% of the training sequences are\n"
 		           "instead a random run of 8 to 40 tokens repeated to the end (only the repeats are scored),\n"
-		           "the setting in which induction heads form.\n\n",
+		           "the setting in which induction heads form. Half of all sequences begin with the\n"
+		           "end-of-text token, as the probes' prompts do, and half with the text itself, as a sentence\n"
+		           "typed at the prompt does.\n\n",
 		        r->corpus_bytes / 1048576.0, r->extra_bytes / 1048576.0, 100.0 * r->induction_frac);
 	fprintf(f, "## Training\n\n    %s\n\n", command);
 	long last = n_curve ? c[n_curve - 1].step : 0;

@@ -497,10 +497,11 @@ const command commands[] = {
 	  "window + global + random hybrid (the Longformer/BigBird idea), each with its count of\n"
 	  "query-key pairs against full attention's n(n+1)/2.", cmd_masks, REPLAY },
 	{ "lens", "", "the logit lens: the top next token if the model stopped after each layer", "", cmd_lens, REPLAY },
-	{ "ablate", "L H", "zero head H of layer L and compare the next-token distribution (then restore it)",
+	{ "ablate", "L H [L H]...", "zero head H of layer L (or several heads) and compare the next-token distribution (then restore it)",
 	  "The head's output is multiplied by 0 before the heads are merged, the text is run again,\n"
-	  "and the five most probable next tokens are shown with and without it. The session's\n"
-	  "trace is unchanged afterwards.", cmd_ablate, REPLAY },
+	  "and the five most probable next tokens are shown with and without it. Name more heads\n"
+	  "(ablate 4 3 4 4) to zero them together: copies of a head can stand in for each other.\n"
+	  "The session's trace is unchanged afterwards.", cmd_ablate, REPLAY },
 	{ "lesson", "[N|NAME|FILE] [--export DIR [--force]] [--answers] [--check] [--interactive]",
 	  "list the lessons, or start one (step by step at a terminal)",
 	  "A lesson is a text file in lessons/ (lessons/README.md has the format): prose, commands\n"

@@ -173,6 +173,7 @@ struct view_decode {
 	session *s;
 	gb_sampling sm;
 	int n, total;
+	int tail;             /* steps whose chosen token was not among the most probable shown */
 	gb_figure *f;
 };
 
@@ -226,8 +227,15 @@ int view_decode_add(view_decode *d, const float *logits, int V, int chosen)
 	int in = 0;
 	for (int j = 0; j < m; j++)
 		in |= top[j] == chosen;
-	if (!in && m > 0) /* a draw from the tail: shown in the last place, so the mark is seen */
+	int rank = 0; /* a draw from the tail: shown in the last place, so the mark is seen, and its
+	               * rank said in the step's title (the bars are then not the top m) */
+	if (!in && m > 0) {
 		top[m - 1] = chosen;
+		for (int v = 0; v < V; v++)
+			rank += q[v] > q[chosen] || (q[v] == q[chosen] && v < chosen);
+		rank++;
+		d->tail++;
+	}
 	double lse = gb_logsumexp(logits, V);
 	float vals[GB_DECODE_SHOW], ref[GB_DECODE_SHOW];
 	int marks[GB_DECODE_SHOW];
@@ -252,7 +260,9 @@ int view_decode_add(view_decode *d, const float *logits, int V, int chosen)
 	for (int j = 0; j < m; j++)
 		if (top[j] == chosen && labels[j])
 			gb_label_display(labels[j], 14, ch, sizeof ch);
-	if (n_kept > m && !greedy)
+	if (rank)
+		snprintf(title, sizeof title, "step %d: %s (rank %d)", d->n + 1, ch, rank);
+	else if (n_kept > m && n_kept < V && !greedy) /* a cut-off left these; none: no note */
 		snprintf(title, sizeof title, "step %d: %s (%d kept)", d->n + 1, ch, n_kept);
 	else
 		snprintf(title, sizeof title, "step %d: %s", d->n + 1, ch);
@@ -318,7 +328,10 @@ gb_figure *view_decode_figure(view_decode *d)
 		snprintf(sel, sizeof sel, "%s \xC2\xB7 steps 1-%d of %d", how, d->n, d->total);
 	else
 		snprintf(sel, sizeof sel, "%s", how);
-	view_titlef(f, "Decoding: the %d most probable next tokens at each step", GB_DECODE_SHOW);
+	if (d->tail)
+		view_titlef(f, "Decoding: the most probable next tokens at each step, and the one drawn");
+	else
+		view_titlef(f, "Decoding: the %d most probable next tokens at each step", GB_DECODE_SHOW);
 	view_subtitle(s, f, sel, 1);
 	if (greedy)
 		gb_fig_set_caption(f, "bars: the model's probabilities; greedy keeps only the most probable; the chosen "

@@ -75,7 +75,7 @@ fit() {
 		printf "%.6f %.6f %.3f %.3f %d %.3f\n", kx, ky, ox, oy, m, mx
 	}'
 }
-for spec in "2:2:tokenize --merges the teachers" "11:3:run The friends of the kings; beam 3 8"; do
+for spec in "2:2:tokenize --merges the teachers" "11:3:run The friends of the kings; beam 3 6"; do
 	l=${spec%%:*} rest=${spec#*:}
 	page=${rest%%:*} figcmd=${rest#*:}
 	file=$(ls lessons/$(printf %02d "$l")-*.lesson)

@@ -55,7 +55,7 @@ transcript session-160x48 "$session"
 cols=100 lines=60
 # A script that loads nothing gets the default model, tiny-lm, as the prompt does.
 out=$(./glassbox -c "run The dog; info" 2>&1)
-if echo "$out" | grep -q "^model .*/assets/models/tiny-lm$" && echo "$out" | grep -q "vocabulary  1024"; then
+if echo "$out" | grep -q "^model .*/assets/models/tiny-lm$" && echo "$out" | grep -q "vocabulary  1727"; then
 	echo "ok 6 - a script without 'load' runs on tiny-lm"
 else
 	echo "not ok 6 - a script without 'load' runs on tiny-lm"

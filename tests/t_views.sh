@@ -77,7 +77,7 @@ check "show L1.ln2.var: the norm named by where it sits (got '$(png_text "$T/var
 	test "$(png_text "$T/var.png" Title)" = "Layer norm before the feed-forward, layer 1: variance of each token's input"
 check "show L3.attn.q 2: 'Queries, layer 3, head 2'" test "$(png_text "$T/q.png" Title)" = "Queries, layer 3, head 2"
 check "the caption: the formula, the slice shown and the tensor's name for dump and print (got '$(png_text "$T/q.png" Description)')" \
-	test "$(png_text "$T/q.png" Description)" = "q_i = x_i W_Q (this head's columns);  head 2 of 4: L3.attn.q (19 tokens x 32 features)"
+	test "$(png_text "$T/q.png" Description)" = "q_i = x_i W_Q (this head's columns);  head 2 of 4: L3.attn.q (14 tokens x 32 features)"
 # the heads side by side are named over their columns in the terminal too (the PNG draws rules)
 COLUMNS=160 $G -c "$RUN; show L1.attn.merged --units all" >"$T/merged" 2>"$T/err"
 check "show L1.attn.merged: '|head 1' to '|head 4' over the columns, 32 apart" \
@@ -162,8 +162,8 @@ check "the lens's rows read 'embeddings' and 'after layer 1' (no-break spaces, s
 COLUMNS=160 LINES=48 $G -c "load tiny-mt; run 3 March 2021; show enc.L1.attn.weights; export $T/mt.svg" >"$T/mt.txt" 2>"$T/err"
 check "terminal: digit and space tokens beside their index are quoted (10 \"0\", 8 \"·\")" \
 	sh -c "grep -q '10 \"0\"' $T/mt.txt && grep -q ' 8 \"·\"' $T/mt.txt && ! grep -q '10 0 ' $T/mt.txt"
-check "svg: the label '10 \"0\"' in gray, its token '\"0\"' over it in the dark ink" \
-	sh -c "grep '>10 &quot;0&quot;<' $T/mt.svg | grep -q '#555555' && grep '>&quot;0&quot;<' $T/mt.svg | grep -q '#222222'"
+check "svg: the label '10 \"0\"': its index '10 ' in gray, its token '\"0\"' beside it in the dark ink" \
+	sh -c "grep '>10 <' $T/mt.svg | grep -q '#555555' && grep '>&quot;0&quot;<' $T/mt.svg | grep -q '#222222'"
 
 # --- --range LO HI: a pair of figures on one scale ----------------------------------------------
 $G -c "$RUN; scores 1 1 raw; export $T/raw.png; scores 1 1 --range -4.2 4.2; export $T/scaled.png; next 5 --temp 0.5 --range 0 0.5; export $T/n05.png; export $T/n05.svg" >/dev/null 2>"$T/err"

@@ -302,8 +302,10 @@ static const char *token_part(const gb_axis *a, const char *l)
 }
 
 /* Label l at (x, y): an index in the lighter ink INK2 and its token in INK, so "10 "0"" reads
- * as a number and a token at a glance. The whole label is laid in INK2 and the token drawn
- * over its own place (the end of the label for ANCHOR_END, at any angle). */
+ * as a number and a token at a glance. The token is drawn at the label's end and the index
+ * (with its space) ends where the token begins, along the text's direction: two strings side
+ * by side, never one drawn over the other (at an angle, glyph origins rounded twice did not
+ * line up, and the token looked printed twice). */
 static void axis_text(lay *L, const gb_axis *a, double x, double y, double angle, int anchor, const char *l)
 {
 	const char *tok = token_part(a, l);
@@ -311,13 +313,21 @@ static void axis_text(lay *L, const gb_axis *a, double x, double y, double angle
 		text(L, GB_FACE_SANS, a->px, x, y, angle, anchor, l, INK);
 		return;
 	}
-	text(L, GB_FACE_SANS, a->px, x, y, angle, anchor, l, INK2);
 	if (anchor == GB_ANCHOR_MIDDLE && angle == 0) { /* the token ends where the label does */
 		x += tw(L, GB_FACE_SANS, a->px, l) / 2;
 		anchor = GB_ANCHOR_END;
 	}
-	if (anchor == GB_ANCHOR_END)
-		text(L, GB_FACE_SANS, a->px, x, y, angle, anchor, tok, INK);
+	if (anchor != GB_ANCHOR_END) {
+		text(L, GB_FACE_SANS, a->px, x, y, angle, anchor, l, INK);
+		return;
+	}
+	char idx[LABEL_BUF];
+	size_t n = (size_t)(tok - l) < sizeof idx ? (size_t)(tok - l) : sizeof idx - 1;
+	memcpy(idx, l, n);
+	idx[n] = 0;
+	double w = tw(L, GB_FACE_SANS, a->px, tok), r = angle * M_PI / 180;
+	text(L, GB_FACE_SANS, a->px, x, y, angle, GB_ANCHOR_END, tok, INK);
+	text(L, GB_FACE_SANS, a->px, x - w * cos(r), y + w * sin(r), angle, GB_ANCHOR_END, idx, INK2);
 }
 
 void gb_axis_draw_rows(lay *L, const gb_axis *a, double x, double y, double pitch, int n)

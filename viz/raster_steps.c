@@ -373,7 +373,7 @@ int gb_lay_draw_tree(lay *L, gb_verr *err)
 	for (int i = 0; i < n; i++)
 		widest_col = ++count[f->nodes[i].depth] > widest_col ? count[f->nodes[i].depth] : widest_col;
 	double aw = L->x1 - L->x0, ah = L->y1 - L->y0, cw = aw / (D + 1);
-	int px = spx(L, 30), vpx = spx(L, TEXT_MIN), inbox = 0;
+	int px = spx(L, 30), vpx = spx(L, TEXT_MIN), inbox = 0, tight = 0;
 	double boxw = 0, boxh = 0, elw = 0;
 	char sb[64];
 	/* The log-probabilities go on the edges while the boxes and the edges' numbers fit side by
@@ -399,16 +399,19 @@ int gb_lay_draw_tree(lay *L, gb_verr *err)
 		}
 		elw = inbox ? 0 : elw + 10 * s;
 		boxw = fmax(lab, sw) + 0.6 * px;
-		double gapw = inbox ? 24 * s : elw + 8 * s;
+		double gapw = inbox ? (tight ? 10 : 24) * s : elw + 8 * s;
 		fits = boxw + gapw <= cw && widest_col * (boxh + 0.6 * px) <= ah;
 		if (!fits && px <= spx(L, TEXT_MIN)) {
-			if (inbox)
+			if (inbox && tight)
 				break;
+			/* last, before a token is shortened: the columns closer together */
+			if (inbox)
+				tight = 1, px = spx(L, 30);
 			inbox = 1, px = spx(L, 30);
 		} else if (!fits)
 			px--;
 	}
-	boxw = fmin(boxw, cw - (inbox ? 24 * s : elw + 8 * s));
+	boxw = fmin(boxw, cw - (inbox ? (tight ? 10 : 24) * s : elw + 8 * s));
 	boxw = fmax(boxw, 2 * px);
 	/* y of each node: the nodes of a depth in their parents' order (fewer crossings), spread
 	 * over the height */

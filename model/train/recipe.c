@@ -47,7 +47,16 @@ int gb_recipe_preset(gb_recipe *r, const char *name, gb_err *err)
 	r->save_every = 500;
 	r->data_seed = 2026;
 	if (!strcmp(name, "tiny-lm")) {
-		r->vocab = 1024;
+		/* Every merge the world's text supports: after 1470 merges every pre-token it writes
+		 * is one token, so each name and word of the world (" Mary", " park", and "Mary" and
+		 * "The" where a document starts) is a single token and the figures read like text.
+		 * Words from outside the world still split into the pieces those merges built. At
+		 * 1024 tokens " Mary" was " Mar" "y" and " park" " par" "k"; t_world_tokens checks
+		 * every word. The first 767 merges are the same as that vocabulary's (the same text,
+		 * the same ranking), so ids 0..1022 name the same tokens; the end-of-text token moves
+		 * to 1726. The embedding grows by 703 x 128 weights (0.94 M parameters to 1.03 M).
+		 * Should the text ever support fewer tokens, gb_tok_train fails and says so. */
+		r->vocab = 1727;
 		lm_config(&r->cfg, r->vocab, 128, 4, 4, 128);
 		r->corpus_bytes = 24u << 20;
 		/* 12000 steps on the plain mix left agreement at 93% and possession at chance, and the
@@ -300,30 +309,38 @@ int gb_recipe_batch(const gb_recipe *r, const gb_dataset *d, gb_rng *rng, gb_bat
 			return gb_fail(err, "out of memory");
 		int eot = r->cfg.eos_id;
 		for (int i = 0; i < B; i++) {
+			/* Half the sequences begin with the end-of-text token, as the probes' prompts
+			 * do; the other half begin with the text itself, as a sentence typed at the
+			 * prompt does (`run` adds no marker). A model that only ever saw the marker
+			 * first parks its attention badly without it: the first whole-word tiny-lm
+			 * continued a typed run of eight words seen twice wrongly (" sock" for
+			 * " coin", 0.965) and rightly with the marker put first (0.993). */
+			int bare = gb_rng_uniform(rng) < 0.5f, o = bare ? 0 : 1;
 			if (r->induction_frac > 0 && gb_rng_uniform(rng) < r->induction_frac) {
 				/* A run of 8 to 40 ordinary tokens (merged pieces, not bytes or specials),
-				 * repeated to the end of the sequence after an end-of-text token. Only the
-				 * copies are scored: the first run is random and cannot be predicted. */
+				 * repeated to the end of the sequence (after an end-of-text token or not).
+				 * Only the copies are scored: the first run is random and cannot be
+				 * predicted. */
 				int len = 8 + gb_rng_below(rng, 33), run[40];
 				for (int k = 0; k < len; k++)
 					run[k] = 256 + gb_rng_below(rng, r->cfg.vocab - 257);
 				for (int t = 0; t <= T; t++) {
-					int tok = t == 0 ? eot : run[(t - 1) % len];
+					int tok = t < o ? eot : run[(t - o) % len];
 					if (t < T)
 						buf->ids[i * T + t] = tok;
 					if (t > 0)
-						buf->tgt[i * T + t - 1] = t <= len ? -1 : tok;
+						buf->tgt[i * T + t - 1] = t < len + o ? -1 : tok;
 				}
 				continue;
 			}
-			/* Start at a random document; if the stream ends first, pad the rest out. */
-			size_t s = d->n_starts ? d->starts[gb_rng_below(rng, (int)d->n_starts)]
+			/* Start at a random document (its end-of-text token, or the word after it); if
+			 * the stream ends first, pad the rest out. */
+			size_t s = d->n_starts ? d->starts[gb_rng_below(rng, (int)d->n_starts)] + (size_t)bare
 			                       : (size_t)gb_rng_below(rng, (int)(d->n_tok - 1));
 			for (int t = 0; t < T; t++) {
 				size_t at = s + (size_t)t;
-				int has = at + 1 < d->n_tok;
-				buf->ids[i * T + t] = has ? d->tok[at] : r->cfg.eos_id;
-				buf->tgt[i * T + t] = has ? d->tok[at + 1] : -1;
+				buf->ids[i * T + t] = at < d->n_tok ? d->tok[at] : r->cfg.eos_id;
+				buf->tgt[i * T + t] = at + 1 < d->n_tok ? d->tok[at + 1] : -1;
 			}
 		}
 		b->T = T;

@@ -3,8 +3,9 @@
  * `glassbox train --preset NAME` rebuilds a shipped model from nothing but this source.
  *
  *   tiny-lm   decoder-only (gpt2 family), pre-norm LayerNorm, tanh GELU, learned positions,
- *             4 layers x 4 heads, d_model 128, context 128, byte-level BPE of 1024 tokens
- *             learned on the generated English world (model/corpus.h)
+ *             4 layers x 4 heads, d_model 128, context 128, byte-level BPE of 1727 tokens
+ *             learned on the generated English world (model/corpus.h): every merge its
+ *             text supports, so each of the world's words is one token
  *   tiny-mt   encoder-decoder in the textbook's layout (post-norm, sinusoidal, ReLU, scaled
  *             embeddings), 2 + 2 layers x 4 heads, d_model 128, characters (bytes), on dates
  *   corpus    for a teacher's own text: a small decoder-only model and a BPE vocabulary
