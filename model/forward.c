@@ -251,8 +251,7 @@ void gb_fwd_self_in(fctx *f, const stack_in *in, int l, attn_in *self)
 		self->scale = f->o->head_scale + (size_t)l * f->c->n_head;
 }
 
-/* Layer l (0-based) of stack s on the residual stream x (an index); returns the new stream's. */
-int gb_fwd_layer(fctx *f, const gb_stack_w *s, const stack_in *in, int l, int x)
+int gb_fwd_sublayer(fctx *f, const gb_stack_w *s, const stack_in *in, int l, int part, int x)
 {
 	const gb_config *c = f->c;
 	const char *p = in->pfx;
@@ -260,14 +259,15 @@ int gb_fwd_layer(fctx *f, const gb_stack_w *s, const stack_in *in, int l, int x)
 	char nn[48], sn[48], rn[48];
 	gb_kvcache *kc = in->cache;
 	const gb_layer_w *L = &s->layers[l];
-	attn_in self;
-	gb_fwd_self_in(f, in, l, &self);
-	snprintf(nn, sizeof nn, "%sL%d.ln1", p, l + 1);
-	snprintf(sn, sizeof sn, "%sL%d.attn", p, l + 1);
-	snprintf(rn, sizeof rn, "%sL%d.resid.mid", p, l + 1);
-	x = residual(f, x, &L->ln1, nn, sub_attn, &L->attn, sn, &self, T, rn);
-	int fn = 2;
-	if (in->enc || (kc && kc->encdec)) {
+	size_t before = f->tr->arena_used;
+	if (part == GB_PART_ATTN) {
+		attn_in self;
+		gb_fwd_self_in(f, in, l, &self);
+		snprintf(nn, sizeof nn, "%sL%d.ln1", p, l + 1);
+		snprintf(sn, sizeof sn, "%sL%d.attn", p, l + 1);
+		snprintf(rn, sizeof rn, "%sL%d.resid.mid", p, l + 1);
+		x = residual(f, x, &L->ln1, nn, sub_attn, &L->attn, sn, &self, T, rn);
+	} else if (part == GB_PART_CROSS) {
 		attn_in cross = { 0 };
 		cross.xkv = in->enc;
 		cross.Tq = T;
@@ -285,13 +285,27 @@ int gb_fwd_layer(fctx *f, const gb_stack_w *s, const stack_in *in, int l, int x)
 		snprintf(sn, sizeof sn, "%sL%d.cross", p, l + 1);
 		snprintf(rn, sizeof rn, "%sL%d.resid.cross", p, l + 1);
 		x = residual(f, x, &L->ln2, nn, sub_attn, &L->cross, sn, &cross, T, rn);
-		fn = 3;
+	} else {
+		int fn = gb_fwd_has_cross(in) ? 3 : 2;
+		snprintf(nn, sizeof nn, "%sL%d.ln%d", p, l + 1, fn);
+		snprintf(sn, sizeof sn, "%sL%d.ffn", p, l + 1);
+		snprintf(rn, sizeof rn, "%sL%d.resid.post", p, l + 1);
+		const void *fw = c->n_experts ? (const void *)&L->moe : (const void *)&L->ffn;
+		x = residual(f, x, fn == 3 ? &L->ln3 : &L->ln2, nn, sub_ffn, fw, sn, NULL, T, rn);
 	}
-	snprintf(nn, sizeof nn, "%sL%d.ln%d", p, l + 1, fn);
-	snprintf(sn, sizeof sn, "%sL%d.ffn", p, l + 1);
-	snprintf(rn, sizeof rn, "%sL%d.resid.post", p, l + 1);
-	const void *fw = c->n_experts ? (const void *)&L->moe : (const void *)&L->ffn;
-	return residual(f, x, fn == 3 ? &L->ln3 : &L->ln2, nn, sub_ffn, fw, sn, NULL, T, rn);
+	f->part_floats[part] = f->tr->arena_used - before;
+	return x;
+}
+
+int gb_fwd_has_cross(const stack_in *in) { return in->enc || (in->cache && in->cache->encdec); }
+
+/* Layer l (0-based) of stack s on the residual stream x (an index); returns the new stream's. */
+int gb_fwd_layer(fctx *f, const gb_stack_w *s, const stack_in *in, int l, int x)
+{
+	x = gb_fwd_sublayer(f, s, in, l, GB_PART_ATTN, x);
+	if (gb_fwd_has_cross(in))
+		x = gb_fwd_sublayer(f, s, in, l, GB_PART_CROSS, x);
+	return gb_fwd_sublayer(f, s, in, l, GB_PART_FFN, x);
 }
 
 static int ends_with(const char *s, const char *suf)
@@ -347,10 +361,12 @@ static int stack(fctx *f, const gb_stack_w *s, const stack_in *in)
 			/* the layer runs in the arena; what is cheap is kept, the rest computed on demand */
 			int first = f->tr->n;
 			gb_trace_arena_begin(f->tr, f->tr->arena_size);
+			memset(f->part_floats, 0, sizeof f->part_floats);
 			x = gb_fwd_layer(f, s, in, l, x);
 			int g = gb_lazy_add_group(f->lazy, in->stack, l, f->tr->arena_used);
 			if (g < 0)
 				longjmp(f->oom, 1);
+			memcpy(f->lazy->g[g - 1].part_floats, f->part_floats, sizeof f->part_floats);
 			gb_trace_arena_end(f->tr, first, g, kept);
 		} else
 			x = gb_fwd_layer(f, s, in, l, x);

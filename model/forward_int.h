@@ -17,6 +17,7 @@ typedef struct fctx {
 	int textbook;
 	int done, total;      /* layers run and to run (progress) */
 	gb_lazy *lazy;        /* a lazy run (model/lazytrace.h), or NULL */
+	size_t part_floats[GB_PARTS]; /* the arena's floats each sub-layer of the last layer took */
 	jmp_buf oom;          /* taken when the trace cannot grow (1), or when stopped (2) */
 } fctx;
 
@@ -77,6 +78,13 @@ void gb_fwd_init(fctx *f, const gb_model *m, gb_trace *tr, const gb_fwd_opts *op
 
 /* Layer l (0-based) of stack s on the residual stream x (an index); returns the new stream's. */
 int gb_fwd_layer(fctx *f, const gb_stack_w *s, const stack_in *in, int l, int x);
+
+/* One sub-layer of it (enum gb_part: self-attention, cross-attention, the FFN) around the
+ * stream x entering that sub-layer; returns the stream leaving it. */
+int gb_fwd_sublayer(fctx *f, const gb_stack_w *s, const stack_in *in, int l, int part, int x);
+
+/* The stack's layers have cross-attention (an encoder-decoder's decoder). */
+int gb_fwd_has_cross(const stack_in *in);
 
 /* Norm `name` of x (T, D): records name.mean/.var (or .rms) and name.out; returns out's index.
  * The caller has already recorded name.in. */

@@ -1,6 +1,7 @@
 /* lazytrace.c — the cache of a lazy trace's computed groups (model/lazytrace.h). */
 #include "model/lazytrace.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,13 +27,36 @@ static size_t lazy_bytes(const void *p)
 	return b;
 }
 
-/* Forgets slot s: a whole group's entries lose their data again (a head's slot lends its
- * data to no entry). */
+/* The sub-layer of group g that entry name belongs to (enum gb_part), or -1 for a group that
+ * is no layer (logits, probs). */
+static int part_of(const gb_lazy *z, int g, const char *name)
+{
+	const gb_lazy_group *G = &z->g[g - 1];
+	if (G->layer < 0)
+		return -1;
+	const char *p = name + strlen(z->st[G->stack].pfx);
+	int l, used = 0;
+	if (sscanf(p, "L%d.%n", &l, &used) != 1 || !used)
+		return GB_PART_FFN;
+	p += used;
+	int cross = z->m->cfg.encdec && G->stack == 1; /* a decoder of an encoder-decoder */
+	if (!strncmp(p, "ln1.", 4) || !strncmp(p, "attn.", 5) || !strcmp(p, "resid.mid"))
+		return GB_PART_ATTN;
+	if (!strncmp(p, "cross.", 6) || !strcmp(p, "resid.cross") || (cross && !strncmp(p, "ln2.", 4)))
+		return GB_PART_CROSS;
+	return GB_PART_FFN;
+}
+
+/* Slot s's part: -1 a whole group, -2 - p sub-layer p of a layer, >= 0 one head. */
+static int slot_sub(const gb_lazy *z, int s) { return z->slot[s].part <= -2 ? -2 - z->slot[s].part : -1; }
+
+/* Forgets slot s: the entries it gave data to lose it again (a head's slot lends its data to
+ * no entry). */
 static void evict(gb_trace *tr, gb_lazy *z, int s)
 {
-	int g = z->slot[s].grp;
-	for (int i = 0; z->slot[s].part < 0 && i < tr->n; i++)
-		if (tr->t[i].group == g)
+	int g = z->slot[s].grp, whole = z->slot[s].part == -1, sub = slot_sub(z, s);
+	for (int i = 0; (whole || sub >= 0) && i < tr->n; i++)
+		if (tr->t[i].group == g && (whole || part_of(z, g, tr->t[i].name) == sub))
 			tr->t[i].data = NULL;
 	gb_trace_free(&z->slot[s].t);
 	z->slot[s].grp = 0;
@@ -71,31 +95,33 @@ static int fetch(gb_trace *tr, int i)
 	int g = tr->t[i].group;
 	if (!z || g <= 0 || g > z->n_g)
 		return -1;
-	for (int s = 0; s < GB_LAZY_SLOTS; s++)
-		if (z->slot[s].grp == g && z->slot[s].part < 0)
-			return -1; /* computed, and still without this entry: it is not the group's */
-	/* the group's heads computed alone are in it too: their slots go first */
-	for (int s = 0; s < GB_LAZY_SLOTS; s++)
-		if (z->slot[s].grp == g)
-			evict(tr, z, s);
-	/* the layer's floats, and the copy of the stream entering it that its replay starts from */
 	const gb_lazy_group *G = &z->g[g - 1];
-	size_t need = G->floats + (G->layer >= 0 ? up16((size_t)z->st[G->stack].T * z->m->cfg.d_model) : 0);
+	int sub = part_of(z, g, tr->t[i].name), part = sub < 0 ? -1 : -2 - sub;
+	for (int s = 0; s < GB_LAZY_SLOTS; s++)
+		if (z->slot[s].grp == g && z->slot[s].part == part)
+			return -1; /* computed, and still without this entry: it is not the group's */
+	/* the heads of an attention block computed alone are in it: their slots go first */
+	int H = z->m->cfg.n_head;
+	for (int s = 0; sub == GB_PART_ATTN || sub == GB_PART_CROSS ? s < GB_LAZY_SLOTS : 0; s++)
+		if (z->slot[s].grp == g && z->slot[s].part >= 0 && z->slot[s].part / H == (sub == GB_PART_CROSS))
+			evict(tr, z, s);
+	/* the sub-layer's floats, and the copy of the stream entering it that its replay starts from */
+	size_t need = sub < 0 ? G->floats : G->part_floats[sub] + up16((size_t)z->st[G->stack].T * z->m->cfg.d_model);
 	int free_slot = room(tr, z, need * sizeof(float));
-	gb_trace *sub = &z->slot[free_slot].t;
-	if (gb_fwd_replay(z, tr, g, sub)) {
-		gb_trace_free(sub);
+	gb_trace *t = &z->slot[free_slot].t;
+	if (gb_fwd_replay(z, tr, g, sub, t)) {
+		gb_trace_free(t);
 		return -1;
 	}
 	z->slot[free_slot].grp = g;
-	z->slot[free_slot].part = -1;
+	z->slot[free_slot].part = part;
 	z->slot[free_slot].used = ++z->clock;
 	for (int j = 0; j < tr->n; j++) {
-		if (tr->t[j].group != g)
+		if (tr->t[j].group != g || part_of(z, g, tr->t[j].name) != sub)
 			continue;
-		for (int k = 0; k < sub->n; k++)
-			if (!strcmp(sub->t[k].name, tr->t[j].name)) {
-				tr->t[j].data = sub->t[k].data;
+		for (int k = 0; k < t->n; k++)
+			if (!strcmp(t->t[k].name, tr->t[j].name)) {
+				tr->t[j].data = t->t[k].data;
 				break;
 			}
 	}
@@ -215,6 +241,7 @@ int gb_lazy_add_group(gb_lazy *z, int stack, int layer, size_t floats)
 		z->g = g;
 		z->cap_g = cap;
 	}
+	memset(&z->g[z->n_g], 0, sizeof z->g[z->n_g]);
 	z->g[z->n_g].stack = stack;
 	z->g[z->n_g].layer = layer;
 	z->g[z->n_g].floats = floats;

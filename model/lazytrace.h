@@ -17,10 +17,16 @@
 
 enum { GB_LAZY_SLOTS = 32 };
 
+/* The sub-layers a layer's tensors belong to, each replayed alone from the stream the run
+ * kept entering it: self-attention (ln1.*, attn.*), cross-attention (an encoder-decoder
+ * decoder's ln2.*, cross.*), the feed-forward network (its norm's .*, ffn.*). */
+enum gb_part { GB_PART_ATTN, GB_PART_CROSS, GB_PART_FFN, GB_PARTS };
+
 typedef struct gb_lazy_group {
 	int stack;            /* 0: the encoder, 1: the decoder (or the only stack) */
 	int layer;            /* 0-based; -1: logits, -2: probs */
 	size_t floats;        /* what computing it takes (from the run) */
+	size_t part_floats[GB_PARTS]; /* what computing each sub-layer takes */
 } gb_lazy_group;
 
 typedef struct gb_lazy_stack {
@@ -39,8 +45,9 @@ typedef struct gb_lazy {
 	int n_g, cap_g;
 	struct {
 		int grp;          /* 0: empty */
-		int part;         /* -1: the whole group; else one head of it, block * n_head + head
-		                   * (block 0 self-attention, 1 cross-attention) */
+		int part;         /* -1: the whole group (logits, probs); -2 - p: sub-layer p of a layer
+		                   * (enum gb_part); >= 0: one head of it, block * n_head + head (block 0
+		                   * self-attention, 1 cross-attention) */
 		unsigned long used;
 		gb_trace t;
 	} slot[GB_LAZY_SLOTS];
@@ -54,8 +61,9 @@ gb_lazy *gb_lazy_install(gb_trace *tr, const gb_model *m, const gb_fwd_opts *opt
 /* A new group; its id (> 0), or -1 when memory runs out. */
 int gb_lazy_add_group(gb_lazy *z, int stack, int layer, size_t floats);
 
-/* Computes group g (of main's run) into sub (reset first): replay.c. */
-int gb_fwd_replay(const gb_lazy *z, const gb_trace *main, int g, gb_trace *sub);
+/* Computes group g (of main's run) into sub (reset first): logits or probs, or sub-layer
+ * part (enum gb_part) of a layer from the stream the run kept entering it (replay.c). */
+int gb_fwd_replay(const gb_lazy *z, const gb_trace *main, int g, int part, gb_trace *sub);
 
 /* Computes query head h's share of group g's self-attention (cross 0) or cross-attention
  * (cross 1) into sub (reset first): the tensors gb_fwd_attention_head records, under the run's

@@ -1,6 +1,7 @@
 /* replay.c — what a lazy trace computes again on demand (model/lazytrace.h), with the run's
- * model, kernels and options, from what the run kept: a whole layer from the residual stream
- * entering it; one head's share of one of its attention blocks (the first view of a head of a
+ * model, kernels and options, from what the run kept: one sub-layer of a layer (its
+ * self-attention, cross-attention or feed-forward network) from the residual stream entering
+ * it; one head's share of one of its attention blocks (the first view of a head of a
  * long input: its q, k and v columns, its scores and weights, nothing of the other heads or
  * of the feed-forward network); or logits and probs from the final stream. Each goes through
  * the forward pass's own functions, so it gives the numbers the run computed. */
@@ -39,7 +40,7 @@ static const float *entering(const gb_trace *main, const stack_in *in, int l, in
 	return kept_data(main, xn, (size_t)in->T * D);
 }
 
-int gb_fwd_replay(const gb_lazy *z, const gb_trace *main, int g, gb_trace *sub)
+int gb_fwd_replay(const gb_lazy *z, const gb_trace *main, int g, int part, gb_trace *sub)
 {
 	const gb_lazy_group *G = &z->g[g - 1];
 	const gb_model *m = z->m;
@@ -64,13 +65,23 @@ int gb_fwd_replay(const gb_lazy *z, const gb_trace *main, int g, gb_trace *sub)
 	stack_in in;
 	replay_stack(z, main, G, &in);
 	int T = in.T, D = c->d_model;
+	if (part < 0 || part >= GB_PARTS || (part == GB_PART_CROSS && !gb_fwd_has_cross(&in)))
+		return -1;
+	/* the stream entering the sub-layer, as recorded */
 	char xn[48];
-	const float *xt = entering(main, &in, G->layer, D, xn);
+	const float *xt;
+	if (part == GB_PART_ATTN)
+		xt = entering(main, &in, G->layer, D, xn);
+	else {
+		snprintf(xn, sizeof xn, "%sL%d.resid.%s", in.pfx, G->layer + 1,
+		         part == GB_PART_FFN && gb_fwd_has_cross(&in) ? "cross" : "mid");
+		xt = kept_data(main, xn, (size_t)T * D);
+	}
 	if (!xt)
 		return -1;
 	float *x = tens(&f, TF(T, D), "%s", xn);
 	memcpy(x, xt, (size_t)T * D * sizeof(float));
-	gb_fwd_layer(&f, G->stack ? &m->dec : &m->enc, &in, G->layer, last(&f));
+	gb_fwd_sublayer(&f, G->stack ? &m->dec : &m->enc, &in, G->layer, part, last(&f));
 	return 0;
 }
 

@@ -57,10 +57,10 @@
  * the norms' statistics, the final norm) and lists the rest (a layer's norm outputs, q/k/v,
  * attention tables, head outputs, feed-forward units; logits and probs) with its shape but no
  * data. gb_trace_get and gb_trace_at compute such a tensor on demand, with the rest of its
- * group (its layer, or logits, or probs), from the recorded residual entering the layer, and
- * keep the last groups asked for while they fit in the budget; gb_trace_slice computes one
- * head of an attention tensor alone. Their data stays valid until another group (or head) is
- * computed; read tr->t[i].data only through gb_trace_at. */
+ * sub-layer (a layer's self-attention, cross-attention or FFN, from the recorded residual
+ * entering it) or of logits or probs, and keep the last ones asked for while they fit in the
+ * budget; gb_trace_slice computes one head of an attention tensor alone. Their data stays
+ * valid until something else is computed; read tr->t[i].data only through gb_trace_at. */
 #ifndef GLASSBOX_TRACE_H
 #define GLASSBOX_TRACE_H
 

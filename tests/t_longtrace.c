@@ -457,6 +457,26 @@ static void heads(const hvariant *v, int fast)
 		       fast ? "within 1e-5 of" : "bit for bit", y.unequal, y.done, y.worst);
 	} else
 		tap_ok(0, "heads, %s (%s): no L2.attn.weights", v->what, kn);
+	/* a tensor of the FFN computes the FFN's sub-layer alone, and one of attention the
+	 * attention's: layer 3 of a fresh trace */
+	gb_trace_free(&lazy);
+	lazy.budget = group * 5 / 2;
+	run(&m, ids, tgt, &lazy, &o);
+	const char *pf = c.encdec ? "dec." : "";
+	char fn[48], an[48], cn[48];
+	snprintf(fn, sizeof fn, "%sL3.ffn.hidden", pf);
+	snprintf(an, sizeof an, "%sL3.attn.weights", pf);
+	snprintf(cn, sizeof cn, "%sL3.cross.weights", pf);
+	const gb_ttensor *ft = gb_trace_find(&lazy, fn), *at = gb_trace_find(&lazy, an), *ct = gb_trace_find(&lazy, cn);
+	int ffn_alone = ft && at && gb_trace_get(&lazy, fn) && ft->data && !at->data && (!ct || !ct->data);
+	int attn_alone = ffn_alone && gb_trace_get(&lazy, an) && at->data && ft->data && (!ct || !ct->data);
+	tally z = { 0 };
+	for (int i = 0; attn_alone && i < full.n; i++)
+		if (!strcmp(full.t[i].name, fn) || !strcmp(full.t[i].name, an))
+			check_one(&lazy, &full, i, -1, &z);
+	tap_ok(ffn_alone && attn_alone && z.done == 2 && (fast ? z.worst <= 1e-5 : !z.unequal),
+	       "heads, %s (%s): %s computed the FFN alone (no attention table), then %s the attention alone%s, both "
+	       "the full trace's", v->what, kn, fn, an, ct ? " (no cross-attention)" : "");
 	/* every head of every attention tensor and every whole tensor, in random order, three
 	 * passes: on the roomy cache (bounded by two layers and a half) and on one that holds one
 	 * thing at a time */
