@@ -295,9 +295,10 @@ int bench_long(FILE *out, int redraws_only)
 	fprintf(out, "\nlong inputs: GPT-2 small shape, random weights (12 layers, d_model 768, 12 heads, ffn 3072, "
 	             "vocabulary 50257), %d thread%s, load %.2f\n",
 	        threads, threads == 1 ? "" : "s", load[0]);
-	fprintf(out, "  each run once in a fresh process; extra = peak resident MB above the process with its weights;\n"
-	             "  trace = the trace's own MB after the run; time = seconds / PyTorch's. A lazy run computes the\n"
-	             "  last position's logits; '+ then every logit' asks for all of them after it, as PyTorch computes\n");
+	if (!redraws_only)
+		fprintf(out, "  each run once in a fresh process; extra = peak resident MB above the process with its weights;\n"
+		             "  trace = the trace's own MB after the run; time = seconds / PyTorch's. A lazy run computes the\n"
+		             "  last position's logits; '+ then every logit' asks for all of them after it, as PyTorch computes\n");
 	if (!redraws_only)
 		fprintf(out, "  %5s  %-26s %9s %10s %10s %10s   %s\n", "tokens", "run", "seconds", "weights MB", "extra MB",
 		        "trace MB", "time");
