@@ -149,11 +149,11 @@ int bench_main(FILE *out, int argc, char **argv)
 		return bench_forward(out);
 	if (argc == 1 && !strcmp(argv[0], "kv"))
 		return bench_kvcache(out);
-	if (argc == 1 && !strcmp(argv[0], "long"))
-		return bench_long(out);
+	if (argc >= 1 && !strcmp(argv[0], "long") && (argc == 1 || (argc == 2 && !strcmp(argv[1], "redraw"))))
+		return bench_long(out, argc == 2);
 	if (argc == 1 && !strcmp(argv[0], "attention")) /* issue 19, part 3 */
 		return bench_attention(out);
-	fprintf(stderr, "bench: unknown '%s' (bench [kernels|matvec|forward|kv|long|attention|decode [DIR] [--shape llama110m|gpt2small] "
+	fprintf(stderr, "bench: unknown '%s' (bench [kernels|matvec|forward|kv|long [redraw]|attention|decode [DIR] [--shape llama110m|gpt2small] "
 	                "[--threads N] [--tokens N]])\n", argv[0]);
 	return -1;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "app/bench.h"
@@ -135,9 +136,17 @@ static fig run_child(int T, int threads, size_t budget, int logits)
  * with its window at the last token, the writer included. Best of 5 after a first draw, and
  * that first draw on its own. Run in a child, like the rest: the trace holds its memory. */
 typedef struct redraw {
-	double first_ms, again_ms, other_ms, grid_ms;
+	double first_ms, again_ms, other_ms, grid_ms, attn_ms, layer_ms; /* wall clock */
+	double first_cpu, other_cpu, attn_cpu, layer_cpu;                /* the process's CPU time */
 	int ok;
 } redraw;
+
+static double cpu_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 static double draw_ms(session *s, gb_figure *f)
 {
@@ -158,11 +167,28 @@ static double draw_ms(session *s, gb_figure *f)
 	return rc ? -1 : 0;
 }
 
-static double time_view(session *s, const char *what, int l, int h)
+/* what: "grid" the model's 12 x 12 heads, "attn" head h of layer l (that head alone when its
+ * layer is not computed), "heads" the same after computing every head of the layer's
+ * attention, "layer" after computing its attention and its FFN: what every first view of a
+ * layer computed before heads were computed alone. *cpu (may be NULL): the CPU ms it took. */
+static double time_view(session *s, const char *what, int l, int h, double *cpu)
 {
-	double t0 = bench_now();
+	double t0 = bench_now(), c0 = cpu_now();
+	char name[48];
+	if (!strcmp(what, "heads") || !strcmp(what, "layer")) {
+		snprintf(name, sizeof name, "L%d.attn.weights", l);
+		if (!gb_trace_get(&s->trace, name))
+			return -1;
+	}
+	if (!strcmp(what, "layer")) {
+		snprintf(name, sizeof name, "L%d.ffn.hidden", l);
+		if (!gb_trace_get(&s->trace, name))
+			return -1;
+	}
 	gb_figure *f = !strcmp(what, "grid") ? view_model(s) : view_attention(s, "weights", l, h);
 	double r = f && draw_ms(s, f) == 0 ? (bench_now() - t0) * 1000 : -1;
+	if (cpu)
+		*cpu = (cpu_now() - c0) * 1000;
 	gb_fig_free(f);
 	return r;
 }
@@ -183,15 +209,19 @@ static void redraw_child(int fd, const job *j)
 			ids[i] = (7 + 13 * i) % c.vocab;
 		gb_kernels_set_threads(threads);
 		if (!forward(&s, ids, T, NULL, 0)) {
-			r.first_ms = time_view(&s, "attn", 6, 3);
+			r.first_ms = time_view(&s, "attn", 6, 3, &r.first_cpu);
 			r.again_ms = 1e30;
 			for (int k = 0; k < 5; k++) {
-				double t = time_view(&s, "attn", 6, 3);
+				double t = time_view(&s, "attn", 6, 3, NULL);
 				r.again_ms = t >= 0 && t < r.again_ms ? t : r.again_ms;
 			}
-			r.other_ms = time_view(&s, "attn", 6, 4); /* the next head: its own tensors */
-			r.grid_ms = time_view(&s, "grid", 0, 0);
-			r.ok = r.first_ms >= 0 && r.again_ms < 1e30 && r.other_ms >= 0 && r.grid_ms >= 0;
+			r.other_ms = time_view(&s, "attn", 6, 4, &r.other_cpu); /* the next head: its own tensors */
+			r.grid_ms = time_view(&s, "grid", 0, 0, NULL);
+			/* layers not computed yet: every head's attention, then attention and FFN */
+			r.attn_ms = time_view(&s, "heads", 8, 3, &r.attn_cpu);
+			r.layer_ms = time_view(&s, "layer", 10, 3, &r.layer_cpu);
+			r.ok = r.first_ms >= 0 && r.again_ms < 1e30 && r.other_ms >= 0 && r.grid_ms >= 0 && r.attn_ms >= 0 &&
+			       r.layer_ms >= 0;
 		}
 	}
 	ssize_t w = write(fd, &r, sizeof r);
@@ -249,7 +279,7 @@ static void row(FILE *out, int T, const char *what, const fig *g, const fig *tor
 	fflush(out);
 }
 
-int bench_long(FILE *out)
+int bench_long(FILE *out, int redraws_only)
 {
 	int threads = gb_kernels_threads();
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -265,13 +295,15 @@ int bench_long(FILE *out)
 	fprintf(out, "\nlong inputs: GPT-2 small shape, random weights (12 layers, d_model 768, 12 heads, ffn 3072, "
 	             "vocabulary 50257), %d thread%s, load %.2f\n",
 	        threads, threads == 1 ? "" : "s", load[0]);
-	fprintf(out, "  each run once in a fresh process; extra = peak resident MB above the process with its weights;\n"
-	             "  trace = the trace's own MB after the run; time = seconds / PyTorch's. A lazy run computes the\n"
-	             "  last position's logits; '+ then every logit' asks for all of them after it, as PyTorch computes\n");
-	fprintf(out, "  %5s  %-26s %9s %10s %10s %10s   %s\n", "tokens", "run", "seconds", "weights MB", "extra MB",
-	        "trace MB", "time");
+	if (!redraws_only)
+		fprintf(out, "  each run once in a fresh process; extra = peak resident MB above the process with its weights;\n"
+		             "  trace = the trace's own MB after the run; time = seconds / PyTorch's. A lazy run computes the\n"
+		             "  last position's logits; '+ then every logit' asks for all of them after it, as PyTorch computes\n");
+	if (!redraws_only)
+		fprintf(out, "  %5s  %-26s %9s %10s %10s %10s   %s\n", "tokens", "run", "seconds", "weights MB", "extra MB",
+		        "trace MB", "time");
 	const int Ts[2] = { 512, 1024 };
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 2 && !redraws_only; i++) {
 		int T = Ts[i];
 		fig torch = run_torch(T, threads);
 		fig lazy = run_child(T, threads, 0, 0);
@@ -290,9 +322,14 @@ int bench_long(FILE *out)
 	             "  from the trace and laid out in 200 x 60 cells with its window on the last token, in ms\n");
 	redraw rd = run_redraw(1024, threads);
 	if (rd.ok)
-		fprintf(out, "  attn 6 3 first %.1f ms (its tensors computed), again %.1f ms (best of 5); "
-		             "attn 6 4 %.1f ms; model (12 x 12 heads' reach) %.1f ms\n",
-		        rd.first_ms, rd.again_ms, rd.other_ms, rd.grid_ms);
+		fprintf(out, "  first view of a head: attn 6 3 %.1f ms (CPU %.1f ms; that head's tensors computed alone);\n"
+		             "  again %.1f ms (best of 5); attn 6 4 %.1f ms (CPU %.1f ms; another head of the layer, alone);\n"
+		             "  model (12 x 12 heads' reach) %.1f ms;\n"
+		             "  first view after every head of a layer's attention: attn 8 3 %.1f ms (CPU %.1f ms);\n"
+		             "  first view of a layer computed whole (attention and FFN, as every first view was before):\n"
+		             "  attn 10 3 %.1f ms (CPU %.1f ms). CPU: the process's, all threads (workers spin briefly)\n",
+		        rd.first_ms, rd.first_cpu, rd.again_ms, rd.other_ms, rd.other_cpu, rd.grid_ms, rd.attn_ms, rd.attn_cpu,
+		        rd.layer_ms, rd.layer_cpu);
 	else
 		fprintf(out, "  redraw: failed\n");
 	return 0;

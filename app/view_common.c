@@ -127,7 +127,7 @@ void tensor_title(session *s, const char *name, int index, char *out, size_t cap
 			snprintf(out + strlen(out), cap - strlen(out), " [%d]", index);
 		return;
 	}
-	const gb_ttensor *t = gb_trace_get(&s->trace, name);
+	const gb_ttensor *t = gb_trace_find(&s->trace, name); /* its axes: nothing computed */
 	char slice[48] = "";
 	if (index > 0 && t && t->ndim == 3)
 		snprintf(slice, sizeof slice, ", %s %d", t->axes[0] == GB_AX_KV_HEAD ? "key/value head" : gb_axis_name(t->axes[0]),
@@ -412,6 +412,22 @@ void view_provenance(session *s, gb_figure *f, const char *tensor_name, const co
 	view_meta(s, f, tensor_name);
 	if (w && w->sel[0])
 		gb_fig_add_meta(f, "Columns", w->sel);
+}
+
+int view_trace_slice(session *s, int j, gb_ttensor *out, const char *fmt, ...)
+{
+	char name[64];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof name, fmt, ap);
+	va_end(ap);
+	if (!gb_trace_slice(&s->trace, name, j, out))
+		return 0;
+	if (!gb_trace_find(&s->trace, name))
+		errorf("this model's trace has no %s ('trace' lists what it has)", name);
+	else
+		errorf("could not compute %s (out of memory)", name);
+	return -1;
 }
 
 const gb_ttensor *view_trace(session *s, const char *fmt, ...)

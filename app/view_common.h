@@ -85,4 +85,8 @@ void fit_range(gb_figure *f, int seq);
 /* The trace tensor of this name (printf-style), or NULL after an error line naming it. */
 const gb_ttensor *view_trace(session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Slice j (0-based: a head) of that 3-D tensor into *out (gb_trace_slice: a long input's lazy
+ * trace computes that head alone); 0, or -1 after an error line. */
+int view_trace_slice(session *s, int j, gb_ttensor *out, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
 #endif

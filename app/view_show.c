@@ -131,9 +131,24 @@ gb_figure *view_tensor(session *s, const char *name, int index, const int *units
 {
 	if (need_run(s))
 		return NULL;
-	const gb_ttensor *t = gb_trace_get(&s->trace, name);
-	if (!t) {
+	const gb_ttensor *entry = gb_trace_find(&s->trace, name), *t = entry;
+	if (!entry) {
 		errorf("no trace tensor '%s': 'trace' lists the names", name);
+		return NULL;
+	}
+	if (entry->ndim == 3 && (index < 0 || index > entry->shape[0])) {
+		errorf("%s has %d %ss: choose 1 to %d (or 0 for all)", name, entry->shape[0], gb_axis_name(entry->axes[0]),
+		       entry->shape[0]);
+		return NULL;
+	}
+	/* one head of a 3-D tensor: that head alone (a long input's lazy trace computes no other) */
+	gb_ttensor one;
+	if (entry->ndim == 3 && index > 0)
+		t = gb_trace_slice(&s->trace, name, index - 1, &one) ? NULL : &one;
+	else
+		t = gb_trace_get(&s->trace, name);
+	if (!t) {
+		errorf("could not compute %s (out of memory)", name);
 		return NULL;
 	}
 	const char *stack = !strncmp(name, "enc.", 4) ? "enc." : !strncmp(name, "dec.", 4) ? "dec." : "";
@@ -198,14 +213,7 @@ gb_figure *view_tensor(session *s, const char *name, int index, const int *units
 			f->col_group = s->model.cfg.d_head;
 	} else {
 		int n0 = t->shape[0], R = t->shape[1], C = t->shape[2];
-		if (index < 0 || index > n0) {
-			errorf("%s has %d %ss: choose 1 to %d (or 0 for all)", name, n0, gb_axis_name(t->axes[0]), n0);
-			return NULL;
-		}
-		if (index > 0) {
-			f = tensor_heat(s, t->data + (size_t)(index - 1) * R * C, R, C, t->axes[1], t->axes[2],
-			                tok_rows ? stack : NULL, col_stack, units, &w);
-		} else {
+		{ /* index 0: every slice (one is a 2-D slice, above) */
 			f = gb_fig_new(GB_FIG_GRID);
 			f->grid_cols = n0 <= 4 ? n0 : 4;
 			for (int i = 0; f && i < n0; i++) {
@@ -244,6 +252,7 @@ gb_figure *view_tensor(session *s, const char *name, int index, const int *units
 	view_titlef(f, "%s%s", words, view_shown(&w, part, sizeof part));
 	/* the name stays on the figure, small: it is what `dump` and `print` take; a slice's sizes
 	 * are the slice's ("head: 4" under one head's table read as the head shown) */
+	t = entry;
 	for (int d = index > 0 ? 1 : 0; d < t->ndim; d++)
 		snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%d %s", *shape ? " x " : "", t->shape[d],
 		         t->axes[d] == GB_AX_HEAD || t->axes[d] == GB_AX_KV_HEAD ? "heads" : t->axes[d] == GB_AX_QUERY ? "queries"

@@ -96,10 +96,10 @@ static void mask_weights(session *s, gb_figure *f, const char *stack, int layer,
 {
 	char name[64];
 	snprintf(name, sizeof name, "%sL%d.attn.masked", stack, layer);
-	const gb_ttensor *m = gb_trace_get(&s->trace, name);
-	if (!m || !f->values || m->shape[1] != f->rows || m->shape[2] != f->cols)
+	gb_ttensor m;
+	if (gb_trace_slice(&s->trace, name, head - 1, &m) || !f->values || m.shape[0] != f->rows || m.shape[1] != f->cols)
 		return;
-	const float *src = m->data + (size_t)(head - 1) * f->rows * f->cols;
+	const float *src = m.data;
 	int n = 0;
 	for (size_t i = 0; i < (size_t)f->rows * f->cols; i++)
 		if (isinf(src[i]) && src[i] < 0) {
@@ -112,11 +112,12 @@ static void mask_weights(session *s, gb_figure *f, const char *stack, int layer,
 static gb_figure *attention_of(session *s, const char *stack, const char *block, const char *kind, int layer,
                                int head, const char *row_stack, const char *col_stack)
 {
-	const gb_ttensor *t = view_trace(s, "%sL%d.%s.%s", stack, layer, block, kind);
-	if (!t)
+	/* this head alone: the first view of a head of a long input computes no other head */
+	gb_ttensor hd, *t = &hd;
+	if (view_trace_slice(s, head - 1, &hd, "%sL%d.%s.%s", stack, layer, block, kind))
 		return NULL;
-	int Tq = t->shape[1], Tk = t->shape[2];
-	gb_figure *f = view_heat(s, t->data + (size_t)(head - 1) * Tq * Tk, Tq, Tk, row_stack, col_stack, "query", "key");
+	int Tq = t->shape[0], Tk = t->shape[1];
+	gb_figure *f = view_heat(s, t->data, Tq, Tk, row_stack, col_stack, "query", "key");
 	if (!strcmp(kind, "weights")) {
 		f->range = GB_RANGE_FIXED;
 		f->vmin = 0;

@@ -34,17 +34,17 @@ typedef struct head_job {
 	int nb, maxd;
 } head_job;
 
-/* Head h: scores q . k, the scaled and masked scores (causal, window, padding, ALiBi), their
- * softmax, how far back each query looks, and the weighted sum of the values. */
-static void one_head(void *arg, int h, int worker)
+/* Head h: scores q . k, the scaled and masked scores (causal, window, padding, ALiBi, T5's
+ * bias), their softmax, how far back each query looks (rc may be NULL) and the weighted sum of
+ * the values: qh (Tq, E) the head's queries, kh and vh its key/value head's rows, s, mm, w
+ * (Tq, Tk), rb (Tq, Tk) when T5, rc (Tq), o (Tq, E). The whole run and a single head's replay
+ * (gb_fwd_attention_head) both come here, so they compute the same numbers. */
+static void head_at(const head_job *j, int h, const float *qh, const float *kh, const float *vh, float *s, float *mm,
+                    float *w, float *rb, float *rc, float *o)
 {
-	const head_job *j = arg;
 	const attn_in *in = j->in;
 	int Tq = j->Tq, Tk = j->Tk, E = j->E;
-	(void)worker;
-	const float *kh = j->kall + (size_t)(h / j->group) * j->kstr;
-	float *s = j->sc + (size_t)h * Tq * Tk, *mm = j->mk + (size_t)h * Tq * Tk, *w = j->wt + (size_t)h * Tq * Tk;
-	j->k->matmul(s, j->q + (size_t)h * Tq * E, kh, NULL, Tq, E, Tk, 1);
+	j->k->matmul(s, qh, kh, NULL, Tq, E, Tk, 1);
 	float slope = j->alibi ? (float)gb_alibi_slope(h, j->H) : 0.0f;
 	for (int i = 0; i < Tq; i++) {
 		/* Causal and window masks leave one contiguous range of keys [lo, hi); ia is the
@@ -60,7 +60,7 @@ static void one_head(void *arg, int h, int worker)
 		for (int c = 0; c < Tk; c++)
 			mrow[c] = c >= lo && c < hi ? srow[c] * j->inv + slope * (float)(c - ia) : -INFINITY;
 		if (j->relb) {
-			float *brow = j->rb + ((size_t)h * Tq + i) * Tk;
+			float *brow = rb + (size_t)i * Tk;
 			for (int c = 0; c < Tk; c++) {
 				brow[c] = j->relb[gb_t5_bucket(c - ia, in->bidir, j->nb, j->maxd) * j->H + h];
 				mrow[c] += brow[c]; /* -inf stays -inf */
@@ -77,14 +77,65 @@ static void one_head(void *arg, int h, int worker)
 	}
 	memcpy(w, mm, (size_t)Tq * Tk * sizeof(float));
 	j->k->softmax(w, Tq, Tk);
-	for (int i = 0; j->rc && i < Tq; i++) { /* sum_c w_ic (i - c), positions counted from pos0 */
+	for (int i = 0; rc && i < Tq; i++) { /* sum_c w_ic (i - c), positions counted from pos0 */
 		double d = 0;
 		for (int c = 0; c < Tk; c++)
 			d += (double)w[(size_t)i * Tk + c] * (in->pos0 + i - c);
-		j->rc[(size_t)h * Tq + i] = (float)d;
+		rc[i] = (float)d;
 	}
-	float *o = j->ho + (size_t)h * Tq * E;
-	j->k->matmul(o, w, j->vall + (size_t)(h / j->group) * j->kstr, NULL, Tq, Tk, E, 0);
+	j->k->matmul(o, w, vh, NULL, Tq, Tk, E, 0);
+	if (in->scale && in->scale[h] != 1.0f)
+		for (size_t i = 0; i < (size_t)Tq * E; i++)
+			o[i] *= in->scale[h];
+}
+
+static void one_head(void *arg, int h, int worker)
+{
+	const head_job *j = arg;
+	size_t tt = (size_t)j->Tq * j->Tk, kv = (size_t)(h / j->group) * j->kstr;
+	(void)worker;
+	head_at(j, h, j->q + (size_t)h * j->Tq * j->E, j->kall + kv, j->vall + kv, j->sc + h * tt, j->mk + h * tt,
+	        j->wt + h * tt, j->rb ? j->rb + h * tt : NULL, j->rc ? j->rc + (size_t)h * j->Tq : NULL,
+	        j->ho + (size_t)h * j->Tq * j->E);
+}
+
+/* Linear attention's keys that padding leaves (Tk), or NULL when nothing is padded. */
+static const unsigned char *keys_ok(fctx *f, const attn_in *in, int Tk)
+{
+	if (!in->key_ids || f->c->pad_id < 0)
+		return NULL;
+	unsigned char *ok = (unsigned char *)scratch(f, ((size_t)Tk + 3) / 4);
+	for (int j = 0; j < Tk; j++)
+		ok[j] = in->key_ids[j] != f->c->pad_id;
+	return ok;
+}
+
+/* Head h of linear attention: fqh (Tq, E) its query features, fkh and vh (Tk, E) its key/value
+ * head's key features and values, ok (Tk) the keys padding leaves (or NULL); the scores, the
+ * masked scores and the weights they imply (Tq, Tk), how far back each query looks (rc (Tq),
+ * or NULL) and the head's output o (Tq, E). The whole run and a single head's replay share it. */
+static void linear_head_at(fctx *f, const attn_in *in, int h, int Tk, const float *fqh, const float *fkh,
+                           const float *vh, const unsigned char *ok, float *s, float *m, float *w, float *rc, float *o)
+{
+	int Tq = in->Tq, E = f->c->d_head;
+	f->k->matmul(s, fqh, fkh, NULL, Tq, E, Tk, 1);
+	for (int i = 0; i < Tq; i++) {
+		int hi = in->causal ? in->pos0 + i + 1 : Tk;
+		double z = 0, d = 0;
+		for (int j = 0; j < Tk; j++) {
+			int on = j < hi && (!ok || ok[j]);
+			m[(size_t)i * Tk + j] = on ? s[(size_t)i * Tk + j] : -INFINITY;
+			z += on ? s[(size_t)i * Tk + j] : 0;
+		}
+		for (int j = 0; j < Tk; j++) {
+			float v = m[(size_t)i * Tk + j];
+			w[(size_t)i * Tk + j] = v == -INFINITY || !(z > 0) ? 0.0f : (float)(v / z);
+			d += (double)w[(size_t)i * Tk + j] * (in->pos0 + i - j);
+		}
+		if (rc)
+			rc[i] = (float)d;
+	}
+	f->k->linear_attn(o, fqh, fkh, vh, Tq, Tk, E, in->pos0, in->causal, ok);
 	if (in->scale && in->scale[h] != 1.0f)
 		for (size_t i = 0; i < (size_t)Tq * E; i++)
 			o[i] *= in->scale[h];
@@ -111,12 +162,7 @@ static float *linear_heads(fctx *f, const char *name, const attn_in *in, const f
 			fk[(size_t)h * Tk * E + i] = (float)gb_elu1(kall[h * kstr + i]);
 			vv[(size_t)h * Tk * E + i] = vall[h * kstr + i];
 		}
-	unsigned char *ok = NULL;
-	if (in->key_ids && c->pad_id >= 0) {
-		ok = (unsigned char *)scratch(f, ((size_t)Tk + 3) / 4);
-		for (int j = 0; j < Tk; j++)
-			ok[j] = in->key_ids[j] != c->pad_id;
-	}
+	const unsigned char *ok = keys_ok(f, in, Tk);
 	const unsigned char *hqk = AXES(GB_AX_HEAD, GB_AX_QUERY, GB_AX_KEY);
 	float *sc = tens(f, 3, SHAPE(H, Tq, Tk), hqk, "%s.scores", name);
 	float *mk = tens(f, 3, SHAPE(H, Tq, Tk), hqk, "%s.masked", name);
@@ -124,30 +170,9 @@ static float *linear_heads(fctx *f, const char *name, const attn_in *in, const f
 	float *ho = tens(f, 3, SHAPE(H, Tq, E), hte, "%s.head_out", name);
 	float *rc = tens(f, 2, SHAPE(H, Tq), AXES(GB_AX_HEAD, GB_AX_QUERY), "%s.reach", name);
 	for (int h = 0; h < H; h++) {
-		const float *fkh = fk + (size_t)(h / group) * Tk * E;
-		float *s = sc + (size_t)h * Tq * Tk, *m = mk + (size_t)h * Tq * Tk, *w = wt + (size_t)h * Tq * Tk;
-		f->k->matmul(s, fq + (size_t)h * Tq * E, fkh, NULL, Tq, E, Tk, 1);
-		for (int i = 0; i < Tq; i++) {
-			int hi = in->causal ? in->pos0 + i + 1 : Tk;
-			double z = 0, d = 0;
-			for (int j = 0; j < Tk; j++) {
-				int on = j < hi && (!ok || ok[j]);
-				m[(size_t)i * Tk + j] = on ? s[(size_t)i * Tk + j] : -INFINITY;
-				z += on ? s[(size_t)i * Tk + j] : 0;
-			}
-			for (int j = 0; j < Tk; j++) {
-				float v = m[(size_t)i * Tk + j];
-				w[(size_t)i * Tk + j] = v == -INFINITY || !(z > 0) ? 0.0f : (float)(v / z);
-				d += (double)w[(size_t)i * Tk + j] * (in->pos0 + i - j);
-			}
-			rc[(size_t)h * Tq + i] = (float)d;
-		}
-		float *o = ho + (size_t)h * Tq * E;
-		f->k->linear_attn(o, fq + (size_t)h * Tq * E, fkh, vv + (size_t)(h / group) * Tk * E, Tq, Tk, E, in->pos0,
-		                  in->causal, ok);
-		if (in->scale && in->scale[h] != 1.0f)
-			for (size_t i = 0; i < (size_t)Tq * E; i++)
-				o[i] *= in->scale[h];
+		size_t kv = (size_t)(h / group) * Tk * E, tt = (size_t)Tq * Tk;
+		linear_head_at(f, in, h, Tk, fq + (size_t)h * Tq * E, fk + kv, vv + kv, ok, sc + h * tt, mk + h * tt, wt + h * tt,
+		               rc + (size_t)h * Tq, ho + (size_t)h * Tq * E);
 	}
 	return ho;
 }
@@ -250,3 +275,84 @@ int gb_fwd_attention(fctx *f, const gb_attn_w *a, const char *name, const attn_i
 	return last(f);
 }
 
+
+/* Columns [off, off + n) of x W (+ b) into out (T, n): the same numbers as those columns of
+ * the whole product (every kernel computes each output from its row and column alone). */
+static void lin_cols(fctx *f, float *out, const float *x, int T, const gb_linear *l, int off, int n)
+{
+	gb_linear p = *l;
+	p.out = n;
+	p.b = l->b ? l->b + off : NULL;
+	if (l->trans) { /* (out, in): the columns are rows, one piece of memory */
+		if (l->w16)
+			p.w16 = l->w16 + (size_t)off * l->in;
+		else
+			p.w = l->w + (size_t)off * l->in;
+	} else if (l->w16) { /* (in, out): the columns gathered into a matrix of their own */
+		uint16_t *w = (uint16_t *)scratch(f, ((size_t)l->in * n + 1) / 2);
+		for (int i = 0; i < l->in; i++)
+			memcpy(w + (size_t)i * n, l->w16 + (size_t)i * l->out + off, (size_t)n * sizeof *w);
+		p.w16 = w;
+	} else {
+		float *w = scratch(f, (size_t)l->in * n);
+		for (int i = 0; i < l->in; i++)
+			memcpy(w + (size_t)i * n, l->w + (size_t)i * l->out + off, (size_t)n * sizeof *w);
+		p.w = w;
+	}
+	lin(f, out, x, T, &p);
+}
+
+int gb_fwd_attention_head(fctx *f, const gb_attn_w *a, const char *name, const attn_in *in, int h)
+{
+	const gb_config *c = f->c;
+	int H = c->n_head, K = c->n_kv_head, E = c->d_head, Tq = in->Tq, Tk = in->Tk, group = H / K, kh = h / group;
+	int qw = H * E, kw = K * E;
+	const unsigned char *hte = AXES(GB_AX_HEAD, GB_AX_TOKEN, GB_AX_FEATURE);
+	const unsigned char *kte = AXES(GB_AX_KV_HEAD, GB_AX_TOKEN, GB_AX_FEATURE);
+	const unsigned char *hqk = AXES(GB_AX_HEAD, GB_AX_QUERY, GB_AX_KEY);
+	float *q = tens(f, 3, SHAPE(1, Tq, E), hte, "%s.q", name);
+	float *k = tens(f, 3, SHAPE(1, Tk, E), kte, "%s.k", name);
+	float *v = tens(f, 3, SHAPE(1, Tk, E), kte, "%s.v", name);
+	if (a->fused) {
+		lin_cols(f, q, in->xq, Tq, &a->qkv, h * E, E);
+		lin_cols(f, k, in->xq, Tk, &a->qkv, qw + kh * E, E);
+		lin_cols(f, v, in->xq, Tk, &a->qkv, qw + kw + kh * E, E);
+	} else {
+		lin_cols(f, q, in->xq, Tq, &a->q, h * E, E);
+		lin_cols(f, k, in->xkv, Tk, &a->k, kh * E, E);
+		lin_cols(f, v, in->xkv, Tk, &a->v, kh * E, E);
+	}
+	if (in->self && c->pos == GB_POS_ROPE) {
+		gb_rope(q, Tq, E, in->pos0, c);
+		gb_rope(k, Tk, E, in->pos0, c);
+	}
+	if (in->self && c->attn_kind == GB_ATTN_LINEAR) {
+		float *fq = tens(f, 3, SHAPE(1, Tq, E), hte, "%s.q_feat", name);
+		float *fk = tens(f, 3, SHAPE(1, Tk, E), AXES(GB_AX_KV_HEAD, GB_AX_KEY, GB_AX_FEATURE), "%s.k_feat", name);
+		for (size_t i = 0; i < (size_t)Tq * E; i++)
+			fq[i] = (float)gb_elu1(q[i]);
+		for (size_t i = 0; i < (size_t)Tk * E; i++)
+			fk[i] = (float)gb_elu1(k[i]);
+		const unsigned char *ok = keys_ok(f, in, Tk);
+		float *sc = tens(f, 3, SHAPE(1, Tq, Tk), hqk, "%s.scores", name);
+		float *mk = tens(f, 3, SHAPE(1, Tq, Tk), hqk, "%s.masked", name);
+		float *wt = tens(f, 3, SHAPE(1, Tq, Tk), hqk, "%s.weights", name);
+		float *ho = tens(f, 3, SHAPE(1, Tq, E), hte, "%s.head_out", name);
+		linear_head_at(f, in, h, Tk, fq, fk, v, ok, sc, mk, wt, NULL, ho);
+		return 0;
+	}
+	float *sc = tens(f, 3, SHAPE(1, Tq, Tk), hqk, "%s.scores", name);
+	float *mk = tens(f, 3, SHAPE(1, Tq, Tk), hqk, "%s.masked", name);
+	float *wt = tens(f, 3, SHAPE(1, Tq, Tk), hqk, "%s.weights", name);
+	float *ho = tens(f, 3, SHAPE(1, Tq, E), hte, "%s.head_out", name);
+	head_job j = { f->k, in, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, H, Tq, Tk, E, group,
+	               in->self ? c->window : 0, c->pad_id, (float)(1.0 / sqrt((double)E)),
+	               in->self && c->pos == GB_POS_ALIBI, NULL, NULL, c->rel_buckets, c->rel_max_dist };
+	float *rb = NULL;
+	if (in->self && c->pos == GB_POS_T5 && a->rel_bias) {
+		j.relb = a->rel_bias;
+		rb = tens(f, 3, SHAPE(1, Tq, Tk), hqk, "%s.rel_bias", name);
+	}
+	head_at(&j, h, q, k, v, sc, mk, wt, rb, NULL, ho);
+	return 0;
+}

@@ -131,9 +131,7 @@ void gb_rope(float *x, int T, int E, int pos0, const gb_config *c)
 	}
 }
 
-/* Norm `name` of x (T, D): records name.mean/.var (or .rms) and name.out; returns out's index.
- * The caller has already recorded name.in. */
-static int norm(fctx *f, const gb_normw *w, const float *x, int T, const char *name)
+int gb_fwd_norm(fctx *f, const gb_normw *w, const float *x, int T, const char *name)
 {
 	int D = f->c->d_model;
 	if (f->c->norm == GB_NORM_RMS) {
@@ -198,7 +196,7 @@ static int residual(fctx *f, int x, const gb_normw *nw, const char *nname, subla
 	int D = f->c->d_model;
 	if (f->c->prenorm) {
 		alias_idx(f, x, "%s.in", nname);
-		int n = norm(f, nw, data(f, x), T, nname);
+		int n = gb_fwd_norm(f, nw, data(f, x), T, nname);
 		int o = sub(f, w, sname, data(f, n), T, arg);
 		float *r = tens(f, TF(T, D), "%s", resid_name);
 		memcpy(r, data(f, x), (size_t)T * D * sizeof(float));
@@ -209,7 +207,7 @@ static int residual(fctx *f, int x, const gb_normw *nw, const char *nname, subla
 	float *in = tens(f, TF(T, D), "%s.in", nname);
 	memcpy(in, data(f, x), (size_t)T * D * sizeof(float));
 	f->k->add(in, data(f, o), (size_t)T * D);
-	int n = norm(f, nw, in, T, nname);
+	int n = gb_fwd_norm(f, nw, in, T, nname);
 	alias_idx(f, n, "%s", resid_name);
 	return last(f);
 }
@@ -228,21 +226,32 @@ static int sub_ffn(fctx *f, const void *w, const char *name, const float *x, int
 	return f->c->n_experts ? gb_fwd_moe(f, w, name, x, T) : ffn(f, w, name, x, T);
 }
 
-typedef struct stack_in {
-	const char *pfx;      /* "", "enc." or "dec." */
-	const int *ids;
-	int T, causal;
-	const float *enc;     /* (Ts, D) encoder output, for cross-attention */
-	int Ts;
-	const int *src_ids;   /* (Ts), for cross-attention's padding mask */
-	int ablate;           /* apply opts->head_scale to this stack's self-attention */
-	int pos0;             /* position of ids[0] (0 without a cache) */
-	gb_kvcache *cache;    /* the decoder's cache (ids already appended at pos0), or NULL */
-	int stack;            /* 0: the encoder, 1: the decoder (or the only stack) */
-} stack_in;
 
-/* Layer l (0-based) of stack s on the residual stream x (an index); returns the new stream's. */
-static int layer(fctx *f, const gb_stack_w *s, const stack_in *in, int l, int x)
+void gb_fwd_self_in(fctx *f, const stack_in *in, int l, attn_in *self)
+{
+	gb_kvcache *kc = in->cache;
+	memset(self, 0, sizeof *self);
+	self->Tq = self->Tk = in->T;
+	self->causal = in->causal && !(f->o && f->o->no_mask);
+	self->self = 1;
+	if (in->causal && f->o && f->o->allow) {
+		self->allow = f->o->allow;
+		self->allow_arg = f->o->allow_arg;
+	}
+	self->bidir = !in->causal;
+	self->key_ids = in->ids;
+	self->pos0 = in->pos0;
+	if (kc) {
+		self->key_ids = kc->ids;
+		self->ck = gb_kvcache_k(kc, l, 0);
+		self->cv = gb_kvcache_v(kc, l, 0);
+		self->cstride = (size_t)kc->cap * kc->d_head;
+	}
+	if (in->ablate && f->o && f->o->head_scale)
+		self->scale = f->o->head_scale + (size_t)l * f->c->n_head;
+}
+
+int gb_fwd_sublayer(fctx *f, const gb_stack_w *s, const stack_in *in, int l, int part, int x)
 {
 	const gb_config *c = f->c;
 	const char *p = in->pfx;
@@ -250,31 +259,15 @@ static int layer(fctx *f, const gb_stack_w *s, const stack_in *in, int l, int x)
 	char nn[48], sn[48], rn[48];
 	gb_kvcache *kc = in->cache;
 	const gb_layer_w *L = &s->layers[l];
-	attn_in self = { 0 };
-	self.Tq = self.Tk = T;
-	self.causal = in->causal && !(f->o && f->o->no_mask);
-	self.self = 1;
-	if (in->causal && f->o && f->o->allow) {
-		self.allow = f->o->allow;
-		self.allow_arg = f->o->allow_arg;
-	}
-	self.bidir = !in->causal;
-	self.key_ids = in->ids;
-	self.pos0 = in->pos0;
-	if (kc) {
-		self.key_ids = kc->ids;
-		self.ck = gb_kvcache_k(kc, l, 0);
-		self.cv = gb_kvcache_v(kc, l, 0);
-		self.cstride = (size_t)kc->cap * kc->d_head;
-	}
-	if (in->ablate && f->o && f->o->head_scale)
-		self.scale = f->o->head_scale + (size_t)l * c->n_head;
-	snprintf(nn, sizeof nn, "%sL%d.ln1", p, l + 1);
-	snprintf(sn, sizeof sn, "%sL%d.attn", p, l + 1);
-	snprintf(rn, sizeof rn, "%sL%d.resid.mid", p, l + 1);
-	x = residual(f, x, &L->ln1, nn, sub_attn, &L->attn, sn, &self, T, rn);
-	int fn = 2;
-	if (in->enc || (kc && kc->encdec)) {
+	size_t before = f->tr->arena_used;
+	if (part == GB_PART_ATTN) {
+		attn_in self;
+		gb_fwd_self_in(f, in, l, &self);
+		snprintf(nn, sizeof nn, "%sL%d.ln1", p, l + 1);
+		snprintf(sn, sizeof sn, "%sL%d.attn", p, l + 1);
+		snprintf(rn, sizeof rn, "%sL%d.resid.mid", p, l + 1);
+		x = residual(f, x, &L->ln1, nn, sub_attn, &L->attn, sn, &self, T, rn);
+	} else if (part == GB_PART_CROSS) {
 		attn_in cross = { 0 };
 		cross.xkv = in->enc;
 		cross.Tq = T;
@@ -292,13 +285,27 @@ static int layer(fctx *f, const gb_stack_w *s, const stack_in *in, int l, int x)
 		snprintf(sn, sizeof sn, "%sL%d.cross", p, l + 1);
 		snprintf(rn, sizeof rn, "%sL%d.resid.cross", p, l + 1);
 		x = residual(f, x, &L->ln2, nn, sub_attn, &L->cross, sn, &cross, T, rn);
-		fn = 3;
+	} else {
+		int fn = gb_fwd_has_cross(in) ? 3 : 2;
+		snprintf(nn, sizeof nn, "%sL%d.ln%d", p, l + 1, fn);
+		snprintf(sn, sizeof sn, "%sL%d.ffn", p, l + 1);
+		snprintf(rn, sizeof rn, "%sL%d.resid.post", p, l + 1);
+		const void *fw = c->n_experts ? (const void *)&L->moe : (const void *)&L->ffn;
+		x = residual(f, x, fn == 3 ? &L->ln3 : &L->ln2, nn, sub_ffn, fw, sn, NULL, T, rn);
 	}
-	snprintf(nn, sizeof nn, "%sL%d.ln%d", p, l + 1, fn);
-	snprintf(sn, sizeof sn, "%sL%d.ffn", p, l + 1);
-	snprintf(rn, sizeof rn, "%sL%d.resid.post", p, l + 1);
-	const void *fw = c->n_experts ? (const void *)&L->moe : (const void *)&L->ffn;
-	return residual(f, x, fn == 3 ? &L->ln3 : &L->ln2, nn, sub_ffn, fw, sn, NULL, T, rn);
+	f->part_floats[part] = f->tr->arena_used - before;
+	return x;
+}
+
+int gb_fwd_has_cross(const stack_in *in) { return in->enc || (in->cache && in->cache->encdec); }
+
+/* Layer l (0-based) of stack s on the residual stream x (an index); returns the new stream's. */
+int gb_fwd_layer(fctx *f, const gb_stack_w *s, const stack_in *in, int l, int x)
+{
+	x = gb_fwd_sublayer(f, s, in, l, GB_PART_ATTN, x);
+	if (gb_fwd_has_cross(in))
+		x = gb_fwd_sublayer(f, s, in, l, GB_PART_CROSS, x);
+	return gb_fwd_sublayer(f, s, in, l, GB_PART_FFN, x);
 }
 
 static int ends_with(const char *s, const char *suf)
@@ -354,13 +361,15 @@ static int stack(fctx *f, const gb_stack_w *s, const stack_in *in)
 			/* the layer runs in the arena; what is cheap is kept, the rest computed on demand */
 			int first = f->tr->n;
 			gb_trace_arena_begin(f->tr, f->tr->arena_size);
-			x = layer(f, s, in, l, x);
+			memset(f->part_floats, 0, sizeof f->part_floats);
+			x = gb_fwd_layer(f, s, in, l, x);
 			int g = gb_lazy_add_group(f->lazy, in->stack, l, f->tr->arena_used);
 			if (g < 0)
 				longjmp(f->oom, 1);
+			memcpy(f->lazy->g[g - 1].part_floats, f->part_floats, sizeof f->part_floats);
 			gb_trace_arena_end(f->tr, first, g, kept);
 		} else
-			x = layer(f, s, in, l, x);
+			x = gb_fwd_layer(f, s, in, l, x);
 		f->done++;
 		if (f->o && f->o->progress)
 			f->o->progress(f->o->progress_arg, f->done, f->total);
@@ -369,7 +378,7 @@ static int stack(fctx *f, const gb_stack_w *s, const stack_in *in)
 		char nn[48];
 		snprintf(nn, sizeof nn, "%slnf", p);
 		alias_idx(f, x, "%s.in", nn);
-		x = norm(f, &s->final, data(f, x), T, nn);
+		x = gb_fwd_norm(f, &s->final, data(f, x), T, nn);
 	}
 	return x;
 }
@@ -399,7 +408,7 @@ static int keep_ids(int **dst, int *n_dst, const int *src, int n)
 	return 0;
 }
 
-static void fctx_init(fctx *f, const gb_model *m, gb_trace *tr, const gb_fwd_opts *opts)
+void gb_fwd_init(fctx *f, const gb_model *m, gb_trace *tr, const gb_fwd_opts *opts)
 {
 	f->m = m;
 	f->c = &m->cfg;
@@ -473,51 +482,6 @@ static void lazy_output(fctx *f, int x, int T)
 		longjmp(f->oom, 1);
 }
 
-int gb_fwd_replay(const gb_lazy *z, const gb_trace *main, int g, gb_trace *sub)
-{
-	const gb_lazy_group *G = &z->g[g - 1];
-	const gb_model *m = z->m;
-	const gb_config *c = &m->cfg;
-	fctx f;
-	gb_trace_reset(sub);
-	fctx_init(&f, m, sub, &z->o);
-	if (setjmp(f.oom)) {
-		gb_trace_reset(sub);
-		return -1;
-	}
-	if (G->layer < 0) { /* logits or probs (probs: softmax of the logits, in place) */
-		const gb_ttensor *x = &main->t[z->x_out];
-		int T = x->shape[0];
-		float *p = tens(&f, 2, SHAPE(T, c->vocab), AXES(GB_AX_TOKEN, GB_AX_VOCAB), "%s",
-		                G->layer == -1 ? "logits" : "probs");
-		lin(&f, p, x->data, T, &m->lm_head);
-		if (G->layer == -2)
-			f.k->softmax(p, T, c->vocab);
-		return 0;
-	}
-	const gb_lazy_stack *st = &z->st[G->stack];
-	int dec_of_pair = c->encdec && G->stack == 1, T = st->T, D = c->d_model;
-	stack_in in = { st->pfx, dec_of_pair ? main->tgt : main->ids, T, st->causal,
-	                st->enc_out >= 0 ? main->t[st->enc_out].data : NULL, main->n_ids, main->ids, st->ablate, 0,
-	                NULL, G->stack };
-	/* the stream entering the layer, as recorded */
-	char xn[48];
-	if (G->layer)
-		snprintf(xn, sizeof xn, "%sL%d.resid.post", st->pfx, G->layer);
-	else
-		snprintf(xn, sizeof xn, "%sembed.sum", st->pfx);
-	const gb_ttensor *xt = NULL;
-	for (int i = 0; i < main->n && !xt; i++)
-		if (!strcmp(main->t[i].name, xn))
-			xt = &main->t[i];
-	if (!xt || !xt->data || (int)xt->n != T * D)
-		return -1;
-	float *x = tens(&f, TF(T, D), "%s", xn);
-	memcpy(x, xt->data, (size_t)T * D * sizeof(float));
-	layer(&f, G->stack ? &m->dec : &m->enc, &in, G->layer, last(&f));
-	return 0;
-}
-
 int gb_forward(const gb_model *m, const int *ids, int n, const int *tgt, int n_tgt, gb_trace *tr,
                const gb_fwd_opts *opts, gb_err *err)
 {
@@ -534,7 +498,7 @@ int gb_forward(const gb_model *m, const int *ids, int n, const int *tgt, int n_t
 	tr->encdec = c->encdec;
 	tr->pos0 = 0;
 	fctx f;
-	fctx_init(&f, m, tr, opts);
+	gb_fwd_init(&f, m, tr, opts);
 	if (eager_floats(c, n, c->encdec ? n_tgt : 0) * sizeof(float) > gb_trace_budget(tr) &&
 	    !(f.lazy = gb_lazy_install(tr, m, opts)))
 		return gb_fail(err, "out of memory");
@@ -587,7 +551,7 @@ static int run_source(gb_kvcache *kc, const gb_model *m, const int *src, int n_s
 	t->encdec = 1;
 	t->pos0 = 0;
 	fctx f;
-	fctx_init(&f, m, t, opts);
+	gb_fwd_init(&f, m, t, opts);
 	int why = setjmp(f.oom);
 	if (why)
 		return jump_fail(&f, why, err);
@@ -656,7 +620,7 @@ int gb_forward_cached(const gb_model *m, gb_kvcache *kc, const int *ids, int n, 
 	tr->encdec = c->encdec;
 	tr->pos0 = len;
 	fctx f;
-	fctx_init(&f, m, tr, opts);
+	gb_fwd_init(&f, m, tr, opts);
 	int why = setjmp(f.oom);
 	if (why)
 		return jump_fail(&f, why, err);

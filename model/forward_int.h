@@ -17,6 +17,7 @@ typedef struct fctx {
 	int textbook;
 	int done, total;      /* layers run and to run (progress) */
 	gb_lazy *lazy;        /* a lazy run (model/lazytrace.h), or NULL */
+	size_t part_floats[GB_PARTS]; /* the arena's floats each sub-layer of the last layer took */
 	jmp_buf oom;          /* taken when the trace cannot grow (1), or when stopped (2) */
 } fctx;
 
@@ -58,10 +59,50 @@ typedef struct attn_in {
 	const void *allow_arg;
 } attn_in;
 
+/* What one stack of a run is (the whole run's, or a lazy trace's replay of a layer of it). */
+typedef struct stack_in {
+	const char *pfx;      /* "", "enc." or "dec." */
+	const int *ids;
+	int T, causal;
+	const float *enc;     /* (Ts, D) encoder output, for cross-attention */
+	int Ts;
+	const int *src_ids;   /* (Ts), for cross-attention's padding mask */
+	int ablate;           /* apply opts->head_scale to this stack's self-attention */
+	int pos0;             /* position of ids[0] (0 without a cache) */
+	gb_kvcache *cache;    /* the decoder's cache (ids already appended at pos0), or NULL */
+	int stack;            /* 0: the encoder, 1: the decoder (or the only stack) */
+} stack_in;
+
+/* The context of a run of model m recording into tr (opts may be NULL). */
+void gb_fwd_init(fctx *f, const gb_model *m, gb_trace *tr, const gb_fwd_opts *opts);
+
+/* Layer l (0-based) of stack s on the residual stream x (an index); returns the new stream's. */
+int gb_fwd_layer(fctx *f, const gb_stack_w *s, const stack_in *in, int l, int x);
+
+/* One sub-layer of it (enum gb_part: self-attention, cross-attention, the FFN) around the
+ * stream x entering that sub-layer; returns the stream leaving it. */
+int gb_fwd_sublayer(fctx *f, const gb_stack_w *s, const stack_in *in, int l, int part, int x);
+
+/* The stack's layers have cross-attention (an encoder-decoder's decoder). */
+int gb_fwd_has_cross(const stack_in *in);
+
+/* Norm `name` of x (T, D): records name.mean/.var (or .rms) and name.out; returns out's index.
+ * The caller has already recorded name.in. */
+int gb_fwd_norm(fctx *f, const gb_normw *w, const float *x, int T, const char *name);
+
+/* Layer l's self-attention inputs but for xq and xkv (masks, positions, cache, head scales). */
+void gb_fwd_self_in(fctx *f, const stack_in *in, int l, attn_in *self);
+
 /* A mixture of experts in place of the FFN (moe.c); returns out's index. */
 int gb_fwd_moe(fctx *f, const gb_moe_w *w, const char *name, const float *x, int T);
 
 /* Multi-head attention (attention.c). */
 int gb_fwd_attention(fctx *f, const gb_attn_w *a, const char *name, const attn_in *in);
+
+/* Query head h (0-based) of the same attention, alone: records name.q, .scores, .masked,
+ * .weights, .head_out (and .rel_bias, .q_feat where the run has them) for head h, and .k, .v
+ * (.k_feat) for its key/value head, each with a first axis of 1; the numbers are the whole
+ * run's for that head. Nothing of the other heads, no merge, no output projection. */
+int gb_fwd_attention_head(fctx *f, const gb_attn_w *a, const char *name, const attn_in *in, int h);
 
 #endif

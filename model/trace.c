@@ -21,6 +21,7 @@ static void lazy_drop(gb_trace *tr)
 		tr->lazy_free(tr->lazy);
 	tr->lazy = NULL;
 	tr->lazy_fetch = NULL;
+	tr->lazy_slice = NULL;
 	tr->lazy_free = NULL;
 	tr->lazy_bytes = NULL;
 }
@@ -188,6 +189,43 @@ const gb_ttensor *gb_trace_get(const gb_trace *tr, const char *name)
 		if (!strcmp(tr->t[i].name, name))
 			return gb_trace_at(tr, i);
 	return NULL;
+}
+
+const gb_ttensor *gb_trace_find(const gb_trace *tr, const char *name)
+{
+	for (int i = 0; i < tr->n; i++)
+		if (!strcmp(tr->t[i].name, name))
+			return &tr->t[i];
+	return NULL;
+}
+
+int gb_trace_slice(const gb_trace *tr, const char *name, int j, gb_ttensor *out)
+{
+	int i = 0;
+	while (i < tr->n && strcmp(tr->t[i].name, name))
+		i++;
+	if (i == tr->n || tr->t[i].ndim != 3 || j < 0 || j >= tr->t[i].shape[0])
+		return -1;
+	const gb_ttensor *t = &tr->t[i];
+	size_t n = t->n / (size_t)t->shape[0];
+	const float *d = t->data ? t->data + (size_t)j * n : NULL;
+	if (!d && t->group && tr->lazy_slice)
+		d = tr->lazy_slice((gb_trace *)tr, i, j);
+	if (!d) {
+		if (!(t = gb_trace_at(tr, i)))
+			return -1;
+		d = t->data + (size_t)j * n;
+	}
+	*out = *t;
+	out->ndim = 2;
+	out->shape[0] = t->shape[1];
+	out->shape[1] = t->shape[2];
+	out->shape[2] = 0;
+	out->axes[0] = t->axes[1];
+	out->axes[1] = t->axes[2];
+	out->n = n;
+	out->data = (float *)d;
+	return 0;
 }
 
 const float *gb_trace_last_row(const gb_trace *tr, const char *name)

@@ -57,9 +57,10 @@
  * the norms' statistics, the final norm) and lists the rest (a layer's norm outputs, q/k/v,
  * attention tables, head outputs, feed-forward units; logits and probs) with its shape but no
  * data. gb_trace_get and gb_trace_at compute such a tensor on demand, with the rest of its
- * group (its layer, or logits, or probs), from the recorded residual entering the layer, and
- * keep the last groups asked for while they fit in the budget. Their data stays valid until
- * another group is computed; read tr->t[i].data only through gb_trace_at. */
+ * sub-layer (a layer's self-attention, cross-attention or FFN, from the recorded residual
+ * entering it) or of logits or probs, and keep the last ones asked for while they fit in the
+ * budget; gb_trace_slice computes one head of an attention tensor alone. Their data stays
+ * valid until something else is computed; read tr->t[i].data only through gb_trace_at. */
 #ifndef GLASSBOX_TRACE_H
 #define GLASSBOX_TRACE_H
 
@@ -110,6 +111,9 @@ typedef struct gb_trace {
 	const float *tail_logits;                  /* a lazy run: logits' last row (vocab) */
 	void *lazy;                                /* model/lazytrace.c's state, or NULL */
 	int (*lazy_fetch)(struct gb_trace *, int); /* computes entry i's group; 0 on success */
+	/* slice j of entry i's first axis, computed alone where the lazy trace can (one head of
+	 * an attention tensor); NULL: it cannot, or it failed */
+	const float *(*lazy_slice)(struct gb_trace *, int i, int j);
 	void (*lazy_free)(void *);
 	size_t (*lazy_bytes)(const void *);        /* the cache's bytes */
 } gb_trace;
@@ -132,6 +136,20 @@ int gb_trace_alias(gb_trace *tr, const gb_ttensor *src, const char *fmt, ...)
 /* Looks a tensor up by name, computing it first if the trace is lazy; NULL when absent (or
  * when memory runs out computing it). */
 const gb_ttensor *gb_trace_get(const gb_trace *tr, const char *name);
+
+/* The entry named name as listed, never computed (a lazy trace's may have no data yet): for
+ * its shape and axes. NULL when absent. */
+const gb_ttensor *gb_trace_find(const gb_trace *tr, const char *name);
+
+/* Slice j (0-based) of the first axis of a 3-D tensor: one head of a (head, ...) tensor, one
+ * key/value head of a (kv_head, ...) one. Fills *out with the slice as a 2-D tensor (the
+ * entry's name, its last two axes, data pointing at the slice's rows) and returns 0; -1 when
+ * the tensor is absent or not 3-D, j is out of range, or computing fails. A lazy trace whose
+ * layer is not computed computes only that head's share of its attention (q, k, v, scores,
+ * masked, weights, rel_bias, q_feat, k_feat, head_out), not the whole layer; other tensors
+ * are computed as gb_trace_get does. The data stays valid as gb_trace_get's: until another
+ * group or head is computed. */
+int gb_trace_slice(const gb_trace *tr, const char *name, int j, gb_ttensor *out);
 
 /* Entry i (0 <= i < tr->n), computed first if needed; NULL when that fails. */
 const gb_ttensor *gb_trace_at(const gb_trace *tr, int i);

@@ -8,7 +8,16 @@
  * the budget, the lazy trace holds less than the full one, the kept last row of logits is the
  * full one's, a cached run never goes lazy, the backward pass refuses a lazy trace (it needs every
  * activation at once), a lazy run stopped between layers leaves an empty trace, and the budget
- * can be set from the environment. */
+ * can be set from the environment.
+ *
+ * One head at a time (gb_trace_slice): on models with each mechanism that touches attention
+ * (learned positions, post-norm, ALiBi, T5's bias, a window, linear attention with and without
+ * padding, experts, ablated heads, a sparse pattern, bf16 weights in both layouts, RoPE with
+ * grouped and single key/value heads, an encoder-decoder's self- and cross-attention), a head
+ * of every attention tensor is computed alone (its layer not), and heads and whole tensors
+ * asked for in random order — a head then its whole table then every head, other layers, a
+ * cache that evicts at every request — equal the full trace's (same tolerances), the cache
+ * under its budget. */
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -227,6 +236,301 @@ out:
 	gb_model_free(&m);
 }
 
+/* ---- one head at a time (gb_trace_slice) ---- */
+
+typedef struct hvariant {
+	const char *what;
+	int family;
+	void (*tweak)(gb_config *c);
+	int ablate;               /* head_scale with zeros, and no causal mask */
+	int pattern;              /* a sparse pattern on the causal mask (gb_fwd_opts.allow) */
+	int w16;                  /* attention's weights kept as bf16 (read through matmul_w16) */
+} hvariant;
+
+static void h_alibi(gb_config *c) { c->pos = GB_POS_ALIBI; }
+static void h_t5(gb_config *c) { c->pos = GB_POS_T5; c->rel_buckets = 8; c->rel_max_dist = 12; }
+static void h_window(gb_config *c) { c->window = 3; }
+static void h_linear(gb_config *c) { c->attn_kind = GB_ATTN_LINEAR; }
+static void h_moe(gb_config *c) { c->n_experts = 4; c->top_k = 2; c->norm_topk = 1; c->d_ffn = 16; }
+static void h_rope_adj(gb_config *c) { c->n_kv_head = 1; c->rope_pairs = GB_ROPE_ADJACENT; c->window = 4; }
+static void h_encdec_t5(gb_config *c) { h_t5(c); c->pad_id = 2; c->n_kv_head = 2; }
+static void h_linear_pad(gb_config *c) { c->attn_kind = GB_ATTN_LINEAR; c->pad_id = 2; c->pos = GB_POS_NONE; }
+
+static const hvariant hvariants[] = {
+	{ "gpt2 learned positions", GB_FAM_GPT2, v_none, 0, 0, 0 },
+	{ "gpt2 post-norm", GB_FAM_GPT2, v_post, 0, 0, 0 },
+	{ "gpt2 ALiBi", GB_FAM_GPT2, h_alibi, 0, 0, 0 },
+	{ "gpt2 T5 relative bias", GB_FAM_GPT2, h_t5, 0, 0, 0 },
+	{ "gpt2 window 3", GB_FAM_GPT2, h_window, 0, 0, 0 },
+	{ "gpt2 linear attention", GB_FAM_GPT2, h_linear, 0, 0, 0 },
+	{ "gpt2 linear attention, padding, no positions", GB_FAM_GPT2, h_linear_pad, 0, 0, 0 },
+	{ "gpt2 4 experts top-2", GB_FAM_GPT2, h_moe, 0, 0, 0 },
+	{ "gpt2 ablated heads, no mask", GB_FAM_GPT2, v_none, 1, 0, 0 },
+	{ "gpt2 sparse pattern on the mask", GB_FAM_GPT2, v_none, 0, 1, 0 },
+	{ "gpt2 bf16 weights (fused q|k|v)", GB_FAM_GPT2, v_none, 0, 0, 1 },
+	{ "llama RoPE + GQA", GB_FAM_LLAMA, v_gqa, 0, 0, 0 },
+	{ "llama RoPE adjacent, one kv head, window 4", GB_FAM_LLAMA, h_rope_adj, 0, 0, 0 },
+	{ "llama bf16 weights, GQA", GB_FAM_LLAMA, v_gqa, 0, 0, 1 },
+	{ "encdec (post-LN, cross-attention)", GB_FAM_ENCDEC, v_none, 0, 0, 0 },
+	{ "encdec pre-norm", GB_FAM_ENCDEC, v_prenorm, 0, 0, 0 },
+	{ "encdec T5 bias, GQA, padding", GB_FAM_ENCDEC, h_encdec_t5, 0, 0, 0 },
+};
+
+static int pattern(const void *arg, int i, int j)
+{
+	(void)arg;
+	return j == 0 || (i - j) % 3 != 1;
+}
+
+/* Keeps every attention weight of the model as bf16 (the float's top half): the runs then
+ * read them through matmul_w16; bufs receives what to free. */
+static void to_bf16(gb_model *m, uint16_t **bufs, int *n)
+{
+	gb_stack_w *st[2] = { &m->dec, &m->enc };
+	for (int s = 0; s < 2; s++)
+		for (int l = 0; l < st[s]->n_layer; l++) {
+			gb_attn_w *a[2] = { &st[s]->layers[l].attn, &st[s]->layers[l].cross };
+			for (int b = 0; b < 2; b++) {
+				gb_linear *ls[5] = { &a[b]->qkv, &a[b]->q, &a[b]->k, &a[b]->v, &a[b]->o };
+				for (int k = 0; k < 5; k++) {
+					gb_linear *li = ls[k];
+					if (!li->w)
+						continue;
+					size_t cnt = (size_t)li->in * li->out;
+					uint16_t *h = malloc(cnt * sizeof *h);
+					if (!h)
+						continue;
+					for (size_t i = 0; i < cnt; i++) {
+						uint32_t u;
+						memcpy(&u, &li->w[i], 4);
+						h[i] = (uint16_t)(u >> 16);
+					}
+					li->w = NULL;
+					li->w16 = h;
+					li->wtype = GB_W_BF16;
+					bufs[(*n)++] = h;
+				}
+			}
+		}
+}
+
+/* max|a - b| / max|b| over n floats (-inf where both are); -1 when they differ in where they
+ * are infinite. */
+static double rel_diff_n(const float *a, const float *b, size_t n)
+{
+	double md = 0, mx = 0;
+	for (size_t j = 0; j < n; j++) {
+		if (isinf(a[j]) || isinf(b[j])) {
+			if (a[j] != b[j])
+				return -1;
+			continue;
+		}
+		md = fmax(md, fabs((double)a[j] - b[j]));
+		mx = fmax(mx, fabs((double)b[j]));
+	}
+	return mx > 0 ? md / mx : md;
+}
+
+/* One head's tensors an attention entry has (per query head or key/value head). */
+static int per_head(const gb_ttensor *t)
+{
+	static const char *const leaf[] = { "q", "k", "v", "scores", "masked", "weights", "head_out", "rel_bias",
+	                                    "q_feat", "k_feat" };
+	const char *p = strstr(t->name, ".attn.");
+	const char *q = p ? p + 6 : (p = strstr(t->name, ".cross.")) ? p + 7 : NULL;
+	for (size_t i = 0; q && t->ndim == 3 && i < sizeof leaf / sizeof *leaf; i++)
+		if (!strcmp(q, leaf[i]))
+			return 1;
+	return 0;
+}
+
+typedef struct tally {
+	double worst;
+	int unequal, failed, done;
+	char where[64];
+} tally;
+
+/* Request r: slice j of entry i (j < 0: the whole entry) from the lazy trace, against full. */
+static void check_one(const gb_trace *lazy, const gb_trace *full, int i, int j, tally *y)
+{
+	const gb_ttensor *b = &full->t[i];
+	const float *a = NULL, *want = b->data;
+	size_t n = b->n;
+	gb_ttensor one;
+	if (j >= 0) {
+		n /= (size_t)b->shape[0];
+		want += (size_t)j * n;
+		if (!gb_trace_slice(lazy, b->name, j, &one) && one.n == n && one.ndim == 2 && one.shape[0] == b->shape[1] &&
+		    one.shape[1] == b->shape[2] && one.axes[0] == b->axes[1] && one.axes[1] == b->axes[2])
+			a = one.data;
+	} else {
+		const gb_ttensor *t = gb_trace_at(lazy, i);
+		a = t ? t->data : NULL;
+	}
+	if (!a) {
+		y->failed++;
+		return;
+	}
+	y->done++;
+	double d = rel_diff_n(a, want, n);
+	y->unequal += memcmp(a, want, n * sizeof(float)) != 0;
+	if (d < 0 || d > y->worst) {
+		y->worst = d < 0 ? INFINITY : d;
+		snprintf(y->where, sizeof y->where, "%s [%d]", b->name, j + 1);
+	}
+}
+
+static void heads(const hvariant *v, int fast)
+{
+	const char *kn = fast ? "fast" : "ref";
+	gb_config c = deep(v->family);
+	v->tweak(&c);
+	gb_model m;
+	if (!tap_ok(!make(&m, &c, 4321 + (uint64_t)v->family), "heads, %s: model", v->what))
+		return;
+	uint16_t *bufs[64];
+	int nb = 0;
+	if (v->w16)
+		to_bf16(&m, bufs, &nb);
+	int ids[T], tgt[T];
+	for (int i = 0; i < T; i++) {
+		ids[i] = (3 + 5 * i + (i > 5 ? 1 : 0)) % c.vocab;
+		tgt[i] = (4 + 11 * i) % c.vocab;
+	}
+	ids[3] = tgt[5] = 2; /* the padding id where a variant pads */
+	float scale[LAYERS * 4];
+	gb_fwd_opts o = { 0 };
+	o.k = fast ? gb_kernels_fast() : gb_kernels_ref();
+	if (v->ablate) {
+		for (int i = 0; i < LAYERS * 4; i++)
+			scale[i] = i % 3 ? 1.0f - 0.05f * (float)i : 0.0f;
+		o.head_scale = scale;
+		o.no_mask = 1;
+	}
+	if (v->pattern)
+		o.allow = pattern;
+	gb_trace full = { 0 }, lazy = { 0 }, tight = { 0 };
+	full.budget = (size_t)1 << 40;
+	lazy.budget = 1;
+	tight.budget = 1; /* a cache of one group or one head: each request evicts the last */
+	if (run(&m, ids, tgt, &full, &o) || run(&m, ids, tgt, &lazy, &o) || run(&m, ids, tgt, &tight, &o) ||
+	    !lazy.lazy) {
+		tap_ok(0, "heads, %s (%s): runs, lazily", v->what, kn);
+		goto out;
+	}
+	/* the largest head's share, computed alone (no layer computed yet), and the largest group */
+	size_t group = 0, head = 0;
+	int alone = 1, some = 0;
+	for (int i = 0; i < lazy.n; i++) {
+		gb_ttensor one;
+		if (lazy.t[i].group && per_head(&lazy.t[i]) && !gb_trace_slice(&lazy, lazy.t[i].name, 0, &one)) {
+			some++;
+			head = gb_trace_cache_bytes(&lazy) > head ? gb_trace_cache_bytes(&lazy) : head;
+			alone &= lazy.t[i].data == NULL; /* its layer was not computed */
+		}
+	}
+	for (int i = 0; i < lazy.n; i++)
+		if (lazy.t[i].group && gb_trace_at(&lazy, i))
+			group = gb_trace_cache_bytes(&lazy) > group ? gb_trace_cache_bytes(&lazy) : group;
+	tap_ok(some && alone && head > 0 && head * 2 < group,
+	       "heads, %s (%s): a head of each of %d attention tensors computed alone, its layer not (a head's cache "
+	       "%zu bytes, a layer's %zu)", v->what, kn, some, head, group);
+	/* head first, then the whole tensor, the other heads, the same head again: a fresh trace,
+	 * its cache room for two layers and a half */
+	gb_trace_free(&lazy);
+	lazy.budget = group * 5 / 2;
+	int H = c.n_head, first = -1;
+	run(&m, ids, tgt, &lazy, &o);
+	for (int i = 0; i < full.n && first < 0; i++)
+		if (strstr(full.t[i].name, "L2.attn.weights"))
+			first = i;
+	tally y = { 0 };
+	if (first >= 0) {
+		check_one(&lazy, &full, first, H - 1, &y);
+		int was_alone = lazy.t[first].data == NULL;
+		check_one(&lazy, &full, first, -1, &y);
+		for (int h = 0; h < H; h++)
+			check_one(&lazy, &full, first, h, &y);
+		tap_ok(was_alone && !y.failed && y.done == H + 2 && (fast ? y.worst <= 1e-5 : !y.unequal),
+		       "heads, %s (%s): head %d of %s alone, then the whole table, then every head: %s the full trace's "
+		       "(%d of %d differ in bits, worst %.3g)", v->what, kn, H, full.t[first].name,
+		       fast ? "within 1e-5 of" : "bit for bit", y.unequal, y.done, y.worst);
+	} else
+		tap_ok(0, "heads, %s (%s): no L2.attn.weights", v->what, kn);
+	/* a tensor of the FFN computes the FFN's sub-layer alone, and one of attention the
+	 * attention's: layer 3 of a fresh trace */
+	gb_trace_free(&lazy);
+	lazy.budget = group * 5 / 2;
+	run(&m, ids, tgt, &lazy, &o);
+	const char *pf = c.encdec ? "dec." : "";
+	char fn[48], an[48], cn[48];
+	snprintf(fn, sizeof fn, "%sL3.ffn.hidden", pf);
+	snprintf(an, sizeof an, "%sL3.attn.weights", pf);
+	snprintf(cn, sizeof cn, "%sL3.cross.weights", pf);
+	const gb_ttensor *ft = gb_trace_find(&lazy, fn), *at = gb_trace_find(&lazy, an), *ct = gb_trace_find(&lazy, cn);
+	int ffn_alone = ft && at && gb_trace_get(&lazy, fn) && ft->data && !at->data && (!ct || !ct->data);
+	int attn_alone = ffn_alone && gb_trace_get(&lazy, an) && at->data && ft->data && (!ct || !ct->data);
+	tally z = { 0 };
+	for (int i = 0; attn_alone && i < full.n; i++)
+		if (!strcmp(full.t[i].name, fn) || !strcmp(full.t[i].name, an))
+			check_one(&lazy, &full, i, -1, &z);
+	tap_ok(ffn_alone && attn_alone && z.done == 2 && (fast ? z.worst <= 1e-5 : !z.unequal),
+	       "heads, %s (%s): %s computed the FFN alone (no attention table), then %s the attention alone%s, both "
+	       "the full trace's", v->what, kn, fn, an, ct ? " (no cross-attention)" : "");
+	/* every head of every attention tensor and every whole tensor, in random order, three
+	 * passes: on the roomy cache (bounded by two layers and a half) and on one that holds one
+	 * thing at a time */
+	gb_trace_free(&lazy);
+	lazy.budget = group * 5 / 2;
+	run(&m, ids, tgt, &lazy, &o);
+	int n_req = 0;
+	for (int i = 0; i < full.n; i++)
+		n_req += 1 + (per_head(&full.t[i]) ? full.t[i].shape[0] : 0);
+	int(*req)[2] = malloc(sizeof *req * (size_t)n_req);
+	n_req = 0;
+	for (int i = 0; req && i < full.n; i++) {
+		req[n_req][0] = i, req[n_req++][1] = -1;
+		for (int j = 0; per_head(&full.t[i]) && j < full.t[i].shape[0]; j++)
+			req[n_req][0] = i, req[n_req++][1] = j;
+	}
+	gb_rng r;
+	gb_rng_seed(&r, 99 + (uint64_t)fast);
+	tally roomy = { 0 }, one_at = { 0 };
+	int over = 0;
+	size_t most = 0;
+	for (int pass = 0; req && pass < 3; pass++) {
+		for (int k = n_req - 1; k > 0; k--) {
+			int q = (int)(gb_rng_u64(&r) % (uint64_t)(k + 1)), a0 = req[k][0], a1 = req[k][1];
+			req[k][0] = req[q][0], req[k][1] = req[q][1];
+			req[q][0] = a0, req[q][1] = a1;
+		}
+		for (int k = 0; k < n_req; k++) {
+			check_one(&lazy, &full, req[k][0], req[k][1], &roomy);
+			check_one(&tight, &full, req[k][0], req[k][1], &one_at);
+			size_t cb = gb_trace_cache_bytes(&lazy);
+			over += cb > lazy.budget;
+			most = cb > most ? cb : most;
+		}
+	}
+	free(req);
+	tally *ts[2] = { &roomy, &one_at };
+	const char *tn[2] = { "a cache of 2.5 layers", "a cache of one thing" };
+	for (int k = 0; k < 2; k++)
+		tap_ok(!ts[k]->failed && ts[k]->done == 3 * n_req && (fast ? ts[k]->worst <= 1e-5 : !ts[k]->unequal),
+		       "heads, %s (%s), %s: %d requests of heads and whole tensors in random order, %s the full trace's "
+		       "(%d differ in bits; worst %.3g at %s)", v->what, kn, tn[k], ts[k]->done, fast ? "within 1e-5 of" : "bit for bit",
+		       ts[k]->unequal, ts[k]->worst, ts[k]->where);
+	tap_ok(!over && most > head, "heads, %s (%s): the cache held at most %zu bytes (budget %zu)", v->what, kn, most,
+	       lazy.budget);
+out:
+	gb_trace_free(&full);
+	gb_trace_free(&lazy);
+	gb_trace_free(&tight);
+	for (int i = 0; i < nb; i++)
+		free(bufs[i]);
+	gb_model_free(&m);
+}
+
 /* A run through the cache stays whole whatever the budget, and matches gb_forward. */
 static void cached(void)
 {
@@ -355,6 +659,9 @@ int main(void)
 	for (size_t v = 0; v < sizeof variants / sizeof *variants; v++)
 		for (int fast = 0; fast < 2; fast++)
 			one(&variants[v], fast);
+	for (size_t v = 0; v < sizeof hvariants / sizeof *hvariants; v++)
+		for (int fast = 0; fast < 2; fast++)
+			heads(&hvariants[v], fast);
 	cached();
 	backward();
 	stopped();
