@@ -8,6 +8,7 @@
 
 #include <cairo-pdf.h>
 #include <cairo.h>
+#include <ctype.h>
 #include <pango/pangocairo.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -479,11 +480,25 @@ int gb_pdfbook_handout(gb_pdfbook *b, const char *md, const char *path, const ch
 
 /* ---- slides ------------------------------------------------------------------------------- */
 
+/* Whether the '.', '!' or '?' at p[n] ends a sentence: at the end, or after a word and before
+ * a space and a capital (or a quote): "q_i . k_j" and "e.g. a" go on. */
+static int sentence_end(const char *p, size_t n)
+{
+	if (!p[n + 1])
+		return 1;
+	if (p[n + 1] != ' ' || (n > 0 && p[n - 1] == ' '))
+		return 0;
+	const char *q = p + n + 1;
+	while (*q == ' ')
+		q++;
+	return !*q || isupper((unsigned char)*q) || *q == '`' || *q == '"' || (unsigned char)*q >= 0x80;
+}
+
 /* The first sentence of a paragraph (at most about 160 characters, cut at a word). */
 static void first_sentence(const char *p, char *out, size_t cap)
 {
 	size_t n = 0;
-	while (p[n] && !((p[n] == '.' || p[n] == '!' || p[n] == '?') && (p[n + 1] == ' ' || !p[n + 1])))
+	while (p[n] && !((p[n] == '.' || p[n] == '!' || p[n] == '?') && sentence_end(p, n)))
 		n++;
 	if (p[n])
 		n++;
