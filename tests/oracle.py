@@ -1050,6 +1050,15 @@ class Tap:
         return cond
 
 
+def finish(tap, tmp, keep):
+    """The end of an oracle script: its folder kept (--keep) or removed; the exit status."""
+    if keep:
+        print("# kept %s" % tmp)
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 1 if tap.failed else 0
+
+
 def close(x, y, tol=1e-12):
     return np.allclose(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64), rtol=0, atol=tol)
 

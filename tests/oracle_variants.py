@@ -28,7 +28,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from oracle import Tap, rel_err, run_glassbox, write_safetensors  # noqa: E402  (file I/O only)
+from oracle import Tap, finish, rel_err, run_glassbox, write_safetensors  # noqa: E402  (file I/O only)
 
 torch.set_default_dtype(torch.float64)
 THRESHOLD = 1e-4
@@ -304,7 +304,7 @@ def main(argv):
     if "--bin" in argv:
         binary = argv[argv.index("--bin") + 1]
     keep = "--keep" in argv
-    tap = Tap(5 + 4 * len(VARIANTS))
+    tap = Tap(4 + 4 * len(VARIANTS))
     # the bucketing, checked by hand (causal, 32 buckets, max distance 128, and bidirectional)
     got = t5_bucket(torch.tensor([0, -1, -15, -16, -20, -32, -64, -127, -1000, 3]), False, 32, 128).tolist()
     tap.ok(got == [0, 1, 15, 16, 17, 21, 26, 31, 31, 0], "oracle: T5's causal buckets by hand", got)
@@ -358,12 +358,7 @@ def main(argv):
         e = rel_err(got, want) if got is not None else 0
         tap.ok(got is not None and e > THRESHOLD,
                "%s: negative control: %s perturbed in the file, the comparison fails (%.2g)" % (name, key, e), err)
-    tap.ok(True, "done")
-    if keep:
-        print("# kept %s" % tmp)
-    else:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return 1 if tap.failed else 0
+    return finish(tap, tmp, keep)
 
 
 if __name__ == "__main__":
