@@ -122,15 +122,8 @@ int cmd_ablate(session *s, int argc, char **argv, const char *rest)
 	for (int a = 1; a + 1 < argc; a += 2) {
 		int l, h;
 		if (parse_int(argv[a], -1000000, 1000000, &l, "the layer") ||
-		    parse_int(argv[a + 1], -1000000, 1000000, &h, "the head")) {
-			free(scale);
-			return -1;
-		}
-		if (l < 1 || l > c->n_layer || h < 1 || h > c->n_head) {
-			if (l < 1 || l > c->n_layer)
-				errorf("layer %d does not exist: this model has layers 1 to %d", l, c->n_layer);
-			else
-				errorf("head %d does not exist: this model has heads 1 to %d", h, c->n_head);
+		    parse_int(argv[a + 1], -1000000, 1000000, &h, "the head") || check_layer(s, l, c->n_layer) ||
+		    check_head(s, h)) {
 			free(scale);
 			return -1;
 		}

@@ -442,3 +442,22 @@ const gb_ttensor *view_trace(session *s, const char *fmt, ...)
 		errorf("this model's trace has no %s ('trace' lists what it has)", name);
 	return t;
 }
+
+int check_layer(session *s, int layer, int n)
+{
+	if (layer < 1 || layer > n) {
+		errorf("layer %d does not exist: this model has layers 1 to %d", layer, n);
+		return -1;
+	}
+	return 0;
+}
+
+int check_head(session *s, int head)
+{
+	int n = s->model.cfg.n_head;
+	if (head < 1 || head > n) {
+		errorf("head %d does not exist: this model has heads 1 to %d", head, n);
+		return -1;
+	}
+	return 0;
+}

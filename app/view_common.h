@@ -89,4 +89,8 @@ const gb_ttensor *view_trace(session *s, const char *fmt, ...) __attribute__((fo
  * trace computes that head alone); 0, or -1 after an error line. */
 int view_trace_slice(session *s, int j, gb_ttensor *out, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/* A layer (1..n) or a head (1..n_head) named by the user: -1 with a one-line error otherwise. */
+int check_layer(session *s, int layer, int n);
+int check_head(session *s, int head);
+
 #endif

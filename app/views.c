@@ -53,25 +53,6 @@ void free_labels(char **labels, int n)
 }
 
 
-static int check_layer(session *s, int layer, int n)
-{
-	if (layer < 1 || layer > n) {
-		errorf("layer %d does not exist: this model has layers 1 to %d", layer, n);
-		return -1;
-	}
-	return 0;
-}
-
-static int check_head(session *s, int head)
-{
-	int n = s->model.cfg.n_head;
-	if (head < 1 || head > n) {
-		errorf("head %d does not exist: this model has heads 1 to %d", head, n);
-		return -1;
-	}
-	return 0;
-}
-
 static const char *attn_caption(const char *kind, const gb_config *c)
 {
 	if (c->attn_kind == GB_ATTN_LINEAR) {
