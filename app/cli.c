@@ -30,7 +30,7 @@ const cli_option cli_options[] = {
 	  "One line per check, each with its fix. Exit status 1 when something a lesson needs is missing." },
 	{ "bench", NULL, "[kernels|matvec|forward|decode ...]", "the benchmarks (the command bench below)", "" },
 	{ "train", NULL, "ARGS", "train a model (the command train below)", "" },
-	{ "eval", NULL, "DIR", "measure a trained model's probes (the command eval below)", "" },
+	{ "eval", NULL, "DIR [--preset NAME]", "measure a trained model's probes (the command eval below)", "" },
 	{ "export-model", NULL, "ARGS", "write a llama2.c checkpoint (the command export-model below)", "" },
 	{ "--help", "-h", "", "this list of options, then exit", "" },
 	{ "--version", NULL, "", "the version and what this build has (window, kernel tables), then exit", "" },

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "app/bench_forward.h"
 #include "app/view19.h"
@@ -120,6 +121,25 @@ int cmd_models(session *s, int argc, char **argv, const char *rest)
 			snprintf(p, sizeof p, "%s/%s/model.safetensors", dir, names[i]);
 			printf("  %-8s %s%s\n", names[i], what[i], stat(p, &st) ? "  (missing)" : "");
 		}
+		/* tiny-lm's trained variants, each tiny-lm with one choice changed (train --preset NAME
+		 * makes one); those not shipped are recipes only. */
+		int shipped = 0, recipes = 0;
+		const char *sets, *info;
+		for (int i = 0; gb_recipe_variant_info(i, &sets, &info); i++) {
+			const char *name = gb_recipe_variant_info(i, NULL, NULL);
+			char p[1200];
+			struct stat st;
+			snprintf(p, sizeof p, "%s/%s/model.safetensors", dir, name);
+			if (stat(p, &st)) {
+				recipes++;
+				continue;
+			}
+			if (!shipped++)
+				printf("tiny-lm's variants, each with one choice changed:\n");
+			printf("  %-18s %s\n", name, info);
+		}
+		if (recipes)
+			printf("  (%d more variant%s can be trained: help train lists them)\n", recipes, recipes == 1 ? "" : "s");
 	}
 	if (!user_models_dir(dir, sizeof dir))
 		gallery(dir);
@@ -183,27 +203,66 @@ int cmd_load(session *s, int argc, char **argv, const char *rest)
 	return 0;
 }
 
+/* export-model ... --safetensors OUTDIR: a model folder, F32 or with its matrices BF16. */
+static int export_folder(session *s, gb_model *m, const char *out, int bf16, int force)
+{
+	gb_err err;
+	static const char *const files[] = { "config.json", "model.safetensors", "tokenizer.json" };
+	for (int i = 0; i < 3 && !force; i++) {
+		char path[1200];
+		snprintf(path, sizeof path, "%s/%s", out, files[i]);
+		if (!access(path, F_OK)) {
+			errorf("%s exists (add --force to replace it)", path);
+			return -1;
+		}
+	}
+	if (gb_model_save_as(m, out, bf16, &err)) {
+		errorf("%s", err.msg);
+		return -1;
+	}
+	if (s->interactive)
+		printf("wrote %s: model.safetensors (%s), config.json%s, %zu parameters\n", out,
+		       bf16 ? "matrices bf16, vectors f32" : "f32", m->tok ? ", tokenizer.json" : "", m->n_weights);
+	return 0;
+}
+
 int cmd_export_model(session *s, int argc, char **argv, const char *rest)
 {
-	const char *what = NULL, *out = NULL;
-	int version = 0;
+	const char *what = NULL, *out = NULL, *folder = NULL, *dtype = NULL;
+	int version = 0, force = 0, have_version = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--llama2c") && i + 1 < argc)
 			out = argv[++i];
+		else if (!strcmp(argv[i], "--safetensors") && i + 1 < argc)
+			folder = argv[++i];
+		else if (!strcmp(argv[i], "--dtype") && i + 1 < argc)
+			dtype = argv[++i];
+		else if (!strcmp(argv[i], "--force"))
+			force = 1;
 		else if (!strcmp(argv[i], "--version") && i + 1 < argc) {
 			if (parse_int(argv[++i], 0, 2, &version, "the llama2.c version"))
 				return -1;
+			have_version = 1;
 		} else if (argv[i][0] != '-' && !what)
 			what = argv[i];
 		else
 			return usage(argv[0]);
 	}
-	if (!what || !out)
+	if (!what || !out == !folder || (out && (dtype || force)) || (folder && have_version))
 		return usage(argv[0]);
+	if (dtype && strcmp(dtype, "f32") && strcmp(dtype, "bf16")) {
+		errorf("export-model: --dtype is f32 or bf16, not '%s'", dtype);
+		return -1;
+	}
 	gb_model m;
 	gb_err err;
 	if (load_model(what, NULL, &m))
 		return -1;
+	if (folder) {
+		int rc = export_folder(s, &m, folder, dtype && !strcmp(dtype, "bf16"), force);
+		gb_model_free(&m);
+		return rc;
+	}
 	/* llama2.c files hold floats: 16-bit weights are widened first (exactly). Only then: a
 	 * copy would drop what a llama2.c file was loaded from (its Q8_0 values, its freq_cis),
 	 * which the writer gives back as they were. */

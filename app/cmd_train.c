@@ -703,10 +703,49 @@ out_data:
 	return rc;
 }
 
+/* eval DIR --preset NAME: the held-out loss of the model as stored (bf16 weights included,
+ * widened exactly) on the batches training measured it on: the preset's generated text and
+ * the same fixed generator as heldout_loss. */
+static int eval_loss(gb_model *m, const char *preset, gb_err *err)
+{
+	gb_recipe r;
+	if (gb_recipe_preset(&r, preset, err))
+		return -1;
+	gb_tokenizer *tok;
+	gb_dataset train, held;
+	if (gb_recipe_data(&r, NULL, 0, &tok, &train, &held, err))
+		return -1;
+	int rc = -1;
+	if (gb_tok_vocab_size(tok) != m->cfg.vocab)
+		gb_fail(err, "the preset %s has a vocabulary of %d tokens, the model %d: not the preset it was trained by",
+		        preset, gb_tok_vocab_size(tok), m->cfg.vocab);
+	else if (!gb_model_make_writable(m, err)) {
+		gb_trainer t;
+		gb_batch_buf buf = { 0 };
+		memset(&t, 0, sizeof t);
+		if (!gb_trainer_init(&t, m, &r.opts, err)) {
+			double l = heldout_loss(&t, &r, &held, &buf, err);
+			if (isfinite(l)) {
+				printf("  held-out loss on %s's held-out batches: %.4f\n", preset, l);
+				rc = 0;
+			}
+		}
+		gb_trainer_free(&t);
+		gb_batch_buf_free(&buf);
+	}
+	gb_tok_free(tok);
+	gb_dataset_free(&train);
+	gb_dataset_free(&held);
+	return rc;
+}
+
 int cmd_eval(session *s, int argc, char **argv, const char *rest)
 {
-	if (argc != 2) {
-		errorf("usage: eval DIR");
+	const char *preset = NULL;
+	if (argc == 4 && !strcmp(argv[2], "--preset"))
+		preset = argv[3];
+	else if (argc != 2) {
+		errorf("usage: eval DIR [--preset NAME]");
 		return -1;
 	}
 	gb_model m;
@@ -722,6 +761,15 @@ int cmd_eval(session *s, int argc, char **argv, const char *rest)
 		gb_model_free(&m);
 		return -1;
 	}
+	gb_recipe r;
+	if (preset && (gb_recipe_preset(&r, preset, &err) ||
+	               (r.cfg.vocab != m.cfg.vocab &&
+	                gb_fail(&err, "the preset %s has a vocabulary of %d tokens, the model %d: not the preset it was "
+	                        "trained by", preset, r.cfg.vocab, m.cfg.vocab)))) {
+		errorf("%s", err.msg);
+		gb_model_free(&m);
+		return -1;
+	}
 	gb_probe_score rows[8];
 	int n;
 	int rc = gb_eval_model(&m, gb_kernels_fast(), m.cfg.encdec ? 500 : 300, rows, &n, &err);
@@ -734,6 +782,8 @@ int cmd_eval(session *s, int argc, char **argv, const char *rest)
 		if ((rc = head_table(&m, stdout, 0, &err)))
 			errorf("%s", err.msg);
 	}
+	if (!rc && preset && (rc = eval_loss(&m, preset, &err)))
+		errorf("%s", err.msg);
 	gb_model_free(&m);
 	return rc;
 }

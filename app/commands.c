@@ -291,8 +291,14 @@ const command commands[] = {
 	  "a broken file is named with what is wrong, and the model loaded before stays loaded.", cmd_load, NO_REPLAY },
 	{ "models", "", "the shipped models", "", cmd_models, NO_REPLAY },
 	{ "info", "", "the loaded model's architecture and sizes", "", cmd_info, REPLAY },
-	{ "export-model", "DIR|FILE.bin --llama2c OUT.bin [--version 0|1|2]", "write a model as a llama2.c checkpoint",
-	  "Version 0 is the legacy layout run.c reads (the default), 1 the versioned float32 one, 2\n"
+	{ "export-model", "DIR|FILE.bin --llama2c OUT.bin [--version 0|1|2] | --safetensors OUTDIR [--dtype f32|bf16] [--force]",
+	  "write a model as a llama2.c checkpoint, or as a model folder",
+	  "--safetensors writes a model folder (config.json, model.safetensors, tokenizer.json) as\n"
+	  "glassbox's own models are stored; --dtype bf16 stores the weight matrices as bfloat16 (half\n"
+	  "the bytes, each weight rounded to nearest even with 8 significant bits; vectors stay\n"
+	  "float32), which is how the shipped variants are kept small. An existing folder's files are\n"
+	  "replaced only with --force.\n"
+	  "llama2.c: version 0 is the legacy layout run.c reads (the default), 1 the versioned float32 one, 2\n"
 	  "the int8 one runq.c reads (Q8_0 as export.py writes it: groups of 64 values, halved until\n"
 	  "they divide dim, each an int8 per value and a float32 scale, max |w| / 127; the norms stay\n"
 	  "float32). The model must be one llama2.c can run: a Llama with RMSNorm (eps 1e-5), SwiGLU,\n"
@@ -483,7 +489,9 @@ const command commands[] = {
 	  "num_experts_per_tok, norm_topk_prob, router_aux_loss_coef; and the training's vocab,\n"
 	  "steps, batch, seq, lr, warmup, lr_min, weight_decay, clip, label_smoothing, seed,\n"
 	  "eval_every, save_every, induction_frac. E.g. train --preset tiny-lm --set position=alibi.", cmd_train, NO_REPLAY },
-	{ "eval", "DIR", "measure a trained model's probes on held-out data", "", cmd_eval, NO_REPLAY },
+	{ "eval", "DIR [--preset NAME]", "measure a trained model's probes on held-out data",
+	  "With --preset NAME, also the held-out loss on the batches training NAME measured it on (the\n"
+	  "preset's generated text): the loss of the weights as stored, bf16 ones included.", cmd_eval, NO_REPLAY },
 	{ "curves", "DIR", "a trained model's loss curves (its loss.csv) as a figure", "", cmd_curves, NO_REPLAY },
 	{ "calc", "softmax|layernorm ROW, ROW, ... [--causal] [--eps E] [--textbook|--compare]",
 	  "compute a softmax or a layer norm of numbers you give, exactly (the textbook's examples)",

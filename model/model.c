@@ -593,7 +593,7 @@ int gb_model_make_writable(gb_model *m, gb_err *err)
 	return 0;
 }
 
-static int save_safetensors(const gb_model *m, const char *path, gb_err *err)
+static int save_safetensors(const gb_model *m, const char *path, int bf16, gb_err *err)
 {
 	const float **data = malloc(sizeof *data * (size_t)(m->n_params ? m->n_params : 1));
 	if (!data)
@@ -615,7 +615,7 @@ static int save_safetensors(const gb_model *m, const char *path, gb_err *err)
 	}
 	const char *prefix = "";
 	if (!rc)
-		rc = gb_safetensors_write(m, path, &prefix, data, 1, NULL, 0, err);
+		rc = gb_safetensors_write(m, path, &prefix, data, 1, NULL, 0, bf16, err);
 	for (int i = 0; wide && i < m->n_params; i++)
 		free(wide[i]);
 	free(wide);
@@ -623,7 +623,7 @@ static int save_safetensors(const gb_model *m, const char *path, gb_err *err)
 	return rc;
 }
 
-int gb_model_save(const gb_model *m, const char *dir, gb_err *err)
+int gb_model_save_as(const gb_model *m, const char *dir, int bf16, gb_err *err)
 {
 	char path[1200];
 	if (!is_dir(dir) && mkdir(dir, 0777))
@@ -639,7 +639,7 @@ int gb_model_save(const gb_model *m, const char *dir, gb_err *err)
 	if (rc)
 		return -1;
 	snprintf(path, sizeof path, "%s/model.safetensors", dir);
-	if (save_safetensors(m, path, err))
+	if (save_safetensors(m, path, bf16, err))
 		return -1;
 	if (m->tok) {
 		snprintf(path, sizeof path, "%s/tokenizer.json", dir);
@@ -647,4 +647,9 @@ int gb_model_save(const gb_model *m, const char *dir, gb_err *err)
 			return -1;
 	}
 	return 0;
+}
+
+int gb_model_save(const gb_model *m, const char *dir, gb_err *err)
+{
+	return gb_model_save_as(m, dir, 0, err);
 }

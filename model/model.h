@@ -153,6 +153,9 @@ int gb_model_make_writable(gb_model *m, gb_err *err);
 /* Writes config.json, model.safetensors (F32) and, when the model has one, tokenizer.json into
  * dir (created if missing). Each file is written to a temporary name and renamed. */
 int gb_model_save(const gb_model *m, const char *dir, gb_err *err);
+/* The same with bf16 set: the weight matrices stored as BF16 (half the bytes; each weight
+ * rounded to 8 significant bits), vectors F32 (safetensors.h). */
+int gb_model_save_as(const gb_model *m, const char *dir, int bf16, gb_err *err);
 
 void gb_model_free(gb_model *m);
 

@@ -3,7 +3,8 @@
 # widened inside the kernels (issue 12): the logits equal those of the same file widened at load
 # (GLASSBOX_WEIGHTS=f32) bit for bit, on a short text (the few-row decode kernels), a long one
 # (the widened copy of many rows) and cached generation; info says what was kept; a NaN in a
-# 16-bit weight is refused in one line; exporting to llama2.c widens first. The 16-bit folders
+# 16-bit weight is refused in one line; exporting to llama2.c widens first; export-model
+# --safetensors --dtype bf16 writes the same tensors as to_16bit.py, refuses to overwrite. The 16-bit folders
 # are written by tests/to_16bit.py (numpy), from random models made by init.
 cd "$(dirname "$0")/.." || exit 1
 . tests/tap.sh
@@ -14,7 +15,7 @@ fi
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 G=./glassbox
-echo "1..14"
+echo "1..18"
 SHORT="the cat sat"
 LONG="the cat sat on the mat and the dog ran to the park"
 for fam in gpt2 llama; do
@@ -34,7 +35,30 @@ for fam in gpt2 llama; do
 			sh -c "cmp -s $T/s-keep.npy $T/s-f32.npy && cmp -s $T/l-keep.npy $T/l-f32.npy && test -s $T/l-keep.npy"
 		check "$fam $kind: cached generation gives the same tokens and probabilities" cmp -s "$T/gen-keep" "$T/gen-f32"
 	done
+	# glassbox's own bf16 writer against numpy's rounding (to_16bit.py): every tensor's dtype and bytes
+	$G -c "export-model $T/$fam --safetensors $T/$fam-gb16 --dtype bf16" >/dev/null 2>"$T/err"
+	check "$fam: export-model --dtype bf16 = to_16bit.py, tensor by tensor ($(head -c 200 "$T/err"))" \
+		/usr/bin/python3 - "$T/$fam-gb16/model.safetensors" "$T/$fam-bf16/model.safetensors" <<'PY'
+import json, struct, sys
+def tensors(p):
+    raw = open(p, "rb").read(); n = struct.unpack("<Q", raw[:8])[0]; h = json.loads(raw[8:8 + n])
+    return {k: (v["dtype"], v["shape"], raw[8 + n + v["data_offsets"][0]:8 + n + v["data_offsets"][1]])
+            for k, v in h.items() if k != "__metadata__"}
+a, b = tensors(sys.argv[1]), tensors(sys.argv[2])
+sys.exit(0 if a == b and any(v[0] == "BF16" for v in a.values()) else 1)
+PY
+	check "$fam: the bf16 folder loads and runs, its logits within 5% of the f32 folder's" \
+		sh -c "$G -c 'load $T/$fam-gb16; run $SHORT; dump logits $T/$fam-g16.npy' >/dev/null && $G -c 'load $T/$fam; run $SHORT; dump logits $T/$fam-g32.npy' >/dev/null && /usr/bin/python3 -c '
+import numpy as np, sys
+a, b = np.load(\"$T/$fam-g16.npy\"), np.load(\"$T/$fam-g32.npy\")
+sys.exit(0 if a.shape == b.shape and np.abs(a - b).max() <= 0.05 * np.abs(b).max() and np.abs(a - b).max() > 0 else 1)'"
 done
+$G -c "export-model $T/gpt2 --safetensors $T/gpt2-gb16 --dtype bf16" >/dev/null 2>"$T/err"
+check "export-model --safetensors over an existing folder is refused without --force ($(cat "$T/err"))" \
+	grep -q "config.json exists (add --force to replace it)" "$T/err"
+$G -c "export-model $T/gpt2 --safetensors $T/x --dtype f16" >/dev/null 2>"$T/err"
+check "export-model --dtype f16 is refused in one line, naming what it takes ($(cat "$T/err"))" \
+	sh -c "test \$(wc -l <$T/err) -eq 1 && grep -q 'f32 or bf16' $T/err && test ! -e $T/x"
 # a NaN among 16-bit weights: one line naming the tensor
 /usr/bin/python3 - "$T/llama-bf16/model.safetensors" <<'PY'
 import json, struct, sys

@@ -389,12 +389,111 @@ static void config_json(void)
 	free(text);
 }
 
+/* Reads a whole file (tests' small files). */
+static unsigned char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	*len = (size_t)ftell(f);
+	rewind(f);
+	unsigned char *b = malloc(*len ? *len : 1);
+	if (b && fread(b, 1, *len, f) != *len) {
+		free(b);
+		b = NULL;
+	}
+	fclose(f);
+	return b;
+}
+
+/* gb_model_save_as with bf16: matrices BF16 rounded to nearest even, vectors F32 exactly. */
+static void bf16_writer(void)
+{
+	gb_err err;
+	gb_config c = small(GB_FAM_GPT2);
+	gb_model m, back;
+	gb_model_init(&m, &c, 21, 0.3f, &err);
+	gb_model_make_writable(&m, &err);
+	gb_param *w = NULL, *v = NULL; /* the first matrix and the first vector */
+	for (int i = 0; i < m.n_params; i++) {
+		if (!w && m.params[i].ndim >= 2)
+			w = &m.params[i];
+		if (!v && m.params[i].ndim == 1)
+			v = &m.params[i];
+	}
+	/* Hand cases: a tie rounds to the even neighbour (1 + 2^-8 -> 1, 1 + 3 * 2^-8 -> 1 + 2^-6),
+	 * just past a tie rounds away (-(1 + 2^-8 + 2^-20) -> -(1 + 2^-7)), an exact value stays. */
+	const float in[] = { 1.0f + 0x1p-8f, 1.0f + 3 * 0x1p-8f, -(1.0f + 0x1p-8f + 0x1p-20f), 0.75f };
+	const float want[] = { 1.0f, 1.0f + 0x1p-6f, -(1.0f + 0x1p-7f), 0.75f };
+	for (int k = 0; k < 4; k++)
+		w->data[k] = in[k];
+	v->data[0] = 1.0f + 0x1p-20f; /* kept exactly: vectors stay F32 */
+	int rc = gb_model_save_as(&m, DIR, 1, &err);
+	if (!tap_ok(rc == 0, "bf16: save_as writes the folder"))
+		tap_diag("%s", err.msg);
+	size_t len = 0, mat = 0, vec = 0;
+	for (int i = 0; i < m.n_params; i++)
+		*(m.params[i].ndim >= 2 ? &mat : &vec) += m.params[i].n;
+	unsigned char *file = slurp(DIR "/model.safetensors", &len);
+	size_t hlen = 0;
+	for (int i = 0; file && len >= 8 && i < 8; i++)
+		hlen |= (size_t)file[i] << (8 * i);
+	json_t *h = file && hlen < len ? json_loadb((const char *)file + 8, hlen, 0, NULL) : NULL;
+	int dtypes = h != NULL;
+	for (int i = 0; dtypes && i < m.n_params; i++) {
+		const char *dt = json_string_value(json_object_get(json_object_get(h, m.params[i].name), "dtype"));
+		dtypes = dt && !strcmp(dt, m.params[i].ndim >= 2 ? "BF16" : "F32");
+	}
+	tap_ok(dtypes, "bf16: every matrix is BF16 in the header, every vector F32 (%d tensors)", m.n_params);
+	tap_ok(len == 8 + hlen + 2 * mat + 4 * vec, "bf16: the file is the header + 2 bytes a matrix weight + 4 a vector's "
+	       "(%zu = 8 + %zu + 2 x %zu + 4 x %zu)", len, hlen, mat, vec);
+	json_decref(h);
+	if (!tap_ok(gb_model_load(&back, DIR, &err) == 0, "bf16: the folder loads")) {
+		tap_diag("%s", err.msg);
+		free(file);
+		gb_model_free(&m);
+		return;
+	}
+	const gb_param *bw = NULL, *bv = NULL;
+	for (int i = 0; i < back.n_params; i++) {
+		if (!strcmp(back.params[i].name, w->name))
+			bw = &back.params[i];
+		if (!strcmp(back.params[i].name, v->name))
+			bv = &back.params[i];
+	}
+#define VAL(q, k) ((q)->data ? (q)->data[k] : gb_w16_to_float((q)->data16[k], (q)->wtype))
+	int hand = bw && bv;
+	for (int k = 0; hand && k < 4; k++)
+		hand = VAL(bw, k) == want[k];
+	tap_ok(hand, "bf16: ties round to even, past a tie away, exact values stay (%s)", w->name);
+	tap_ok(bv && bv->data && bv->data[0] == v->data[0], "bf16: a vector keeps every bit (%s)", v->name);
+	double worst = 0;
+	for (int p = 0; p < m.n_params; p++)
+		for (size_t k = 0; k < m.params[p].n; k++)
+			if (m.params[p].data[k] != 0)
+				worst = fmax(worst, fabs(VAL(&back.params[p], k) - m.params[p].data[k]) / fabs(m.params[p].data[k]));
+#undef VAL
+	tap_ok(worst <= 1.0 / 256, "bf16: every weight within half a bf16 step (worst relative %.3g <= 2^-8)", worst);
+	/* Writing the loaded bf16 model as bf16 again gives the same file. */
+	rc = gb_model_save_as(&back, DIR "/again", 1, &err);
+	size_t len2 = 0;
+	unsigned char *file2 = rc ? NULL : slurp(DIR "/again/model.safetensors", &len2);
+	tap_ok(file && file2 && len2 == len && !memcmp(file, file2, len), "bf16: a bf16 model written as bf16 is the same "
+	       "file, byte for byte");
+	free(file);
+	free(file2);
+	gb_model_free(&back);
+	gb_model_free(&m);
+}
+
 int main(void)
 {
 	mkdir("tests/tmp", 0777);
 	mkdir(DIR, 0777);
 	config_json();
 	round_trips();
+	bf16_writer();
 	broken();
 	return tap_done();
 }

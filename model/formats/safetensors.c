@@ -625,8 +625,23 @@ out:
 	return rc;
 }
 
+/* Round to the nearest bf16, ties to even (the values are finite: loading and training check). */
+static uint16_t float_to_bf16(float x)
+{
+	uint32_t u;
+	memcpy(&u, &x, 4);
+	u += 0x7fff + ((u >> 16) & 1);
+	return (uint16_t)(u >> 16);
+}
+
+/* Whether tensor p is written as BF16: with bf16 set, a matrix (2 or more dimensions). */
+static int as_bf16(const gb_param *p, int bf16)
+{
+	return bf16 && p->ndim >= 2;
+}
+
 int gb_safetensors_write(const gb_model *m, const char *path, const char *const *prefixes, const float *const *data,
-                         int n_blocks, const char *const *meta, int n_meta, gb_err *err)
+                         int n_blocks, const char *const *meta, int n_meta, int bf16, gb_err *err)
 {
 	json_t *h = json_object();
 	size_t off = 0;
@@ -638,9 +653,9 @@ int gb_safetensors_write(const gb_model *m, const char *path, const char *const 
 			for (int d = 0; d < p->ndim; d++)
 				json_array_append_new(shape, json_integer(p->shape[d]));
 			json_array_append_new(offs, json_integer((json_int_t)off));
-			off += p->n * 4;
+			off += p->n * (as_bf16(p, bf16) ? 2 : 4);
 			json_array_append_new(offs, json_integer((json_int_t)off));
-			json_object_set_new(e, "dtype", json_string("F32"));
+			json_object_set_new(e, "dtype", json_string(as_bf16(p, bf16) ? "BF16" : "F32"));
 			json_object_set_new(e, "shape", shape);
 			json_object_set_new(e, "data_offsets", offs);
 			snprintf(name, sizeof name, "%s%s", prefixes[b], p->name);
@@ -670,8 +685,21 @@ int gb_safetensors_write(const gb_model *m, const char *path, const char *const 
 	for (size_t i = hlen; i < padded; i++)
 		fputc(' ', w.f);
 	free(text);
+	uint16_t buf[4096];
 	for (int b = 0; b < n_blocks; b++)
-		for (int i = 0; i < m->n_params; i++) /* the host is little-endian, as the format */
-			fwrite(data[(size_t)b * m->n_params + i], sizeof(float), m->params[i].n, w.f);
+		for (int i = 0; i < m->n_params; i++) { /* the host is little-endian, as the format */
+			const gb_param *p = &m->params[i];
+			const float *x = data[(size_t)b * m->n_params + i];
+			if (!as_bf16(p, bf16)) {
+				fwrite(x, sizeof(float), p->n, w.f);
+				continue;
+			}
+			for (size_t k = 0; k < p->n; k += 4096) {
+				size_t c = p->n - k < 4096 ? p->n - k : 4096;
+				for (size_t j = 0; j < c; j++)
+					buf[j] = float_to_bf16(x[k + j]);
+				fwrite(buf, sizeof *buf, c, w.f);
+			}
+		}
 	return gb_file_commit(&w, err);
 }

@@ -31,11 +31,13 @@ int gb_safetensors_load(gb_model *m, const char *path, gb_err *err);
  * or named by the index but absent are errors. */
 int gb_safetensors_load_index(gb_model *m, const char *dir, const char *index_path, gb_err *err);
 
-/* Writes a safetensors file (F32) of n_blocks copies of the parameter list: block b's tensors
+/* Writes a safetensors file of n_blocks copies of the parameter list: block b's tensors
  * are named prefixes[b] + the parameter's name, with data data[b * n_params + i]; metadata
- * as n_meta (key, value) pairs in meta (2 * n_meta strings). Temporary name, then rename.
+ * as n_meta (key, value) pairs in meta (2 * n_meta strings). Tensors are F32; with bf16 set,
+ * matrices (2 or more dimensions) are BF16, rounded to nearest even, while vectors (norm
+ * gains, biases: a fraction of a percent of the bytes) stay F32. Temporary name, then rename.
  * gb_model_save and the trainer's optimizer state both write through it. */
 int gb_safetensors_write(const gb_model *m, const char *path, const char *const *prefixes, const float *const *data,
-                         int n_blocks, const char *const *meta, int n_meta, gb_err *err);
+                         int n_blocks, const char *const *meta, int n_meta, int bf16, gb_err *err);
 
 #endif

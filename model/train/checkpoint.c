@@ -74,7 +74,7 @@ int gb_train_save(const gb_trainer *t, const char *dir, gb_err *err)
 		off += m->params[i].n;
 	}
 	const char *prefixes[2] = { "exp_avg.", "exp_avg_sq." };
-	int rc = gb_safetensors_write(m, path, prefixes, data, 2, meta, 6, err);
+	int rc = gb_safetensors_write(m, path, prefixes, data, 2, meta, 6, 0, err);
 	free(data);
 	return rc;
 }
