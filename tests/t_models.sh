@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.." || exit 1
 G=$PWD/glassbox
 T=$(mktemp -d) || exit 1
 trap 'rm -rf "$T"' EXIT
-echo "1..17"
+echo "1..18"
 
 export XDG_DATA_HOME="$T/data"
 M=$XDG_DATA_HOME/glassbox/models
@@ -54,6 +54,10 @@ check "a broken folder: why it does not load" have "$T/list" "  broken          
 check "a folder with nothing in it: does not load" have "$T/list" "  empty-folder         does not load:"
 check "a plain file that is not a checkpoint is not listed" sh -c "! grep -q notes.txt '$T/list'"
 check "the shipped models are still listed" have "$T/list" "  tiny-lm  decoder-only"
+# tiny-lm's variants: those shipped by name and what they change, the others counted as recipes
+shipped=$(ls -d assets/models/tiny-lm-*/ 2>/dev/null | wc -l)
+check "the $shipped shipped variants are listed, the other $((14 - shipped)) counted as recipes" sh -c \
+	"test \$(grep -c '^  tiny-lm-[a-z0-9]* ' '$T/list') -eq $shipped && { test $shipped -eq 14 || grep -qF '($((14 - shipped)) more variant' '$T/list'; }"
 if [ $l2c = 1 ]; then
 	check "a llama2.c folder: family, format, tokenizer.bin beside it" sh -c \
 		"grep -qF '  stories              llama, 2 layers, d_model 16, ' '$T/list' && grep -qF '(llama2.c legacy, ' '$T/list' && grep -qF 'tokenizer: tokenizer.bin, 262 pieces; ok' '$T/list'"
