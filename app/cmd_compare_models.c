@@ -262,7 +262,8 @@ static gb_figure *combine(gb_figure *a, gb_figure *b, const char *na, const char
 			for (int i = 0; i < src[k]->n_series; i++) {
 				char lab[160];
 				snprintf(lab, sizeof lab, "%s: %s", nm[k], src[k]->series[i].label);
-				gb_fig_add_series(g, lab, src[k]->series[i].y, src[k]->series[i].n);
+				if (!gb_fig_add_series(g, lab, src[k]->series[i].y, src[k]->series[i].n))
+					g->series[g->n_series - 1].gaps = src[k]->series[i].gaps;
 			}
 		gb_fig_set_title(g, a->title);
 		both_captions(g, a, b, na, nb);

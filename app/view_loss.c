@@ -127,11 +127,13 @@ gb_figure *view_loss(session *s, int curve)
 				past[i] = !in || i + 2 == trained ? (float)l[i] : NAN;
 		}
 		gb_fig_set_xs(f, xs, n);
-		gb_fig_add_series(f, split ? "loss within the trained context" : "loss of the token", v, n);
+		if (!gb_fig_add_series(f, split ? "within the trained context" : "loss of the token", v, n))
+			f->series[f->n_series - 1].gaps = split; /* it stops at the trained context */
 		if (split && past) {
 			char nm[64];
-			snprintf(nm, sizeof nm, "loss past position %d (the trained context)", trained);
-			gb_fig_add_series(f, nm, past, n);
+			snprintf(nm, sizeof nm, "past position %d (untrained)", trained);
+			if (!gb_fig_add_series(f, nm, past, n))
+				f->series[f->n_series - 1].gaps = 1; /* it starts there */
 		}
 		gb_fig_add_series(f, "running mean", mean, n);
 		free(past);

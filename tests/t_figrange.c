@@ -257,5 +257,21 @@ int main(void)
 	int word = strcmp(lb, "3 \xC2\xB7the") == 0;
 	gb_label_indexed(5, "M", lb, sizeof lb);
 	tap_ok(word && strcmp(lb, "5 M") == 0, "a word is not quoted ('3 \xC2\xB7the', '%s')", lb);
+	/* A line that stops or starts part way marks its missing points NaN as a gap: not bad
+	 * values; the same NaN in an ordinary series is counted. */
+	gb_figure *gl = gb_fig_new(GB_FIG_LINES);
+	const float ya[] = { 1, 2, NAN, NAN }, yb[] = { NAN, NAN, 3, 4 }, yc[] = { 5, NAN, 6, 7 };
+	gb_fig_add_series(gl, "within", ya, 4);
+	gb_fig_add_series(gl, "past", yb, 4);
+	gl->series[0].gaps = gl->series[1].gaps = 1;
+	float glo, ghi;
+	int gbad = -1;
+	gb_fig_range(gl, &glo, &ghi, &gbad);
+	tap_ok(gbad == 0 && glo == 1 && ghi == 4, "gap series: 4 NaN gaps not counted, range 1..4 (bad %d, %g..%g)", gbad,
+	       glo, ghi);
+	gb_fig_add_series(gl, "broken", yc, 4);
+	gb_fig_range(gl, &glo, &ghi, &gbad);
+	tap_ok(gbad == 1 && ghi == 7, "an ordinary series' NaN is still counted (bad %d)", gbad);
+	gb_fig_free(gl);
 	return tap_done();
 }

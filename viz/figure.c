@@ -349,6 +349,7 @@ int gb_fig_add_series(gb_figure *f, const char *label, const float *y, int n)
 	if (n)
 		memcpy(e->y, y, (size_t)n * sizeof *e->y);
 	e->n = n;
+	e->gaps = 0;
 	f->n_series++;
 	return 0;
 }
@@ -441,6 +442,8 @@ static void scan(const gb_figure *f, int masked, double *mn, double *mx, double 
 	for (int s = 0; s < f->n_series; s++)
 		for (int i = 0; i < f->series[s].n; i++) {
 			double v = f->series[s].y[i];
+			if (isnan(v) && f->series[s].gaps)
+				continue;
 			if (!isfinite(v)) {
 				count_one(v, masked, c);
 				continue;

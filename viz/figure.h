@@ -76,6 +76,8 @@ typedef struct gb_series {
 	char *label;
 	float *y;                 /* (n) */
 	int n;
+	int gaps;                 /* its NaN points are gaps the view put there (a line that starts
+	                           * or stops part way), drawn as nothing and not counted as bad */
 } gb_series;
 
 /* One box of a DIAGRAM. */
