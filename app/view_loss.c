@@ -131,7 +131,7 @@ gb_figure *view_loss(session *s, int curve)
 			f->series[f->n_series - 1].gaps = split; /* it stops at the trained context */
 		if (split && past) {
 			char nm[64];
-			snprintf(nm, sizeof nm, "past position %d (untrained)", trained);
+			snprintf(nm, sizeof nm, "past position %d", trained);
 			if (!gb_fig_add_series(f, nm, past, n))
 				f->series[f->n_series - 1].gaps = 1; /* it starts there */
 		}

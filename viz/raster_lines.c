@@ -114,7 +114,9 @@ int gb_lay_draw_lines(lay *L, gb_verr *err)
 			legend_text(f, k, lab);
 			legend_w = fmax(legend_w, tw(L, GB_FACE_SANS, lgpx, lab));
 		}
-		legend_w = fmin(legend_w, 260 * s) + 58 * s;
+		/* long names (two models' series side by side) may take up to 30% of the width
+		 * before they are shortened */
+		legend_w = fmin(legend_w, fmax(260 * s, 0.3 * (L->x1 - L->x0) - 58 * s)) + 58 * s;
 	} else
 		legend_n = 0;
 	nyt = gb_lay_ticks(ylo, yhi, 6, yt, 16, &ystep);
