@@ -483,7 +483,7 @@ const command commands[] = {
 	  "128, top-2), tiny-lm-switch (4 experts, top-1), tiny-lm-linear (linear attention).\n"
 	  "--set FIELD=VALUE changes one field of the recipe (repeat it for more): position,\n"
 	  "norm, norm_position, final_norm, activation, attention, window, n_kv_head, n_head,\n"
-	  "head_dim, d_model, n_layer, d_ffn, context, bias, ffn_bias, norm_bias,\n"
+	  "head_dim, d_model, n_layer, d_ffn, context, bias, qkv_bias, ffn_bias, norm_bias,\n"
 	  "tie_word_embeddings, scale_embedding, norm_eps, rope_theta,\n"
 	  "relative_attention_num_buckets, relative_attention_max_distance, num_local_experts,\n"
 	  "num_experts_per_tok, norm_topk_prob, router_aux_loss_coef; and the training's vocab,\n"

@@ -9,7 +9,7 @@ G=./glassbox
 # have FILE TEXT: FILE contains TEXT
 lines() { wc -l <"$1" | tr -d ' '; }
 
-echo "1..95"
+echo "1..96"
 
 $G -c "init $T/gpt2 --seed 3; init $T/llama --preset llama; init $T/encdec --preset encdec" >"$T/out" 2>"$T/err"
 ok $? "init writes three random model folders"
@@ -178,6 +178,11 @@ $G train --preset tiny-xl 2>"$T/err"; rc=$?
 check "train: an unknown preset names the ones there are" sh -c "test $rc = 1 && grep -q 'tiny-lm, tiny-mt, tiny-lm-sinusoidal' $T/err"
 $G train --preset tiny-lm --set colour=red --out "$T/set" 2>"$T/err"; rc=$?
 check "train --set: an unknown field is named, with the fields there are" sh -c "test $rc = 1 && grep -q \"unknown field 'colour'; fields: position norm\" $T/err && test ! -e $T/set"
+# help train lists every field --set takes (the same list the error gives)
+fields=$(sed -n "s/.*unknown field 'colour'; fields: //p" "$T/err")
+$G -c "help train" | tr -d '\n' | tr -s ' ' >"$T/help"
+missing=""; for f in $fields; do grep -q "[ ,]$f[,;. ]" "$T/help" || missing="$missing $f"; done
+check "help train names every field of --set ($(echo $fields | wc -w) fields${missing:+; missing:$missing})" test -n "$fields" -a -z "$missing"
 $G train --preset tiny-lm-rope --set position=polar --out "$T/set" 2>"$T/err"; rc=$?
 check "train --set: a bad value names the values allowed" sh -c "test $rc = 1 && grep -q 'position=polar: position is one of none, sinusoidal, learned, rope, alibi, t5' $T/err"
 

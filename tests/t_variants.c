@@ -479,6 +479,23 @@ static void presets(void)
 	tap_ok(rc == 0 && r.cfg.pos == GB_POS_ALIBI && gb_recipe_check(&r, &err) == 0, "--set position=alibi");
 	rc = gb_recipe_set(&r, "norm_position=post", &err);
 	tap_ok(rc == 0 && !r.cfg.prenorm && !r.cfg.final_norm, "--set norm_position=post also drops the final norm");
+	/* Qwen2's layout on tiny-lm: biases on q, k and v only; the parameter count says which */
+	gb_recipe q;
+	gb_recipe_preset(&q, "tiny-lm", &err);
+	q.cfg.bias = 0;
+	gb_model m0, m1;
+	int m0ok = gb_model_init(&m0, &q.cfg, 1, 0.02f, &err) == 0;
+	rc = gb_recipe_set(&q, "qkv_bias=true", &err);
+	int m1ok = rc == 0 && gb_model_init(&m1, &q.cfg, 1, 0.02f, &err) == 0;
+	long per = 3L * q.cfg.n_head * q.cfg.d_head * q.cfg.n_layer; /* n_kv_head = n_head here */
+	tap_ok(m0ok && m1ok && q.cfg.qkv_bias && gb_recipe_check(&q, &err) == 0 &&
+	       (long)m1.n_weights - (long)m0.n_weights == per,
+	       "--set qkv_bias=true (bias=false): %ld more parameters, the q, k and v biases of %d layers",
+	       m0ok && m1ok ? (long)m1.n_weights - (long)m0.n_weights : -1L, q.cfg.n_layer);
+	if (m0ok)
+		gb_model_free(&m0);
+	if (m1ok)
+		gb_model_free(&m1);
 	rc = gb_recipe_set(&r, "steps=500", &err);
 	tap_ok(rc == 0 && r.steps == 500 && r.opts.total_steps == 500, "--set steps=500 ends the cosine there too");
 	rc = gb_recipe_set(&r, "colour=red", &err);

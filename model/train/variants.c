@@ -49,6 +49,7 @@ static const field fields[] = {
 	{ "d_ffn", K_INT, CF(d_ffn), NULL, 0, 1, 262144, "FFN width (of each expert with experts)" },
 	{ "context", K_INT, CF(n_ctx), NULL, 0, 2, 1 << 20, "context length" },
 	{ "bias", K_BOOL, CF(bias), NULL, 0, 0, 0, "attention's linear layers have biases" },
+	{ "qkv_bias", K_BOOL, CF(qkv_bias), NULL, 0, 0, 0, "q, k and v have biases even without bias (Qwen2's layout)" },
 	{ "ffn_bias", K_BOOL, CF(ffn_bias), NULL, 0, 0, 0, "the FFN's linear layers have biases" },
 	{ "norm_bias", K_BOOL, CF(norm_bias), NULL, 0, 0, 0, "LayerNorm has a bias" },
 	{ "tie_word_embeddings", K_BOOL, CF(tied), NULL, 0, 0, 0, "the output projection is the embedding" },
