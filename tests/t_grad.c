@@ -54,9 +54,8 @@ static double dot(const double *a, const double *b, size_t n)
 
 typedef double (*loss_fn)(void *ctx);
 
-static double fd(loss_fn f, void *ctx, double *x, size_t i)
+static double fd_h(loss_fn f, void *ctx, double *x, size_t i, double h)
 {
-	const double h = 1e-3;
 	double x0 = x[i], a, b, c, d;
 	x[i] = x0 + h, a = f(ctx);
 	x[i] = x0 - h, b = f(ctx);
@@ -66,6 +65,8 @@ static double fd(loss_fn f, void *ctx, double *x, size_t i)
 	double d1 = (a - b) / (2 * h), d2 = (c - d) / h;
 	return (4 * d2 - d1) / 3; /* cancels the h² term */
 }
+
+static double fd(loss_fn f, void *ctx, double *x, size_t i) { return fd_h(f, ctx, x, i, 1e-3); }
 
 /* floor: below it, gradients are compared absolutely (error / floor). */
 static double relerr_floor(double a, double n, double floor)
@@ -582,7 +583,7 @@ static void t_model(const gb_config *cfg, int pad_first, double eps, const char 
 	if (!tap_ok(rc == 0, "%s: double backward runs", what))
 		tap_diag("%s", err.msg);
 	double worst = 0;
-	int checked = 0;
+	int checked = 0, remeasured = 0;
 	const char *worst_name = "";
 	for (int i = 0; i < m.n_params; i++) {
 		const gb_param *p = &m.params[i];
@@ -595,6 +596,16 @@ static void t_model(const gb_config *cfg, int pad_first, double eps, const char 
 		for (int s = 0; s < 5; s++) {
 			size_t j = off + pick[s];
 			double e = relerr_floor(G[j], fd(mdl_loss, &x, P, j), 1e-4);
+			/* A kink within the step (a ReLU unit, an expert's routing that flips) breaks the
+			 * differences, not the gradient: such a sample is measured again with a step ten
+			 * times smaller, which a wrong gradient fails as well. */
+			if (e > 1e-6) {
+				double e2 = relerr_floor(G[j], fd_h(mdl_loss, &x, P, j, 1e-4), 1e-4);
+				if (e2 < e) {
+					remeasured++;
+					e = e2;
+				}
+			}
 			checked++;
 			if (e > worst) {
 				worst = e;
@@ -605,6 +616,9 @@ static void t_model(const gb_config *cfg, int pad_first, double eps, const char 
 	tap_ok(worst <= 1e-6, "%s: whole-model gradient (double) vs finite differences: largest relative error %.2e "
 	       "(%s) over %d samples of all %d tensors (bar 1e-6; floor 1e-4)", what, worst, worst_name, checked,
 	       m.n_params);
+	if (remeasured)
+		tap_diag("%s: %d sample%s had a kink within the step 1e-3 and %s measured again with 1e-4", what, remeasured,
+		         remeasured == 1 ? "" : "s", remeasured == 1 ? "was" : "were");
 
 	/* the float training path against the double gradient */
 	float *gf = calloc(m.n_weights, sizeof *gf);
