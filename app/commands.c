@@ -230,7 +230,7 @@ int cmd_help(session *s, int argc, char **argv, const char *rest)
 		{ "step", "a guided tour of it, one stage at a time" },
 		{ "attn 1 1", "where each token looks, in layer 1, head 1" },
 		{ "next", "what the model expects to come next" },
-		{ "lesson", "fifteen lessons, from tokens to decoding" },
+		{ "lesson", "lessons: tokens to decoding, then the variants" },
 	};
 	for (size_t i = 0; i < sizeof start / sizeof *start; i++) {
 		int w = 2 + gb_utf8_width(start[i][0]);

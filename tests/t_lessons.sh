@@ -50,7 +50,7 @@ lessons=$(ls lessons/*.lesson 2>/dev/null)
 count=$(echo "$lessons" | grep -c .)
 $G -c "lesson" >"$T/list" 2>&1
 check "lesson lists every lesson file ($count)" test "$(grep -cE '^ +[0-9]+  .* steps +[0-9]+ min' "$T/list")" -eq "$count"
-check "there are fifteen lessons" test "$count" -eq 15
+check "there are the fifteen lessons and the variants' ($count)" test "$count" -ge 16
 
 for f in $lessons; do
 	b=$(basename "$f" .lesson)
