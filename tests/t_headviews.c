@@ -1,7 +1,8 @@
 /* t_headviews.c — the commands that show one head of a long input (issue 12): on a session
  * whose run recorded lazily (model/lazytrace.h), `print NAME HEAD` and `qkv L H` compute that
- * head alone (their layer's attention tensors stay uncomputed), `heads L` computes the layer's
- * attention sub-layer once for all its heads, and what each shows equals the full trace's
+ * head alone (their layer's attention tensors stay uncomputed), `heads L` computes each head
+ * alone too, or the layer's attention sub-layer once when key/value heads are shared, and what
+ * each shows equals the full trace's
  * numbers bit for bit: the same model and text run with an unbounded budget in a second
  * session. On gpt2 (learned positions) and llama (RoPE, grouped-query heads, a window), both
  * kernel tables. */
@@ -147,12 +148,15 @@ static void one(const char *what, gb_config c, const gb_kernels *k, uint64_t see
 	tap_ok(ok, "%s (%s): qkv L H draws the full trace's q, k, v columns of the head, bit for bit", what, k->name);
 	tap_ok(alone, "%s (%s): ... computing that head alone", what, k->name);
 
-	/* heads L: the sub-layer once, every panel the full trace's weights */
+	/* heads L: every panel the full trace's weights */
 	ok = 1;
 	int once = 1;
 	for (int l = LAYERS; l >= 1; l--) {
 		gb_figure *f = view_heads(&lz, l);
-		once &= computed(&lz, "L%d.attn.weights", l) && computed(&lz, "L%d.attn.masked", l);
+		/* grouped key/value heads: the sub-layer once; one per query head: each head alone */
+		int shared = c.n_kv_head < c.n_head;
+		once &= computed(&lz, "L%d.attn.weights", l) == shared && computed(&lz, "L%d.attn.masked", l) == shared &&
+		        computed(&lz, "L%d.attn.out", l) == shared;
 		for (int h = 0; h < c.n_head; h++) {
 			char name[48], mname[48];
 			int n = 0, nm = 0;
@@ -167,8 +171,9 @@ static void one(const char *what, gb_config c, const gb_kernels *k, uint64_t see
 		gb_fig_free(f);
 	}
 	tap_ok(ok, "%s (%s): heads L draws every head's weights as the full trace has them, bit for bit", what, k->name);
-	tap_ok(once, "%s (%s): ... from its attention sub-layer computed once (its weights and masked entries computed)",
-	       what, k->name);
+	tap_ok(once, "%s (%s): ... %s", what, k->name,
+	       c.n_kv_head < c.n_head ? "from its attention sub-layer computed once (shared key/value heads)"
+	                              : "each head computed alone (its layer's weights, masked, out not computed)");
 out:
 	session_free(&lz);
 	session_free(&full);
