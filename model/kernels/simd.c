@@ -446,9 +446,9 @@ static void pack(float *dst, const float *b, int b_trans, int K, int N, int k0, 
  * Vector v of the row (W floats from k = v W, the tail masked) goes to accumulator
  * v % DOTS_ACC of its row of a; then the accumulators are added in order and summed across
  * lanes in a fixed order. With one accumulator each row was a chain of K / W dependent
- * multiply-adds (48 at 4 cycles on AVX-512 for K = 768) between two horizontal sums, and one
- * thread read the weights at 75-80% of the bandwidth; independent chains let the loads run
- * ahead. The arithmetic depends on K alone, never on mr or j. */
+ * multiply-adds (48 at 4 cycles on AVX-512 for K = 768) between two horizontal sums, and
+ * one-thread decoding stayed at 75% of the bandwidth bound; independent chains let the loads
+ * run ahead. The arithmetic depends on K alone, never on mr or j. */
 INLINE void dots_tile(const int mr, const int wt, float *out, long ldo, const float *a,
                       const void *b, const float *bias, int K, int j)
 {
