@@ -109,6 +109,9 @@ $(B)/tests/t_classroom_proto.t: $(B)/app/classroom_proto.o
 # The command table's test reads the table and the follower's rule: the app without main().
 $(B)/tests/t_commands.t: TEST_OBJ = $(B)/libapp.a
 $(B)/tests/t_commands.t: $(B)/libapp.a
+# The views of one head on a lazy trace run through a session: the app without main() too.
+$(B)/tests/t_headviews.t: TEST_OBJ = $(B)/libapp.a
+$(B)/tests/t_headviews.t: $(B)/libapp.a
 
 # The man pages and the shell completions are written by the program from the tables it runs on
 # (app/gen.c), so they cannot drift from it.

@@ -70,9 +70,13 @@ int cmd_print(session *s, int argc, char **argv, const char *rest)
 	}
 	if (need_run(s))
 		return -1;
-	const gb_ttensor *t = find_tensor(s, argv[1]);
-	if (!t)
+	/* its shape first, computing nothing: one head of a long input's attention is then
+	 * computed alone, not with the rest of its sub-layer */
+	const gb_ttensor *t = gb_trace_find(&s->trace, argv[1]);
+	if (!t) {
+		find_tensor(s, argv[1]); /* the error, with the nearest name */
 		return -1;
+	}
 	int cols = t->shape[t->ndim - 1], rows = t->ndim >= 2 ? t->shape[t->ndim - 2] : 1;
 	int blocks = t->ndim == 3 ? t->shape[0] : 1;
 	if (blk && (t->ndim != 3 || blk > blocks)) {
@@ -95,9 +99,22 @@ int cmd_print(session *s, int argc, char **argv, const char *rest)
 		errorf("%s has %d row%s: --row takes 1 to %d, or -1 to -%d", argv[1], rows, rows == 1 ? "" : "s", rows, rows);
 		return -1;
 	}
+	gb_ttensor one;
+	const float *blk0; /* the first number of block blk (or of the tensor) */
+	if (blk) {
+		if (gb_trace_slice(&s->trace, argv[1], blk - 1, &one)) {
+			errorf("could not compute %s (out of memory)", argv[1]);
+			return -1;
+		}
+		blk0 = one.data;
+	} else {
+		if (!(t = find_tensor(s, argv[1])))
+			return -1;
+		blk0 = t->data;
+	}
 	if (row) {
 		int r = row > 0 ? row - 1 : rows + row, nl = 0, nr = 0;
-		const float *p = t->data + ((size_t)(blk ? blk - 1 : 0) * rows + r) * cols;
+		const float *p = blk0 + (size_t)r * cols;
 		char **lab = axis_tokens(s, t, t->ndim - 1, cols, &nl), **rlab = axis_tokens(s, t, t->ndim - 2, rows, &nr);
 		char disp[128];
 		if (blk)
@@ -129,7 +146,7 @@ int cmd_print(session *s, int argc, char **argv, const char *rest)
 		return 0;
 	}
 	for (int b = blk ? blk - 1 : 0; b < (blk ? blk : blocks); b++) {
-		const float *p = t->data + (size_t)b * rows * cols;
+		const float *p = blk ? blk0 : blk0 + (size_t)b * rows * cols;
 		if (t->ndim == 3)
 			printf("%s%s %d\n", b > (blk ? blk - 1 : 0) ? "\n" : "", gb_axis_name(t->axes[0]), b + 1);
 		for (int r = 0; r < rows; r++) {

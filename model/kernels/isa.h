@@ -40,8 +40,9 @@ typedef struct gb_isa {
 
 	/* b_trans == 1 with few rows of a: out (m, j1-j0), row stride ldo, pointing at column
 	 * j0, = a (m,K) · (rows j0..j1-1 of b (N,K))^T + bias[j0:j1], for m <= 4, as dot products
-	 * (b is read in place, no packing). Each element is one vector accumulator over k, the
-	 * tail masked, then a fixed horizontal sum: the same arithmetic whatever m, j0 and j1. */
+	 * (b is read in place, no packing). Each element sums its vectors over k (the tail masked)
+	 * into a few accumulators by a rule that depends on K alone, adds them in order, then
+	 * sums across lanes in a fixed order: the same arithmetic whatever m, j0 and j1. */
 	void (*dots)(float *out, long ldo, const float *a, int m, const float *b, const float *bias,
 	             int K, int j0, int j1);
 

@@ -270,6 +270,9 @@ INLINE void transpose(vf r[16])
 #define NR (W * NV)
 #define GEMV_KR 8     /* b_trans == 0 matrix-vector: rows of b per sweep */
 #define GEMV_JC 2048  /* ... and columns per chunk (8 KB of partial sums per row of a) */
+#ifndef DOTS_ACC
+#define DOTS_ACC 4    /* b_trans == 1 dot products: independent accumulators per row of a */
+#endif
 
 /* The first lanes of p under mask m (0 elsewhere), or the whole vector when whole: the
  * whole-vector path takes plain moves, which AVX2 does faster than masked ones. */
@@ -439,27 +442,51 @@ static void pack(float *dst, const float *b, int b_trans, int K, int N, int k0, 
 
 /* ---- few rows: dot products and the matrix-vector product ---- */
 
-/* out rows i < mr, column j: dot products of mr rows of a with row j of b (stored as wt),
- * each one vector accumulator over k (the tail masked), then a fixed horizontal sum. */
+/* out rows i < mr, column j: dot products of mr rows of a with row j of b (stored as wt).
+ * Vector v of the row (W floats from k = v W, the tail masked) goes to accumulator
+ * v % DOTS_ACC of its row of a; then the accumulators are added in order and summed across
+ * lanes in a fixed order. With one accumulator each row was a chain of K / W dependent
+ * multiply-adds (48 at 4 cycles on AVX-512 for K = 768) between two horizontal sums, and
+ * one-thread decoding stayed at 75% of the bandwidth bound; independent chains let the loads
+ * run ahead. The arithmetic depends on K alone, never on mr or j. */
 INLINE void dots_tile(const int mr, const int wt, float *out, long ldo, const float *a,
                       const void *b, const float *bias, int K, int j)
 {
-	vf s[4];
+	vf s[4][DOTS_ACC];
 	size_t bp = (size_t)j * K;
 	vmask kt = lane_mask(K & (W - 1), 0);
+	int k = 0;
 #pragma GCC unroll 4
 	for (int i = 0; i < mr; i++)
-		s[i] = v_zero();
-	for (int k = 0; k < K; k += W) {
-		int whole = K - k >= W; /* the tail: masked */
-		vf bv = whole ? load_w(b, bp + k, wt) : load_w_part(b, bp + k, K - k, wt);
 #pragma GCC unroll 4
-		for (int i = 0; i < mr; i++)
-			s[i] = v_fmadd(load_part(a + (size_t)i * K + k, kt, whole), bv, s[i]);
+		for (int q = 0; q < DOTS_ACC; q++)
+			s[i][q] = v_zero();
+	for (; k + DOTS_ACC * W <= K; k += DOTS_ACC * W)
+#pragma GCC unroll 4
+		for (int q = 0; q < DOTS_ACC; q++) {
+			vf bv = load_w(b, bp + k + q * W, wt);
+#pragma GCC unroll 4
+			for (int i = 0; i < mr; i++)
+				s[i][q] = v_fmadd(v_load(a + (size_t)i * K + k + q * W), bv, s[i][q]);
+		}
+#pragma GCC unroll 4
+	for (int q = 0; q < DOTS_ACC; q++) /* the last vectors, the tail masked */
+		if (k < K) {
+			int whole = K - k >= W;
+			vf bv = whole ? load_w(b, bp + k, wt) : load_w_part(b, bp + k, K - k, wt);
+#pragma GCC unroll 4
+			for (int i = 0; i < mr; i++)
+				s[i][q] = v_fmadd(load_part(a + (size_t)i * K + k, kt, whole), bv, s[i][q]);
+			k += W;
+		}
+#pragma GCC unroll 4
+	for (int i = 0; i < mr; i++) {
+		vf t = s[i][0];
+#pragma GCC unroll 4
+		for (int q = 1; q < DOTS_ACC; q++)
+			t = v_add(t, s[i][q]);
+		out[i * ldo] = v_hsum(t) + (bias ? bias[j] : 0.0f);
 	}
-#pragma GCC unroll 4
-	for (int i = 0; i < mr; i++)
-		out[i * ldo] = v_hsum(s[i]) + (bias ? bias[j] : 0.0f);
 }
 
 INLINE void dots_w(const int wt, float *out, long ldo, const float *a, int m, const void *b,
