@@ -497,11 +497,15 @@ int gb_pdfbook_handout(gb_pdfbook *b, const char *md, const char *path, const ch
 			int lw, lh;
 			pango_layout_get_pixel_size(l, &lw, &lh);
 			if (lw > w) {
-				px = fmax(MONO_MIN, floor(px * w / lw * 10) / 10);
-				g_object_unref(l);
-				l = text_layout(&pg, "DejaVu Sans Mono", 0, px, k->text, w, 1);
-				pango_layout_set_width(l, -1);
-				pango_layout_get_pixel_size(l, &lw, &lh);
+				/* in proportion, then a tenth of a point at a time: hinting is not linear */
+				for (double want = fmax(MONO_MIN, floor(px * w / lw * 10) / 10); lw > w && want >= MONO_MIN;
+				     want -= 0.1) {
+					px = want;
+					g_object_unref(l);
+					l = text_layout(&pg, "DejaVu Sans Mono", 0, px, k->text, w, 1);
+					pango_layout_set_width(l, -1);
+					pango_layout_get_pixel_size(l, &lw, &lh);
+				}
 				if (lw > w) {
 					pango_layout_set_width(l, (int)(w * PANGO_SCALE));
 					pango_layout_set_height(l, -1);
@@ -581,10 +585,9 @@ static void first_sentence(const char *p, char *out, size_t cap)
 #define SL_CAP_PX 14.0
 
 /* One slide of the section [from, to): its heading (with "k/n" when the step made n figures),
- * figure number fig (0-based; -1: a step without a figure), its caption, and the questions
- * when ask (on the step's last slide). */
-static void slide(page *pg, const blocks *bs, int from, int to, const gb_pdfbook *b, int fig_no, int n_figs,
-                  int ask)
+ * figure number fig_no (0-based; -1: a step without a figure), its caption, and the questions
+ * asked after that figure (before the next one). */
+static void slide(page *pg, const blocks *bs, int from, int to, const gb_pdfbook *b, int fig_no, int n_figs)
 {
 	const double m = SL_SIDE, w = pg->W - 2 * m;
 	const rec *fig = NULL;
@@ -612,12 +615,18 @@ static void slide(page *pg, const blocks *bs, int from, int to, const gb_pdfbook
 	double bottom = pg->H - 8;
 	char qbuf[4096] = "";
 	size_t qn = 0;
-	for (int i = from + 1; ask && i < to; i++) {
+	/* a question goes on the slide of the figure before it (the first slide when none is) */
+	int seen = 0, mine = 0;
+	for (int i = from + 1; i < to; i++) {
 		const block *k = &bs->b[i];
-		if (k->kind == B_PARA && !strncmp(k->text, "**Question", 10))
-			qn += (size_t)snprintf(qbuf + qn, qn < sizeof qbuf ? sizeof qbuf - qn : 0, "%s%s", qn ? "\n" : "", k->text);
-		else if (k->kind == B_ITEM && qn && i > from + 1 &&
-		         (bs->b[i - 1].kind == B_ITEM || (bs->b[i - 1].kind == B_PARA && !strncmp(bs->b[i - 1].text, "**Question", 10))))
+		if (k->kind == B_FIGURE && find_rec(b, k->name))
+			seen++;
+		if (k->kind == B_PARA && !strncmp(k->text, "**Question", 10)) {
+			mine = fig_no < 0 || (seen ? seen - 1 : 0) == fig_no;
+			if (mine)
+				qn += (size_t)snprintf(qbuf + qn, qn < sizeof qbuf ? sizeof qbuf - qn : 0, "%s%s", qn ? "\n" : "", k->text);
+		} else if (k->kind == B_ITEM && mine && qn && i > from + 1 &&
+		           (bs->b[i - 1].kind == B_ITEM || (bs->b[i - 1].kind == B_PARA && !strncmp(bs->b[i - 1].text, "**Question", 10))))
 			qn += (size_t)snprintf(qbuf + qn, qn < sizeof qbuf ? sizeof qbuf - qn : 0, "\n    %s", k->text);
 		if (qn >= sizeof qbuf)
 			qn = sizeof qbuf - 1;
@@ -691,7 +700,7 @@ int gb_pdfbook_slides(gb_pdfbook *b, const char *md, const char *path, const cha
 			n_figs += bs.b[j].kind == B_FIGURE && find_rec(b, bs.b[j].name);
 		/* a slide per figure the step made: a comparison keeps all its figures */
 		for (int k = 0; k < (n_figs ? n_figs : 1); k++)
-			slide(&pg, &bs, i, j, b, n_figs ? k : -1, n_figs, k == (n_figs ? n_figs : 1) - 1);
+			slide(&pg, &bs, i, j, b, n_figs ? k : -1, n_figs);
 	}
 	if (pages)
 		*pages = pg.pages;

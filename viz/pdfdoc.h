@@ -9,8 +9,8 @@
  * recorded under, and inline **bold**, *italic* and `code`. A slide holds its section's
  * heading, one of its figures (a section of n figures makes n slides, "k/n" in the heading: a
  * comparison keeps all its charts), the first sentence of its first paragraph as the caption,
- * and, on its last slide, its questions (paragraphs that start "**Question") with their
- * options (the list items after them); a section named "Answers" is the handout's alone.
+ * and its questions (paragraphs that start "**Question") with their options (the list items
+ * after them), each on the slide of the figure it follows (the first one when none does); a section named "Answers" is the handout's alone.
  * In the handout, fenced code (commands and what they printed) is set in a monospace small
  * enough for its longest line, never wrapped; a line too long even so is cut with a mark. */
 #ifndef GLASSBOX_PDFDOC_H
