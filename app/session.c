@@ -368,6 +368,8 @@ int show_figure_page(session *s, gb_figure *f, const show_page *pg)
 {
 	if (!f)
 		return -1;
+	fflush(stdout);
+	s->drawn_at = (long)lseek(STDOUT_FILENO, 0, SEEK_CUR); /* -1 on a terminal or a pipe */
 	int w, h, depth = term_depth(s);
 	text_size(&w, &h);
 	int screen = h;

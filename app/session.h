@@ -28,6 +28,9 @@ typedef struct session {
 	int interactive;          /* a person at a terminal: prompts, banners, history */
 	gb_figure *fig;           /* the current figure: what export writes and the window shows */
 	gb_figure *prev_fig;      /* the one before it, which `pair` sets beside it */
+	long drawn_at;            /* where show_figure began drawing on stdout when it is a file
+	                           * (a lesson's capture): what a command printed before is its
+	                           * text; -1: not drawn (the lesson runner resets it) */
 	int depth;                /* terminal colour depth (enum gb_depth), -1 to detect: a
 	                           * display setting (display_settings below) */
 	int stage, layer, head;   /* the view on show (enum stage in views.h; layer, head from 1) */

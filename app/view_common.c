@@ -150,6 +150,13 @@ void view_text_end(session *s, int max, char *out, size_t cap)
 		quote_text(s->text, max, 1, out, cap);
 }
 
+void view_text_whole(session *s, int max, char *out, size_t cap)
+{
+	out[0] = 0;
+	if (s->text)
+		quote_text(s->text, max, 0, out, cap);
+}
+
 /* The text a figure came from, quoted and cut to max columns: its start and its end with "…"
  * between, or its end (tail). */
 static void quote_text(const char *text, int max, int tail, char *out, size_t cap)

@@ -55,6 +55,9 @@ float *window_cols(const float *v, int rows, const colwin *w);
 void view_titlef(gb_figure *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The end of the current text, quoted and cut to max columns ("“…pet is a”"); "" when none. */
 void view_text_end(session *s, int max, char *out, size_t cap);
+/* The current text quoted whole when it fits max columns, else its start and its end with "…"
+ * between (two texts that differ early or late keep their difference in view); "" when none. */
+void view_text_whole(session *s, int max, char *out, size_t cap);
 
 /* A heatmap of a (rows, cols) block: token labels of stack stack_rows on the rows and of
  * stack_cols on the columns (attention's keys) where given (NULL: none), numbered from 1 so a

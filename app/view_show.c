@@ -34,7 +34,7 @@ static const char *cols_word(int axis)
 static const char *formula_of(const char *name, const gb_config *c)
 {
 	static const struct { const char *suffix, *formula; } F[] = {
-		{ "tokens", "each box is a token: its piece of the text (· is a space), its id in the vocabulary, and under it its bytes (UTF-8, hex)" },
+		{ "tokens", "each box is a token: its piece of the text (· is a space), its id in the vocabulary, and under it its bytes (UTF-8, hex); the two tints only tell neighbours apart" },
 		{ "embed.tok", "x_i = E[id_i], the row of the embedding table for token i" },
 		{ "embed.sum", "x_i = E[id_i] + P[i], the residual stream entering layer 1" },
 		{ ".attn.q", "q_i = x_i W_Q (this head's columns)" },
@@ -186,6 +186,8 @@ gb_figure *view_tensor(session *s, const char *name, int index, const int *units
 		}
 		if (!strcmp(name + strlen(stack), "tokens")) {
 			f->precision = 0; /* ids are whole numbers */
+			f->alternate = 1; /* and names, not amounts: no colour scale */
+			f->colorbar = 0;
 			/* each piece's bytes under it: a character cut between tokens shows (issue 14) */
 			int *ids = malloc(sizeof(int) * (size_t)t->shape[0]);
 			for (int i = 0; ids && i < t->shape[0]; i++)

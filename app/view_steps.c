@@ -61,6 +61,10 @@ static char *piece_raw(const gb_tokenizer *t, int id)
 static int merge_row(gb_figure *f, const gb_tokenizer *t, const int *p, const int *fresh, int np, const char *title)
 {
 	gb_figure *r = gb_fig_new(GB_FIG_STRIP);
+	if (r) { /* ids are names: the boxes alternate two tints, no colour scale */
+		r->alternate = 1;
+		r->colorbar = 0;
+	}
 	float *v = malloc(sizeof(float) * (size_t)(np ? np : 1));
 	char **l = calloc((size_t)(np ? np : 1), sizeof *l);
 	int rc = r && v && l ? 0 : -1;
@@ -155,7 +159,7 @@ gb_figure *view_merges(session *s, const gb_tokenizer *t, const char *text, cons
 		gb_fig_set_subtitle(f, sub);
 	}
 	gb_fig_set_caption(f, "the lowest-ranked merge of a word is applied first; a framed piece is what the merge "
-	                      "made; colour and the number under a piece: its id");
+	                      "made; the number under a piece: its id (the two tints only tell neighbours apart)");
 	f->colorbar = 0;
 	view_meta(s, f, NULL);
 	free(p), free(wd), free(fresh);

@@ -406,6 +406,63 @@ gb_figure *view_ffn(session *s, int layer, const int *units)
 	return f;
 }
 
+static int cmp_float(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+	return (x > y) - (x < y);
+}
+
+/* A few lengths far above the rest (the first token's stream, a "sink", reaches ~100 when the
+ * others stay under 30) would leave every other cell one dark colour: the colour scale then
+ * ends at the largest of the rest, the values above it are drawn in its top colour, marked
+ * with a triangle beside their number, and the subtitle says so. Never clipped in silence. */
+static void resid_clip(gb_figure *f)
+{
+	int n = f->rows * f->cols, n_out = 0;
+	float *v = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
+	if (!v || n < 8) {
+		free(v);
+		return;
+	}
+	int m = 0;
+	for (int i = 0; i < n; i++)
+		if (isfinite(f->values[i]))
+			v[m++] = f->values[i];
+	qsort(v, (size_t)m, sizeof *v, cmp_float);
+	/* an outlier: more than twice the 95th percentile; the scale keeps everything below */
+	float q = m ? v[(int)(0.95 * (m - 1))] : 0, top = 0, lo = m ? v[0] : 0, worst = 0;
+	for (int i = 0; i < m; i++) {
+		if (v[i] > 2 * q && q > 0)
+			n_out++, worst = v[i];
+		else
+			top = v[i];
+	}
+	free(v);
+	if (!n_out || !(top > lo))
+		return;
+	f->range = GB_RANGE_FIXED;
+	f->vmin = lo;
+	f->vmax = top;
+	char **ct = f->numbers ? calloc((size_t)n, sizeof *ct) : NULL;
+	for (int i = 0; ct && i < n; i++) {
+		char b[48];
+		snprintf(b, sizeof b, "%.*f%s", f->precision, f->values[i], f->values[i] > top ? "\xE2\x96\xB2" : "");
+		ct[i] = strdup(b);
+	}
+	if (ct)
+		gb_fig_set_cell_text(f, (const char *const *)ct);
+	free_labels(ct, ct ? n : 0);
+	char sub[600];
+	snprintf(sub, sizeof sub, "%s%scolour scale clipped at %.1f: %d value%s above it (up to %.1f)%s drawn in its top colour",
+	         f->subtitle ? f->subtitle : "", f->subtitle ? " \xC2\xB7 " : "", top, n_out, n_out == 1 ? "" : "s", worst,
+	         ct ? ", marked \xE2\x96\xB2," : "");
+	gb_fig_set_subtitle(f, sub);
+	/* and first in the caption, which a narrow terminal shows whole */
+	snprintf(sub, sizeof sub, "%s above %.1f, the colour scale's top;  %s", ct ? "\xE2\x96\xB2:" : "values", top,
+	         f->caption ? f->caption : "");
+	gb_fig_set_caption(f, sub);
+}
+
 gb_figure *view_resid(session *s)
 {
 	if (need_run(s))
@@ -467,6 +524,7 @@ gb_figure *view_resid(session *s)
 	gb_fig_set_caption(f, s->model.cfg.prenorm ? "after each sub-layer: x <- x + sublayer(norm(x));  the figure shows |x|"
 	                                           : "after each sub-layer: x <- norm(x + sublayer(x));  the figure shows |x|");
 	view_provenance(s, f, NULL, NULL, 0);
+	resid_clip(f);
 	return f;
 }
 
@@ -528,13 +586,19 @@ gb_figure *view_next(session *s, int k, double temp)
 	f->vmax = 1;
 	f->precision = 3;
 	f->x_title = strdup("probability"); /* what the bars' length is */
-	/* the words the next token follows, in the title: two charts on two texts differ there */
-	char end[160];
-	view_text_end(s, 24, end, sizeof end);
+	/* the words the next token follows, in the title, whole when they fit, else their start
+	 * and end (two texts that differ only early, as lesson 4's swapped names, kept apart), and
+	 * what else made the run differ: two charts side by side must not share a title */
+	char end[300], how[96] = "";
+	view_text_whole(s, 60, end, sizeof end);
+	if (s->textbook)
+		snprintf(how, sizeof how, ", textbook layer norm");
+	if (s->k && s->k != gb_kernels_fast())
+		snprintf(how + strlen(how), sizeof how - strlen(how), ", %s engine", s->k->name);
 	if (end[0])
-		view_titlef(f, "After %s: the %d most probable next tokens at temperature %g", end, k, temp);
+		view_titlef(f, "After %s: the %d most probable next tokens (temperature %g%s)", end, k, temp, how);
 	else
-		view_titlef(f, "The next token: the %d most probable at temperature %g", k, temp);
+		view_titlef(f, "The next token: the %d most probable (temperature %g%s)", k, temp, how);
 	char cap[128];
 	snprintf(cap, sizeof cap, "p(v) = softmax(logits / T)_v with T = %g, at the last position", temp);
 	gb_fig_set_caption(f, cap);

@@ -5,6 +5,7 @@
  * the pixel tool of t_pdf.sh instead (ink of a picture; correlation of two pictures' ink in
  * COLS x ROWS blocks: a downscaled comparison that anti-aliasing does not move). */
 #include "tests/cells_test.h"
+#include "viz/colormap.h"
 #include "viz/export.h"
 #include "viz/font.h"
 #include "viz/pdf.h"
@@ -304,6 +305,46 @@ int main(int argc, char **argv)
 		       info.box.h);
 		if (!rc)
 			gb_canvas_free(&c);
+	}
+
+	/* ---- token boxes alternate two tints: ids are names, not amounts (a teacher's review) ---- */
+	{
+		const char *lab[4] = { "a", "b", "c", "d" };
+		const float same[4] = { 5, 5, 5, 5 }, other[4] = { 900, 7, 1500, 3 };
+		long n[2][2] = { { 0 } }; /* [figure][tint] pixels */
+		uint8_t tint[2][3];
+		gb_alt_rgb(0, tint[0]);
+		gb_alt_rgb(1, tint[1]);
+		int ok = 1;
+		for (int k = 0; k < 2; k++) {
+			gb_figure *sf = gb_fig_new(GB_FIG_STRIP);
+			gb_fig_set_values(sf, k ? other : same, 1, 4);
+			gb_fig_set_col_labels(sf, lab);
+			gb_fig_set_title(sf, "tokens");
+			sf->alternate = 1;
+			sf->colorbar = 0;
+			gb_canvas c;
+			gb_raster_info in;
+			if (gb_raster_render(sf, NULL, &c, &in, &err)) {
+				ok = 0;
+				gb_fig_free(sf);
+				continue;
+			}
+			for (long i = 0; i < (long)c.w * c.h; i++)
+				for (int q = 0; q < 2; q++)
+					n[k][q] += !memcmp(c.rgba + 4 * i, tint[q], 3);
+			/* the first box is the first tint, the box after it the other (sampled near their
+			 * top edge, clear of the label) */
+			size_t row = (size_t)(in.plot.y + 4) * (size_t)c.w;
+			const uint8_t *p0 = c.rgba + (row + (size_t)in.plot.x + 4) * 4;
+			const uint8_t *p1 = c.rgba + (row + (size_t)(in.plot.x + in.plot.w + in.plot.w / 2)) * 4;
+			ok &= !memcmp(p0, tint[0], 3) && !memcmp(p1, tint[1], 3);
+			gb_canvas_free(&c);
+			gb_fig_free(sf);
+		}
+		tap_ok(ok && memcmp(tint[0], tint[1], 3) && n[0][0] > 5000 && n[0][1] > 5000 && n[1][0] > 5000 && n[1][1] > 5000,
+		       "four tokens of one id alternate two tints by position (%ld and %ld pixels), as four other ids do (%ld, %ld)",
+		       n[0][0], n[0][1], n[1][0], n[1][1]);
 	}
 
 	/* ---- bytes under a token strip ---- */

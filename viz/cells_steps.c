@@ -4,6 +4,7 @@
  * left out and the title says how many are shown; o->row0 scrolls. */
 #include "viz/cells.h"
 #include "viz/cells_layout.h"
+#include "viz/colormap.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -50,7 +51,10 @@ static void strip_line(lines *ln, const gb_figure *p, int indent)
 			x += gb_grid_text(ln->a->g, x, y, x1 - x, t, NULL, NULL, 0);
 		} else {
 			uint8_t rgb[3];
-			gb_cells_value_rgb(ln->a, p->values[i], rgb);
+			if (p->alternate)
+				gb_alt_rgb(i, rgb);
+			else
+				gb_cells_value_rgb(ln->a, p->values[i], rgb);
 			snprintf(t, sizeof t, " %s ", lab);
 			x += gb_grid_text(ln->a->g, x, y, x1 - x, t, gb_cells_ink_for(ln->a->depth, rgb), rgb,
 			                  chosen ? GB_ATTR_BOLD | GB_ATTR_UNDERLINE : 0);

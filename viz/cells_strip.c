@@ -3,6 +3,7 @@
  * starting at the caller's column when they do not all fit. */
 #include "viz/cells.h"
 #include "viz/cells_layout.h"
+#include "viz/colormap.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -74,7 +75,10 @@ int gb_cells_strip(gb_grid *g, int x, int y, int w, int h, const gb_figure *f,
 			gb_grid_text(g, cx, ty + line, tw, text, NULL, NULL, 0);
 		} else {
 			uint8_t rgb[3];
-			gb_cells_value_rgb(&a, v, rgb);
+			if (f->alternate)
+				gb_alt_rgb(i, rgb);
+			else
+				gb_cells_value_rgb(&a, v, rgb);
 			gb_grid_text(g, cx, ty + line, tw, text, gb_cells_ink_for(a.depth, rgb), rgb, 0);
 		}
 		touch(g, ty + line);

@@ -324,3 +324,9 @@ double gb_lightness(const uint8_t rgb[3])
 	double f = y > d * d * d ? cbrt(y) : y / (3 * d * d) + 4.0 / 29.0;
 	return 116.0 * f - 16.0;
 }
+
+void gb_alt_rgb(int i, uint8_t rgb[3])
+{
+	static const uint8_t tint[2][3] = { { 198, 219, 239 }, { 253, 208, 162 } }; /* pale blue, pale orange */
+	memcpy(rgb, tint[i & 1], 3);
+}

@@ -14,6 +14,9 @@ const uint8_t *gb_cmap_entry(int cmap, int i);
 
 /* Names for settings and files: "viridis", "magma", "cividis", "gray", "coolwarm". */
 const char *gb_cmap_name(int cmap);
+/* The tint of box i of a strip whose boxes alternate (figure.h's alternate): two light colours
+ * far enough apart for neighbours to read as two boxes, dark text legible on both. */
+void gb_alt_rgb(int i, uint8_t rgb[3]);
 int gb_cmap_by_name(const char *name); /* -1 if unknown */
 
 /* The colour that marks NaN and infinite values in every backend (a magenta no table uses). */

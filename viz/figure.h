@@ -195,6 +195,10 @@ typedef struct gb_figure {
 	 * boxes under it ("e2 96" for a piece holding part of a character, the one byte of a
 	 * byte-fallback piece), (cols) strings of hex pairs separated by spaces, or NULL. */
 	char **byte_labels;
+	/* STRIP (and a STRIPS panel): the boxes alternate two light tints by position instead of
+	 * a colour per value: the values are token ids, names rather than amounts, and a colour
+	 * per id would claim an order they do not have (a teacher's review); no colour bar. */
+	int alternate;
 	/* BARS drawn as a DECODE panel: marks (cols) GB_MARK_* flags, or NULL (all kept); ref
 	 * (cols) a second value per bar drawn as a tick across it, or NULL, named ref_label in
 	 * the legend; cuts: a rule after bar cut_at[i] (1-based: after the first cut_at[i] bars)

@@ -9,14 +9,24 @@
 #include <cairo-pdf.h>
 #include <cairo.h>
 #include <ctype.h>
+#include <math.h>
 #include <pango/pangocairo.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#define FIG_W 1600.0
+#define FIG_H 900.0
+
+/* A figure is laid out again for the shape a slide leaves it (its heading above, its caption
+ * and questions below), not shrunk from 16:9: the layout of 1600 x SLIDE_H[v] pixels. */
+#define N_SLIDE 2
+static const double SLIDE_H[N_SLIDE] = { GB_SLIDE_FIG_H, 620 };
+
 typedef struct rec {
 	char *name;
-	cairo_surface_t *s;       /* a recording of the figure on a 1600 x 900 page */
+	cairo_surface_t *s;       /* a recording of the figure on a 1600 x 900 page (the handout) */
+	cairo_surface_t *v[N_SLIDE]; /* the same on 1600 x SLIDE_H[i] (the slides) */
 } rec;
 
 struct gb_pdfbook {
@@ -24,8 +34,6 @@ struct gb_pdfbook {
 	int n;
 };
 
-#define FIG_W 1600.0
-#define FIG_H 900.0
 
 gb_pdfbook *gb_pdfbook_new(void)
 {
@@ -39,38 +47,67 @@ void gb_pdfbook_free(gb_pdfbook *b)
 	for (int i = 0; i < b->n; i++) {
 		free(b->recs[i].name);
 		cairo_surface_destroy(b->recs[i].s);
+		for (int v = 0; v < N_SLIDE; v++)
+			cairo_surface_destroy(b->recs[i].v[v]);
 	}
 	free(b->recs);
 	free(b);
 }
 
+/* f laid out on a w x h page, recorded; NULL (err set) when it fails. */
+static cairo_surface_t *record(const gb_figure *f, double w, double h, gb_verr *err)
+{
+	cairo_rectangle_t ext = { 0, 0, w, h };
+	cairo_surface_t *s = cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, &ext);
+	cairo_t *cr = cairo_create(s);
+	int rc = gb_pdf_draw(cr, f, w, h, err);
+	cairo_destroy(cr);
+	if (!rc && cairo_surface_status(s) != CAIRO_STATUS_SUCCESS)
+		rc = gb_vfail(err, "cannot record the figure: %s", cairo_status_to_string(cairo_surface_status(s)));
+	if (rc) {
+		cairo_surface_destroy(s);
+		return NULL;
+	}
+	return s;
+}
+
 int gb_pdfbook_add_figure(gb_pdfbook *b, const char *name, const gb_figure *f, gb_verr *err)
 {
-	cairo_rectangle_t ext = { 0, 0, FIG_W, FIG_H };
 	rec *r = realloc(b->recs, sizeof *r * (size_t)(b->n + 1));
 	if (!r)
 		return gb_vfail(err, "out of memory recording a figure");
 	b->recs = r;
-	cairo_surface_t *s = cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, &ext);
-	cairo_t *cr = cairo_create(s);
-	int rc = gb_pdf_draw(cr, f, FIG_W, FIG_H, err);
-	cairo_destroy(cr);
-	if (!rc && cairo_surface_status(s) != CAIRO_STATUS_SUCCESS)
-		rc = gb_vfail(err, "cannot record the figure: %s", cairo_status_to_string(cairo_surface_status(s)));
-	if (rc || !(r[b->n].name = strdup(name))) {
-		cairo_surface_destroy(s);
-		return rc ? -1 : gb_vfail(err, "out of memory recording a figure");
+	rec *k = &r[b->n];
+	memset(k, 0, sizeof *k);
+	int rc = !(k->s = record(f, FIG_W, FIG_H, err));
+	for (int v = 0; !rc && v < N_SLIDE; v++)
+		rc = !(k->v[v] = record(f, FIG_W, SLIDE_H[v], err));
+	if (!rc && !(k->name = strdup(name)))
+		rc = gb_vfail(err, "out of memory recording a figure") || 1;
+	if (rc) {
+		if (k->s)
+			cairo_surface_destroy(k->s);
+		for (int v = 0; v < N_SLIDE; v++)
+			if (k->v[v])
+				cairo_surface_destroy(k->v[v]);
+		return -1;
 	}
-	r[b->n++].s = s;
+	b->n++;
 	return 0;
+}
+
+static const rec *find_rec(const gb_pdfbook *b, const char *name)
+{
+	for (int i = 0; i < b->n; i++)
+		if (!strcmp(b->recs[i].name, name))
+			return &b->recs[i];
+	return NULL;
 }
 
 static cairo_surface_t *find_fig(const gb_pdfbook *b, const char *name)
 {
-	for (int i = 0; i < b->n; i++)
-		if (!strcmp(b->recs[i].name, name))
-			return b->recs[i].s;
-	return NULL;
+	const rec *r = find_rec(b, name);
+	return r ? r->s : NULL;
 }
 
 /* ---- the Markdown, as blocks ----------------------------------------------------------------- */
@@ -322,15 +359,18 @@ static void end_page(page *pg)
 	pg->y = pg->m;
 }
 
-/* A recorded figure scaled into (x, y, w, h), its 16:9 kept and centred. */
-static void place_fig(page *pg, cairo_surface_t *fig, double x, double y, double w, double h)
+/* A recorded figure scaled into (x, y, w, h), its shape kept and centred; the area it took
+ * (in square points) is returned. */
+static double place_fig(page *pg, cairo_surface_t *fig, double x, double y, double w, double h)
 {
-	double k = w / FIG_W < h / FIG_H ? w / FIG_W : h / FIG_H;
-	double fw = FIG_W * k, fh = FIG_H * k;
+	cairo_rectangle_t e = { 0, 0, FIG_W, FIG_H };
+	cairo_recording_surface_get_extents(fig, &e);
+	double k = w / e.width < h / e.height ? w / e.width : h / e.height;
+	double fw = e.width * k, fh = e.height * k;
 	cairo_save(pg->cr);
 	cairo_translate(pg->cr, x + (w - fw) / 2, y + (h - fh) / 2);
 	cairo_scale(pg->cr, k, k);
-	cairo_rectangle(pg->cr, 0, 0, FIG_W, FIG_H);
+	cairo_rectangle(pg->cr, 0, 0, e.width, e.height);
 	cairo_clip(pg->cr);
 	cairo_set_source_surface(pg->cr, fig, 0, 0);
 	cairo_paint(pg->cr);
@@ -340,6 +380,7 @@ static void place_fig(page *pg, cairo_surface_t *fig, double x, double y, double
 	cairo_set_line_width(pg->cr, 0.5);
 	cairo_rectangle(pg->cr, x + (w - fw) / 2, y + (h - fh) / 2, fw, fh);
 	cairo_stroke(pg->cr);
+	return fw * fh;
 }
 
 static cairo_status_t to_file(void *closure, const unsigned char *data, unsigned int len)
@@ -379,6 +420,10 @@ static int close_doc(gb_outfile *o, cairo_surface_t *surf, cairo_t *cr, int oom,
 }
 
 /* ---- the handout ---------------------------------------------------------------------------- */
+
+/* The smallest type of terminal output in the handout, in points: 5.5 pt of DejaVu Sans Mono
+ * prints legibly on A4 and holds 140 columns in its text width. */
+#define MONO_MIN 5.5
 
 /* Room for h more on this page, or a new one. */
 static void need(page *pg, double h)
@@ -443,8 +488,30 @@ int gb_pdfbook_handout(gb_pdfbook *b, const char *md, const char *path, const ch
 		}
 		case B_CODE:
 		case B_LITERAL: {
-			double w = pg.W - 2 * pg.m - 16;
-			PangoLayout *l = text_layout(&pg, "DejaVu Sans Mono", 0, k->kind == B_CODE ? 8 : 9.5, k->text, w, 1);
+			/* terminal output is a table more often than prose: its lines are never wrapped.
+			 * The type gets small enough for the longest line (down to MONO_MIN); a line
+			 * longer still is cut with an ellipsis, one line a line. */
+			double w = pg.W - 2 * pg.m - 16, px = k->kind == B_CODE ? 8 : 9.5;
+			PangoLayout *l = text_layout(&pg, "DejaVu Sans Mono", 0, px, k->text, w, 1);
+			pango_layout_set_width(l, -1);
+			int lw, lh;
+			pango_layout_get_pixel_size(l, &lw, &lh);
+			if (lw > w) {
+				/* in proportion, then a tenth of a point at a time: hinting is not linear */
+				for (double want = fmax(MONO_MIN, floor(px * w / lw * 10) / 10); lw > w && want >= MONO_MIN;
+				     want -= 0.1) {
+					px = want;
+					g_object_unref(l);
+					l = text_layout(&pg, "DejaVu Sans Mono", 0, px, k->text, w, 1);
+					pango_layout_set_width(l, -1);
+					pango_layout_get_pixel_size(l, &lw, &lh);
+				}
+				if (lw > w) {
+					pango_layout_set_width(l, (int)(w * PANGO_SCALE));
+					pango_layout_set_height(l, -1);
+					pango_layout_set_ellipsize(l, PANGO_ELLIPSIZE_END);
+				}
+			}
 			double h = layout_h(l);
 			need(&pg, h + 12);
 			cairo_set_source_rgb(pg.cr, 0.95, 0.95, 0.95);
@@ -510,33 +577,56 @@ static void first_sentence(const char *p, char *out, size_t cap)
 	snprintf(out, cap, "%.*s%s", (int)n, p, n < strlen(p) && !strchr(".!?", p[n - 1]) ? "\xE2\x80\xA6" : "");
 }
 
-static void slide(page *pg, const blocks *bs, int from, int to, const gb_pdfbook *b)
+/* The slide's geometry in points (a 960 x 540 page): the heading's line at the top, the
+ * caption's line at the bottom, the figure in between at the page's full width. */
+#define SL_SIDE 12.0
+#define SL_TOP 8.0
+#define SL_HEAD_PX 22.0
+#define SL_CAP_PX 14.0
+
+/* One slide of the section [from, to): its heading (with "k/n" when the step made n figures),
+ * figure number fig_no (0-based; -1: a step without a figure), its caption, and the questions
+ * asked after that figure (before the next one). */
+static void slide(page *pg, const blocks *bs, int from, int to, const gb_pdfbook *b, int fig_no, int n_figs)
 {
-	const double m = pg->m, w = pg->W - 2 * m;
-	cairo_surface_t *fig = NULL;
+	const double m = SL_SIDE, w = pg->W - 2 * m;
+	const rec *fig = NULL;
 	const char *cap = NULL;
-	for (int i = from + 1; i < to; i++) {
-		const block *k = &bs->b[i];
-		if (k->kind == B_FIGURE && find_fig(b, k->name))
-			fig = find_fig(b, k->name);
-		else if (k->kind == B_PARA && !cap && strncmp(k->text, "**", 2) && strncmp(k->text, "*Hint", 5))
-			cap = k->text;
+	for (int i = from + 1, k = 0; i < to; i++) {
+		const block *bk = &bs->b[i];
+		if (bk->kind == B_FIGURE && find_rec(b, bk->name)) {
+			if (k++ == fig_no)
+				fig = find_rec(b, bk->name);
+		} else if (bk->kind == B_PARA && !cap && strncmp(bk->text, "**", 2) && strncmp(bk->text, "*Hint", 5))
+			cap = bk->text;
 	}
-	/* the heading */
-	PangoLayout *hl = text_layout(pg, "DejaVu Sans", 1, 26, bs->b[from].text, w, 0);
-	show_at(pg, hl, m, m * 0.8, 0.1);
-	double top = m * 0.8 + layout_h(hl) + 10;
+	/* the heading, one line: the figure carries its own title and subtitle under it */
+	char head[600];
+	if (n_figs > 1)
+		snprintf(head, sizeof head, "%s  (%d/%d)", bs->b[from].text, fig_no + 1, n_figs);
+	else
+		snprintf(head, sizeof head, "%s", bs->b[from].text);
+	PangoLayout *hl = text_layout(pg, "DejaVu Sans", 1, SL_HEAD_PX, head, w, 0);
+	pango_layout_set_ellipsize(hl, PANGO_ELLIPSIZE_END);
+	show_at(pg, hl, m, SL_TOP, 0.1);
+	double top = SL_TOP + layout_h(hl) + 4;
 	g_object_unref(hl);
 	/* the questions, from the bottom up: each with its options */
-	double bottom = pg->H - m * 0.7;
+	double bottom = pg->H - 8;
 	char qbuf[4096] = "";
 	size_t qn = 0;
+	/* a question goes on the slide of the figure before it (the first slide when none is) */
+	int seen = 0, mine = 0;
 	for (int i = from + 1; i < to; i++) {
 		const block *k = &bs->b[i];
-		if (k->kind == B_PARA && !strncmp(k->text, "**Question", 10))
-			qn += (size_t)snprintf(qbuf + qn, qn < sizeof qbuf ? sizeof qbuf - qn : 0, "%s%s", qn ? "\n" : "", k->text);
-		else if (k->kind == B_ITEM && qn && i > from + 1 &&
-		         (bs->b[i - 1].kind == B_ITEM || (bs->b[i - 1].kind == B_PARA && !strncmp(bs->b[i - 1].text, "**Question", 10))))
+		if (k->kind == B_FIGURE && find_rec(b, k->name))
+			seen++;
+		if (k->kind == B_PARA && !strncmp(k->text, "**Question", 10)) {
+			mine = fig_no < 0 || (seen ? seen - 1 : 0) == fig_no;
+			if (mine)
+				qn += (size_t)snprintf(qbuf + qn, qn < sizeof qbuf ? sizeof qbuf - qn : 0, "%s%s", qn ? "\n" : "", k->text);
+		} else if (k->kind == B_ITEM && mine && qn && i > from + 1 &&
+		           (bs->b[i - 1].kind == B_ITEM || (bs->b[i - 1].kind == B_PARA && !strncmp(bs->b[i - 1].text, "**Question", 10))))
 			qn += (size_t)snprintf(qbuf + qn, qn < sizeof qbuf ? sizeof qbuf - qn : 0, "\n    %s", k->text);
 		if (qn >= sizeof qbuf)
 			qn = sizeof qbuf - 1;
@@ -549,32 +639,43 @@ static void slide(page *pg, const blocks *bs, int from, int to, const gb_pdfbook
 			ql = text_layout(pg, "DejaVu Sans", 0, 12, qbuf, w - 24, 0);
 			qh = layout_h(ql);
 		}
-		bottom -= qh + 16;
+		bottom -= qh + 12;
 		cairo_set_source_rgb(pg->cr, 0.93, 0.95, 0.99);
-		cairo_rectangle(pg->cr, m, bottom, w, qh + 16);
+		cairo_rectangle(pg->cr, m, bottom, w, qh + 12);
 		cairo_fill(pg->cr);
-		show_at(pg, ql, m + 12, bottom + 8, 0.1);
-		bottom -= 10;
+		show_at(pg, ql, m + 12, bottom + 6, 0.1);
+		bottom -= 4;
 		g_object_unref(ql);
 	}
 	/* the caption over the questions, the figure filling what is left */
 	if (cap) {
 		char first[400];
 		first_sentence(cap, first, sizeof first);
-		PangoLayout *cl = text_layout(pg, "DejaVu Sans", 0, fig ? 15 : 22, fig ? first : cap, w, 0);
+		PangoLayout *cl = text_layout(pg, "DejaVu Sans", 0, fig ? SL_CAP_PX : 22, fig ? first : cap, w, 0);
 		if (fig) {
 			pango_layout_set_alignment(cl, PANGO_ALIGN_CENTER);
 			double ch = layout_h(cl);
-			bottom -= ch + 4;
+			bottom -= ch;
 			show_at(pg, cl, m, bottom, 0.25);
-			bottom -= 6;
+			bottom -= 4;
 		} else {
 			show_at(pg, cl, m, top + 20, 0.15);
 		}
 		g_object_unref(cl);
 	}
-	if (fig && bottom - top > 40)
-		place_fig(pg, fig, m, top, w, bottom - top);
+	if (fig && bottom - top > 40) {
+		/* the layout whose shape fills the room best */
+		cairo_surface_t *best = fig->v[0];
+		double area = 0;
+		for (int v = 0; v < N_SLIDE; v++) {
+			double k = fmin(w / FIG_W, (bottom - top) / SLIDE_H[v]);
+			if (FIG_W * k * SLIDE_H[v] * k > area * 1.02) {
+				area = FIG_W * k * SLIDE_H[v] * k;
+				best = fig->v[v];
+			}
+		}
+		place_fig(pg, best, m, top, w, bottom - top);
+	}
 	end_page(pg);
 }
 
@@ -594,10 +695,12 @@ int gb_pdfbook_slides(gb_pdfbook *b, const char *md, const char *path, const cha
 	for (int i = 0; i < bs.n; i++) {
 		if (bs.b[i].kind != B_SECTION || !strcmp(bs.b[i].text, "Answers"))
 			continue;
-		int j = i + 1;
-		while (j < bs.n && bs.b[j].kind != B_SECTION)
-			j++;
-		slide(&pg, &bs, i, j, b);
+		int j = i + 1, n_figs = 0;
+		for (; j < bs.n && bs.b[j].kind != B_SECTION; j++)
+			n_figs += bs.b[j].kind == B_FIGURE && find_rec(b, bs.b[j].name);
+		/* a slide per figure the step made: a comparison keeps all its figures */
+		for (int k = 0; k < (n_figs ? n_figs : 1); k++)
+			slide(&pg, &bs, i, j, b, n_figs ? k : -1, n_figs);
 	}
 	if (pages)
 		*pages = pg.pages;

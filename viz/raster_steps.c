@@ -146,7 +146,10 @@ int gb_lay_draw_strips(lay *L, gb_verr *err)
 				L->cut += p->cols - i;
 				break;
 			}
-			gb_lay_cell_colour(L, p, p->values[i], rgb);
+			if (p->alternate)
+				gb_alt_rgb(i, rgb);
+			else
+				gb_lay_cell_colour(L, p, p->values[i], rgb);
 			rect(L, xx, y, w, boxh, rgb);
 			gb_lay_outline(L, (int)floor(xx + 0.5), (int)floor(y + 0.5), (int)floor(w + 0.5), (int)floor(boxh + 0.5));
 			/* the piece this merge made: a heavy frame, so it shows without colour */

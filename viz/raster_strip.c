@@ -110,7 +110,10 @@ int gb_lay_draw_strip(lay *L, gb_verr *err)
 				L->cut += n - i;
 				break;
 			}
-			gb_lay_cell_colour(L, f, f->values[i], rgb);
+			if (f->alternate)
+				gb_alt_rgb(i, rgb);
+			else
+				gb_lay_cell_colour(L, f, f->values[i], rgb);
 			if (dl)
 				L->cut += gb_lay_label_cut(labels[i], LABEL_COLS);
 			rect(L, xx, yy, w, boxh, rgb);

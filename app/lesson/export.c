@@ -99,7 +99,14 @@ void export_figure(runner *r, const char *cmd)
 	r->step_figs++;
 	printf("step %d/%d: wrote %s\n", r->cur + 1, r->L->n_steps, name);
 	fflush(stdout);
-	md_code(r, cmd, NULL);
+	/* what the command printed before its figure (generate's and beam's lines, compare's
+	 * table; all of it when the figure was not drawn at the terminal) goes with it: the prose
+	 * that reads those lines finds them in the handout */
+	char *text = r->out ? strdup(r->out) : NULL;
+	if (text && r->s->drawn_at >= 0 && (size_t)r->s->drawn_at < strlen(text))
+		text[r->s->drawn_at] = 0;
+	md_code(r, cmd, text);
+	free(text);
 	md_flush(r);
 	sb_puts(&r->md, "![");
 	for (const char *t = r->s->fig->title ? r->s->fig->title : name; *t; t++) {

@@ -189,6 +189,7 @@ static void run_command(runner *r, const item *it)
 	gb_figure *before = r->s->fig;
 	ids_copy ids;
 	ids_take(r->s, &ids);
+	r->s->drawn_at = -1;
 	int rc = captured(r, cmd, r->replay || r->mode == MODE_CHECK);
 	track_text(r, cmd, it->line, rc, &ids);
 	ids_free(&ids);

@@ -1,0 +1,93 @@
+#!/bin/sh
+# t_lesson_pdf.sh — every lesson's slides.pdf and handout.pdf as a teacher's review asked
+# (issue 14): each exported figure on a slide of its own (a comparison keeps all its charts),
+# the figure filling the slide (its framed rectangle measured in the page's content stream by
+# tests/pdf_frames.py), terminal output in the handout never wrapped, the paired next-token
+# charts with distinct titles, the residual stream's clipped scale said on the figure, and the
+# text that figure commands print (generate, beam, compare) in the handout.
+cd "$(dirname "$0")/.." || exit 1
+. tests/tap.sh
+for tool in pdftotext pdfinfo python3; do
+	if ! command -v $tool >/dev/null 2>&1; then
+		echo "1..0 # SKIP $tool is not installed (poppler-utils, python3)"
+		exit 0
+	fi
+done
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+echo "1..$((15 * 3 + 6))"
+flat() { tr '\n' ' ' | tr -s ' '; }
+for f in lessons/[0-9][0-9]-*.lesson; do
+	les=$(basename "$f" .lesson)
+	D=$T/$les
+	./glassbox -c "lesson $f --export $D" >"$T/$les.out" 2>&1
+	pngs=$(ls "$D" | grep -c '^[0-9][0-9]*-.*\.png$')
+	python3 tests/pdf_frames.py "$D/slides.pdf" >"$T/$les.frames" 2>/dev/null
+	framed=$(awk '{ s += $4 } END { print s + 0 }' "$T/$les.frames")
+	pages=$(wc -l <"$T/$les.frames")
+	# the k-th framed slide shows the k-th figure: its title's first words are on that page
+	sed -n 's/^!\[\(.*\)\](\([0-9]*-[a-z-]*\.png\))$/\1/p' "$D/lesson.md" | sed 's/\\//g' >"$T/$les.titles"
+	miss=0 k=0
+	for p in $(awk '$4 == 1 { print $1 }' "$T/$les.frames"); do
+		k=$((k + 1))
+		want=$(sed -n "${k}p" "$T/$les.titles" | cut -d' ' -f1-3)
+		pdftotext -f "$p" -l "$p" "$D/slides.pdf" - 2>/dev/null | flat >"$T/page"
+		grep -qF -- "$want" "$T/page" || { miss=$((miss + 1)); echo "# $les slide $p lacks '$want'"; }
+	done
+	check "$les: each of its $pngs exported figures is on a slide of its own ($framed framed on $pages slides; $miss not where expected)" \
+		test "$framed" = "$pngs" -a "$miss" = 0 -a "$pages" -ge 1
+	# fill: the framed rectangle against the page, on slides without questions and on all
+	for p in $(awk '$4 == 1 { print $1 }' "$T/$les.frames"); do
+		q=0
+		pdftotext -f "$p" -l "$p" "$D/slides.pdf" - 2>/dev/null | grep -q 'Question [0-9]' && q=1
+		awk -v p="$p" -v q="$q" '$1 == p { print q, $7 * $8 / ($2 * $3) }' "$T/$les.frames"
+	done >"$T/$les.fill"
+	set -- $(awk '{ if ($1 == 0) { n0++; if (!m0 || $2 < m0) m0 = $2 } else { n1++; if (!m1 || $2 < m1) m1 = $2 } }
+		END { printf "%d %.3f %d %.3f\n", n0, m0, n1, m1 }' "$T/$les.fill")
+	check "$les: every figure fills its slide (least share of the page: $2 on $1 slides without questions, $4 on $3 with)" \
+		awk "BEGIN { exit !(($1 == 0 || $2 >= 0.80) && ($3 == 0 || $4 >= 0.55)) }"
+	# the handout: each line of terminal output (25 characters or more) on one line of the PDF
+	pdftotext -layout "$D/handout.pdf" - 2>/dev/null | tr -s ' ' >"$T/$les.hand"
+	wrapped=$(python3 - "$D/lesson.md" "$T/$les.hand" <<'PY'
+import re, sys
+md = open(sys.argv[1], encoding="utf-8").read().split("\n")
+pdf = [re.sub(r"\s+", " ", l).strip() for l in open(sys.argv[2], encoding="utf-8")]
+code, bad, longest = False, 0, 0
+for l in md:
+    if l.startswith("```"):
+        code = not code
+        continue
+    t = re.sub(r"\s+", " ", l).strip()
+    if code and len(t) >= 25:
+        longest = max(longest, len(l))
+        if not any(t in p for p in pdf):
+            bad += 1
+            print("# wrapped: " + l, file=sys.stderr)
+print(bad, longest)
+PY
+)
+	set -- $wrapped
+	check "$les: no line of terminal output is wrapped in handout.pdf (${1:-?} wrapped; the longest is ${2:-?} columns)" \
+		test "${1:-1}" = 0
+done
+# the paired next-token charts: titles that differ, and say how
+t4=$T/04-positions.titles t8=$T/08-layernorm.titles
+check "lesson 4: the two next-token charts have distinct titles, each with its text's start" \
+	sh -c "grep -c 'next tokens' $t4 | grep -qx 2 && grep -q '^After “Here Mary has a cat' $t4 && grep -q '^After “Here John has a cat' $t4"
+check "lesson 8: the two next-token charts have distinct titles, the second naming the textbook layer norm" \
+	sh -c "test \$(grep 'next tokens' $t8 | sort -u | wc -l) = 2 && grep 'next tokens' $t8 | sed -n 2p | grep -q 'textbook layer norm'"
+# lesson 9: the residual stream's scale is clipped, and the figure says so
+pdftotext "$T/09-ffn-residual/slides.pdf" - 2>/dev/null | flat >"$T/l9"
+check "lesson 9: the residual stream's slide says its colour scale is clipped, the values above marked" \
+	sh -c "grep -q 'colour scale clipped at [0-9.]*: [0-9]* values\{0,1\} above it (up to 97.8)' $T/l9 && grep -q '97.8▲' $T/l9"
+# what figure commands print goes in the handout with them
+pdftotext "$T/10-sampling/handout.pdf" - 2>/dev/null | flat >"$T/h10"
+pdftotext "$T/11-decoding/handout.pdf" - 2>/dev/null | flat >"$T/h11"
+pdftotext "$T/15-kernels/handout.pdf" - 2>/dev/null | flat >"$T/h15"
+check "lesson 10's handout: generate's lines under the command (token, id, p, what it looks at)" \
+	sh -c "grep -q 'glassbox> generate 8 --temp 1 --seed 10 1 ·[A-Za-z]* id [0-9]* p = 0\.[0-9]* looks at' $T/h10"
+check "lesson 11's handout: beam's steps and scores under the command" \
+	sh -c "grep -q 'glassbox> beam 3 6 step 1 1 score -[0-9.]* ·' $T/h11"
+check "lesson 15's handout: compare's table under the command" \
+	sh -c "grep -q 'glassbox> compare largest relative difference [0-9.e-]* (' $T/h15 && grep -q 'embed.tok 0 0' $T/h15"
+exit $((fails > 0))
