@@ -11,8 +11,9 @@ OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 LDFLAGS ?=
 WARN     = -Wall -Wextra -Wno-unused-parameter
-# SANITIZE=address,undefined builds everything (objects, program, tests) with those sanitizers;
-# tests/sanitize.env says how the tests run then. Given CFLAGS and LDFLAGS are kept either way.
+# SANITIZE=address,undefined builds everything (objects, program, tests) with those sanitizers
+# into build/san (the program build/san/glassbox), beside the normal build, which it leaves
+# alone; tests/sanitize.env says how the tests run then. Given CFLAGS and LDFLAGS are kept.
 SANITIZE ?=
 SAN_FLAGS = $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all)
 ALLCFLAGS = -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) $(SAN_FLAGS) -I. -MMD -MP $(DEP_CFLAGS) -DHAVE_SDL2=$(HAVE_SDL2) \
@@ -39,8 +40,10 @@ say = @printf '  %-6s %s\n'
 endif
 
 # Everything the build writes goes under build/ (objects and dependency files mirror the source
-# tree), except the program itself at the top, where the README's commands expect it.
-B = build
+# tree), except the program itself at the top, where the README's commands expect it. A
+# sanitized build has a folder and a program of its own (PROG): the two never mix.
+B    = $(if $(SANITIZE),build/san,build)
+PROG = $(if $(SANITIZE),$(B)/glassbox,glassbox)
 # model/kernels/simd.c is one source compiled once per vector width (its opening comment says
 # how); the wildcard leaves it out and the rules below build it twice.
 SIMD_SRC  = model/kernels/simd.c
@@ -64,7 +67,7 @@ ifneq ($(DUP_NAMES),)
 $(error two library sources share a file name: $(DUP_NAMES))
 endif
 
-all: glassbox man completion
+all: $(PROG) man completion
 
 # Objects remember the compiler and flags they were built with: changing CC, CFLAGS or
 # SANITIZE rebuilds everything instead of mixing sanitized and plain objects.
@@ -73,9 +76,14 @@ $(B)/flags: FORCE
 	@mkdir -p $(@D)
 	@if [ "$$(cat $@ 2>/dev/null)" != '$(BUILD_FLAGS)' ]; then printf '%s\n' '$(BUILD_FLAGS)' >$@; fi
 
-glassbox: $(APP_OBJ) $(B)/libglassbox.a
+$(PROG): $(APP_OBJ) $(B)/libglassbox.a
 	$(say) LINK $@
 	$(Q)$(CC) $(ALLLDFLAGS) -o $@ $(APP_OBJ) $(B)/libglassbox.a $(LDLIBS)
+
+ifneq ($(SANITIZE),)
+glassbox: $(PROG)
+.PHONY: glassbox
+endif
 
 $(B)/libglassbox.a: $(LIB_OBJ)
 	$(say) AR $@
@@ -120,26 +128,26 @@ COMP_OUT = $(B)/completion/glassbox.bash $(B)/completion/_glassbox $(B)/completi
 man: $(MAN_OUT)
 completion: $(COMP_OUT)
 
-$(B)/man/glassbox.1: glassbox
+$(B)/man/glassbox.1: $(PROG)
 	@mkdir -p $(@D)
 	$(say) GEN $@
-	$(Q)./glassbox --gen-man 1 >$@.tmp && mv $@.tmp $@
-$(B)/man/glassbox-lesson.5: glassbox lessons/README.md
+	$(Q)./$(PROG) --gen-man 1 >$@.tmp && mv $@.tmp $@
+$(B)/man/glassbox-lesson.5: $(PROG) lessons/README.md
 	@mkdir -p $(@D)
 	$(say) GEN $@
-	$(Q)./glassbox --gen-man 5 lessons/README.md >$@.tmp && mv $@.tmp $@
-$(B)/completion/glassbox.bash: glassbox
+	$(Q)./$(PROG) --gen-man 5 lessons/README.md >$@.tmp && mv $@.tmp $@
+$(B)/completion/glassbox.bash: $(PROG)
 	@mkdir -p $(@D)
 	$(say) GEN $@
-	$(Q)./glassbox --gen-completion bash >$@.tmp && mv $@.tmp $@
-$(B)/completion/_glassbox: glassbox
+	$(Q)./$(PROG) --gen-completion bash >$@.tmp && mv $@.tmp $@
+$(B)/completion/_glassbox: $(PROG)
 	@mkdir -p $(@D)
 	$(say) GEN $@
-	$(Q)./glassbox --gen-completion zsh >$@.tmp && mv $@.tmp $@
-$(B)/completion/glassbox.fish: glassbox
+	$(Q)./$(PROG) --gen-completion zsh >$@.tmp && mv $@.tmp $@
+$(B)/completion/glassbox.fish: $(PROG)
 	@mkdir -p $(@D)
 	$(say) GEN $@
-	$(Q)./glassbox --gen-completion fish >$@.tmp && mv $@.tmp $@
+	$(Q)./$(PROG) --gen-completion fish >$@.tmp && mv $@.tmp $@
 
 $(B)/tests/fz_%.replay: tests/fuzz/fz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(B)/libapp.a $(B)/libglassbox.a
 	@mkdir -p $(@D)
@@ -148,11 +156,22 @@ $(B)/tests/fz_%.replay: tests/fuzz/fz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h 
 
 tests: $(TEST_BIN) $(REPLAY_BIN)
 
-# CHECK_SH picks the shell tests (CI's sanitizer stage runs the CLI ones); under SANITIZE the
-# tests get tests/sanitize.env (leak suppressions for third-party libraries, GB_SLOW for waits).
+# CHECK_SH picks the shell tests (CI's sanitizer stage may run fewer). Under SANITIZE the tests
+# get tests/sanitize.env (leak suppressions for third-party libraries, GB_SLOW for waits) and
+# run in $(B)/root: the tree's files linked, a copy of the sanitized program as ./glassbox (it
+# finds assets/ and lessons/ beside itself) and build/ leading to $(B), so the tests' paths
+# (./glassbox, build/tests/...) name the sanitized build.
 CHECK_SH ?= $(TEST_SH)
-check: glassbox $(MAN_OUT) $(COMP_OUT) $(TEST_BIN) $(REPLAY_BIN)
-	$(if $(SANITIZE),. tests/sanitize.env &&) prove -e '' $(TEST_BIN) $(CHECK_SH)
+SAN_ROOT  = $(B)/root
+check: $(PROG) $(MAN_OUT) $(COMP_OUT) $(TEST_BIN) $(REPLAY_BIN)
+ifeq ($(SANITIZE),)
+	prove -e '' $(TEST_BIN) $(CHECK_SH)
+else
+	$(Q)rm -rf $(SAN_ROOT) && mkdir -p $(SAN_ROOT)
+	$(Q)for f in $(filter-out build glassbox,$(wildcard *)); do ln -s "$(CURDIR)/$$f" $(SAN_ROOT)/$$f; done
+	$(Q)ln -s .. $(SAN_ROOT)/build && cp $(PROG) $(SAN_ROOT)/glassbox
+	cd $(SAN_ROOT) && . tests/sanitize.env && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL prove -e '' $(patsubst $(B)/%,build/%,$(TEST_BIN)) $(CHECK_SH)
+endif
 
 # Fuzzing (tests/fuzz/README.md): one libFuzzer harness per parser, built with clang into
 # build/fuzz; `make fuzz FUZZ_SECONDS=N [FUZZ_BUDGET="calc=S ..."]` runs each for N seconds.
@@ -179,12 +198,19 @@ $(B)/libapp.a: $(filter-out $(B)/app/main.o,$(APP_OBJ))
 	$(say) AR $@
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-bench: glassbox
-	./glassbox bench
+bench: $(PROG)
+	./$(PROG) bench
 
-install: glassbox $(MAN_OUT) $(COMP_OUT)
+# install-files copies what is built and builds nothing: PREFIX is compiled into the program
+# (its fallback data folder), so `make install PREFIX=...` alone would rebuild every object;
+# an installed program finds its data from its own path anyway (../share/glassbox). The tests
+# install with it.
+install: $(PROG) $(MAN_OUT) $(COMP_OUT)
+	$(Q)$(MAKE) --no-print-directory install-files
+
+install-files:
 	install -d $(BIN_DIR) $(DATA_DIR) $(MAN_DIR)/man1 $(MAN_DIR)/man5
-	install -m 755 glassbox $(BIN_DIR)/glassbox
+	install -m 755 $(PROG) $(BIN_DIR)/glassbox
 	install -m 644 $(B)/man/glassbox.1 $(MAN_DIR)/man1/glassbox.1
 	install -m 644 $(B)/man/glassbox-lesson.5 $(MAN_DIR)/man5/glassbox-lesson.5
 	install -d $(DESTDIR)$(BASH_COMPDIR) $(DESTDIR)$(ZSH_COMPDIR) $(DESTDIR)$(FISH_COMPDIR)
@@ -213,5 +239,5 @@ deb:
 	cd $(B)/deb/glassbox-$(VERSION) && dpkg-buildpackage -us -uc -b -j2
 	@ls $(B)/deb/*.deb
 
-.PHONY: all check bench install uninstall clean distclean tests man completion deb fuzz fuzz-build FORCE
+.PHONY: all check bench install install-files uninstall clean distclean tests man completion deb fuzz fuzz-build FORCE
 -include $(LIB_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(TEST_BIN:.t=.d) $(REPLAY_BIN:.replay=.d)

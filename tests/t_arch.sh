@@ -3,11 +3,12 @@
 # shipped tiny-lm and tiny-mt and of a Llama-style model, each label and detail derived from
 # the model's config.json; the highlight following the stage on show (at the prompt and in
 # the PNG's pixels); the terminal's box-drawing shapes at 160x48 and 80x24; the explorer's
-# 'a' (tmux, a private server); the window (Xvfb).
+# 'a' (tmux, a private server); the window (Xvfb). Its files go to a folder of its own
+# (mktemp -d), removed at the end; its waits wait for what they check, not for a time.
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
-T=$ROOT/tests/tmp/arch
-rm -rf "$T" && mkdir -p "$T/state"
+T=$(mktemp -d)
+mkdir -p "$T/state"
 . tests/tap.sh
 gb() { "$ROOT/glassbox" -c "$1"; }
 # cfg DIR KEY: a number or word of DIR/config.json (the first "KEY": value)
@@ -41,7 +42,7 @@ MT=$ROOT/assets/models/tiny-mt
 S=
 XPID=
 command -v tmux >/dev/null 2>&1 && tmux_private "$T"
-trap 'tmux_cleanup; [ -n "$XPID" ] && kill "$XPID" 2>/dev/null && wait "$XPID" 2>/dev/null' EXIT
+trap 'tmux_cleanup; [ -n "$XPID" ] && kill "$XPID" 2>/dev/null && wait "$XPID" 2>/dev/null; cd /; rm -rf "$T"' EXIT
 
 echo "1..24"
 cd "$T" || exit 1
@@ -129,7 +130,8 @@ if [ -z "$TMUX_SOCK" ]; then
 else
 	S=glassbox-arch-$$
 	screen() { tmux capture-pane -p -t "$S"; }
-	waitfor() { i=0; while [ $i -lt 100 ]; do screen | grep -qF -- "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
+	# (30 s, times GB_SLOW, for a loaded machine: the wait ends as soon as the text is there)
+	waitfor() { i=0; while [ $i -lt "$(slow 300)" ]; do screen | grep -qF -- "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
 	tmux new-session -d -s "$S" -x 80 -y 24 \
 		"cd $T && env XDG_STATE_HOME=$T/state TERM=xterm-256color $ROOT/glassbox; echo EXIT=\$?; sleep 30"
 	waitfor "glassbox>"
@@ -157,7 +159,7 @@ if [ -n "$TMUX_SOCK" ] && command -v Xvfb >/dev/null 2>&1 && command -v xdotool 
 	command -v xwd >/dev/null 2>&1 && command -v convert >/dev/null 2>&1 && command -v xwininfo >/dev/null 2>&1 &&
 	"$ROOT/glassbox" -c "help window" >/dev/null 2>&1; then
 	if xvfb_start 1400x900x24; then
-		i=0; while [ $i -lt 50 ] && ! DISPLAY="$D" xdotool getdisplaygeometry >/dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
+		i=0; while [ $i -lt "$(slow 50)" ] && ! DISPLAY="$D" xdotool getdisplaygeometry >/dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
 		[ $i -lt 50 ] || D=
 	fi
 fi
@@ -170,23 +172,37 @@ else
 	waitfor "glassbox>"
 	tmux send-keys -t "$S" "run $TEXT" Enter "window" Enter
 	waitfor "window open"
-	i=0; while [ $i -lt 50 ] && [ -z "$(winid)" ]; do sleep 0.1; i=$((i + 1)); done
+	i=0; while [ $i -lt "$(slow 300)" ] && [ -z "$(winid)" ]; do sleep 0.1; i=$((i + 1)); done
 	W=$(winid)
 	tmux send-keys -t "$S" "ffn 1" Enter "arch" Enter
-	sleep 1
-	DISPLAY=$D xwd -id "$W" -silent >w.xwd 2>/dev/null && convert w.xwd window-arch.png 2>/dev/null
-	b=$(sat_box window-arch.png)
-	bw=$(echo "$b" | sed 's/x.*//') by=$(echo "$b" | sed 's/.*+//')
+	waitfor "The architecture of tiny-lm"
+	# the window redraws on its own time: its picture is taken until the diagram is there (a
+	# wide saturated block low in the frame: the feed-forward highlighted) or the wait is over
+	b= bw= by= i=0
+	while [ -n "$W" ] && [ $i -lt "$(slow 60)" ]; do
+		DISPLAY=$D xwd -id "$W" -silent >w.xwd 2>/dev/null && convert w.xwd window-arch.png 2>/dev/null
+		b=$(sat_box window-arch.png)
+		bw=$(echo "$b" | sed 's/x.*//') by=$(echo "$b" | sed 's/.*+//')
+		[ -n "$bw" ] && [ "$bw" -gt 400 ] && [ "$by" -gt 300 ] && break
+		sleep 0.25; i=$((i + 1))
+	done
 	[ -n "$W" ] && [ -n "$bw" ] && [ "$bw" -gt 400 ] && [ "$by" -gt 300 ]
 	ok $? "window: the diagram is shown, the feed-forward highlighted ($b)"
+	# Tab once the window has the focus; then the figure on show is exported until it is no
+	# longer the diagram (each try its own file: export keeps an existing one)
 	DISPLAY=$D xdotool windowfocus "$W" 2>/dev/null
-	sleep 0.2
+	i=0; while [ $i -lt "$(slow 50)" ] && [ "$(DISPLAY=$D xdotool getwindowfocus 2>/dev/null)" != "$(printf '%d' "$W" 2>/dev/null)" ]; do
+		sleep 0.1; i=$((i + 1)); done
 	DISPLAY=$D xdotool key Tab
-	sleep 0.8
-	tmux send-keys -t "$S" "export w.png" Enter
-	i=0; while [ $i -lt 50 ] && ! [ -s w.png ]; do sleep 0.1; i=$((i + 1)); done
-	tr '\000' '=' <w.png | grep -aq 'Title=The residual stream'
-	ok $? "window: Tab in it goes on from the stage the diagram marked (ffn) to the next (resid)"
+	title= i=0
+	while [ $i -lt "$(slow 40)" ]; do
+		tmux send-keys -t "$S" "export w$i.png" Enter
+		j=0; while [ $j -lt "$(slow 100)" ] && ! [ -s "w$i.png" ]; do sleep 0.1; j=$((j + 1)); done
+		title=$(png_text "w$i.png" Title)
+		case $title in "The architecture"*|"") sleep 0.25; i=$((i + 1)) ;; *) break ;; esac
+	done
+	case $title in "The residual stream"*) true ;; *) false ;; esac
+	ok $? "window: Tab in it goes on from the stage the diagram marked (ffn) to the next (resid): ${title:-no export}"
 	tmux send-keys -t "$S" quit Enter
 	waitfor "EXIT=0" >/dev/null
 	tmux kill-session -t "$S" 2>/dev/null

@@ -34,7 +34,7 @@ row() {
 		ok 1 "$cmds"; echo "# $why"; sed 's/^/#   /' "$T/err" | head -n 5; fi
 }
 
-# The rows (97). A lesson is checked with `lesson FILE --check`; a model with `load`.
+# The rows (99). A lesson is checked with `lesson FILE --check`; a model with `load`.
 cat >"$T/table" <<'TABLE'
 1|l/paren.lesson:7|nested too deeply|lesson l/paren.lesson --check
 1|l/neg.lesson:7|nested too deeply|lesson l/neg.lesson --check
@@ -133,13 +133,16 @@ cat >"$T/table" <<'TABLE'
 1|d.npy|already exists|load good-gpt2; run ab; dump logits d.npy
 1|keep.png|already exists|load good-gpt2; run ab; attn 1 1; export keep.png
 1|missing.txt|cannot open|run --file missing.txt
+1|-|shows a view (attn, heads, loss, positions, next, ...), not 'dump'|load good-gpt2; run ab; compare-models good-gpt2 good-gpt2 dump logits cm.npy
+1|-|not 'export-model'|load good-gpt2; run ab; compare-models good-gpt2 good-gpt2 export-model cm-model
 TABLE
-echo "1..$(($(wc -l <"$T/table") + 7))"
+echo "1..$(($(wc -l <"$T/table") + 8))"
 : >"$T/keep.png"
 while IFS='|' read -r want file problem cmds; do
 	row "$want" "$file" "$problem" "$cmds"
 done <"$T/table"
 check "an existing file that dump and export refused is untouched (empty as it was)" test ! -s "$T/keep.png"
+check "compare-models ran neither dump nor export-model (a view only: no cm.npy, no cm-model)" sh -c "! ls '$T'/cm* 2>/dev/null | grep -q ."
 check "dump's first write to w.npy is complete (a NumPy header and the logits)" sh -c "head -c 6 '$T/w.npy' | grep -q NUMPY"
 
 # A symlink planted under dump's temporary name is never followed: the name is new on every

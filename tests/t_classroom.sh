@@ -68,7 +68,7 @@ until_n() {
 	_want=$1 _pat=$2
 	shift 2
 	_i=0
-	while [ $_i -lt 800 ]; do
+	while [ $_i -lt "$(slow 800)" ]; do
 		_got=$(awk -v p="$_pat" 'FNR == 1 { seen[FILENAME] = 1 } { last[FILENAME] = $0 }
 			END { c = 0; for (f in last) if (index(last[f], p)) c++; print c }' "$@" 2>/dev/null)
 		[ "${_got:-0}" -ge "$_want" ] && return 0
@@ -178,13 +178,13 @@ done
 echo >&3 # the end of the lesson; then teach --state, tally, teach end
 exec 3>&-
 i=0
-while [ $i -lt 600 ] && kill -0 $TP 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
+while [ $i -lt "$(slow 600)" ] && kill -0 $TP 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
 wait $TP
 ok $? "the teacher's session ran to the end (status 0)"
 for p in $pids; do
 	[ "$p" = "$KP" ] && continue
 	i=0
-	while [ $i -lt 200 ] && kill -0 "$p" 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
+	while [ $i -lt "$(slow 200)" ] && kill -0 "$p" 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
 	wait "$p"
 	echo $? >>"$T/status"
 done

@@ -16,7 +16,7 @@ tmux_private "$T"
 trap 'tmux_cleanup; rm -rf "$T"' EXIT
 screen() { tmux capture-pane -p -t "$1"; }
 # waitfor SESSION TEXT: up to 15 s for TEXT on the screen; absent SESSION TEXT: not there after 1 s
-waitfor() { i=0; while [ $i -lt 150 ]; do screen "$1" | grep -qF -- "$2" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
+waitfor() { i=0; while [ $i -lt "$(slow 150)" ]; do screen "$1" | grep -qF -- "$2" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
 absent() { sleep 1; ! screen "$1" | grep -qF -- "$2"; }
 start() { # start NAME ARGS
 	tmux new-session -d -s "$1" -x 120 -y 45 \

@@ -25,19 +25,19 @@ if ! xvfb_start 1920x1080x24; then
 fi
 tmux_private "$T"
 trap 'tmux_cleanup; kill $XPID 2>/dev/null' EXIT
-i=0; while [ $i -lt 50 ] && ! DISPLAY=$D xdotool getdisplaygeometry >/dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
+i=0; while [ $i -lt "$(slow 50)" ] && ! DISPLAY=$D xdotool getdisplaygeometry >/dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
 echo "1..6"
 
 screen() { tmux capture-pane -p -t "$1"; }
-waitfor() { i=0; while [ $i -lt 150 ]; do screen "$1" | grep -qF -- "$2" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
+waitfor() { i=0; while [ $i -lt "$(slow 150)" ]; do screen "$1" | grep -qF -- "$2" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
 send() { tmux send-keys -t "$1" "$2" Enter; }
 geom() { DISPLAY=$D xwininfo -root -tree 2>/dev/null | awk '/"glassbox"/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+x[0-9]+\+/) { split($i, a, /[x+]/); print a[1], a[2], a[3], a[4]; exit } }'; }
 shot() { DISPLAY=$D xwd -root -silent | convert xwd:- "$T/$1.png"; }
 diff_() { "$PIX" --diff "$T/$1.png" "$T/$2.png" "$3" "$4" "$5" "$6"; }
 # settle NAME: screenshots into NAME until two in a row have the same pixels (the window has
 # redrawn); pixels, not bytes: convert stamps each PNG with the time
-settle() { shot "$1"; i=0; while [ $i -lt 50 ]; do sleep 0.1; shot settle; [ "$(diff_ settle "$1" 0 0 1920 1080)" = 0 ] && return 0; mv "$T/settle.png" "$T/$1.png"; i=$((i + 1)); done; return 1; }
-until_changed() { n_=$1 b_=$2; shift 2; i=0; while [ $i -lt 50 ]; do shot "$n_"; [ "$(diff_ "$b_" "$n_" "$@")" -gt 0 ] && { settle "$n_"; return 0; }; sleep 0.1; i=$((i + 1)); done; return 1; }
+settle() { shot "$1"; i=0; while [ $i -lt "$(slow 50)" ]; do sleep 0.1; shot settle; [ "$(diff_ settle "$1" 0 0 1920 1080)" = 0 ] && return 0; mv "$T/settle.png" "$T/$1.png"; i=$((i + 1)); done; return 1; }
+until_changed() { n_=$1 b_=$2; shift 2; i=0; while [ $i -lt "$(slow 50)" ]; do shot "$n_"; [ "$(diff_ "$b_" "$n_" "$@")" -gt 0 ] && { settle "$n_"; return 0; }; sleep 0.1; i=$((i + 1)); done; return 1; }
 start() { # start NAME DISPLAY ARGS
 	tmux new-session -d -s "$1" -x 120 -y 45 \
 		"env DISPLAY=$2 XDG_STATE_HOME=$T/state TERM=xterm-256color ./glassbox $3 2>$T/$1.err; echo EXIT=\$?; sleep 30"
@@ -50,13 +50,13 @@ start ref "$D" ""
 waitfor ref "glassbox>"
 send ref "run $TEXT"
 send ref "window"
-i=0; while [ $i -lt 300 ] && [ -z "$(geom)" ]; do sleep 0.1; i=$((i + 1)); done
+i=0; while [ $i -lt "$(slow 300)" ] && [ -z "$(geom)" ]; do sleep 0.1; i=$((i + 1)); done
 set -- $(geom); W=${1:-0} H=${2:-0} X=${3:-0} Y=${4:-0}
 shot blank
 send ref "attn 2 3"
 until_changed ref blank $X $Y $W $H
 send ref "quit"
-i=0; while [ $i -lt 100 ] && [ -n "$(geom)" ]; do sleep 0.1; i=$((i + 1)); done
+i=0; while [ $i -lt "$(slow 100)" ] && [ -n "$(geom)" ]; do sleep 0.1; i=$((i + 1)); done
 
 # the class: the teacher has no window (no display), the student's window follows
 start teacher "" "--teach --port 0 --code 2-7"
@@ -67,7 +67,7 @@ send teacher "attn 1 1"
 start student "$D" "--follow 127.0.0.1:$PORT --code 2-7 --name bo"
 waitfor student "Layer 1, head 1: attention weights"
 send student "window"
-i=0; while [ $i -lt 300 ] && [ -z "$(geom)" ]; do sleep 0.1; i=$((i + 1)); done
+i=0; while [ $i -lt "$(slow 300)" ] && [ -z "$(geom)" ]; do sleep 0.1; i=$((i + 1)); done
 settle s1
 send teacher "attn 2 3"
 until_changed s2 s1 $X $Y $W $H
@@ -91,7 +91,7 @@ waitfor student "Following the teacher again"
 until_changed s5 s4 $X $Y $W $((H - 40))
 ok $? "follow brings the teacher's figure back into the window"
 send student "quit"
-i=0; while [ $i -lt 100 ] && [ -n "$(geom)" ]; do sleep 0.1; i=$((i + 1)); done
+i=0; while [ $i -lt "$(slow 100)" ] && [ -n "$(geom)" ]; do sleep 0.1; i=$((i + 1)); done
 
 # the teacher's window: the tally of a question, live
 printf '# Quiz\n\n== The question\n> attn 1 1\n\n? Which letter is right?\na) the first\nb) the second\n= b\n' >"$T/q.lesson"
@@ -100,7 +100,7 @@ start teacher "$D" "--teach --port 0 --code 2-8"
 waitfor teacher "glassbox --follow"
 PORT=$(screen teacher | sed -n 's/.*glassbox --follow [0-9.]*:\([0-9]*\) --code 2-8.*/\1/p' | head -n 1)
 send teacher "window"
-i=0; while [ $i -lt 300 ] && [ -z "$(geom)" ]; do sleep 0.1; i=$((i + 1)); done
+i=0; while [ $i -lt "$(slow 300)" ] && [ -z "$(geom)" ]; do sleep 0.1; i=$((i + 1)); done
 start s2 "" "--follow 127.0.0.1:$PORT --code 2-8"
 waitfor teacher "joined"
 send teacher "lesson $T/q.lesson"

@@ -118,7 +118,7 @@ fi
 # quoted text as the functions intend. wait_for SESSION TEXT: up to 15 s for TEXT on screen.
 wait_for() {
 	i=0
-	while [ $i -lt 150 ]; do
+	while [ $i -lt "$(slow 150)" ]; do
 		tmux capture-pane -p -t "$1" 2>/dev/null | grep -qF -- "$2" && return 0
 		sleep 0.1
 		i=$((i + 1))
@@ -154,8 +154,9 @@ else
 	for i in 1 2 3 4 5 6; do echo "ok $((n + 1)) # SKIP tmux not installed"; n=$((n + 1)); done
 fi
 
-# make install puts them where the shells look
-make install PREFIX=/opt/gb DESTDIR="$T/root" >/dev/null 2>&1
+# make install-files (install's recipe on the built files: another PREFIX rebuilds nothing)
+# puts them where the shells look
+make install-files PREFIX=/opt/gb DESTDIR="$T/root" >/dev/null 2>&1
 ok $(cmp -s "$B/glassbox.bash" "$T/root/opt/gb/share/bash-completion/completions/glassbox" &&
 	cmp -s "$B/_glassbox" "$T/root/opt/gb/share/zsh/site-functions/_glassbox" &&
 	cmp -s "$B/glassbox.fish" "$T/root/opt/gb/share/fish/vendor_completions.d/glassbox.fish"; echo $?) \

@@ -25,8 +25,8 @@ colours() {
 only() { case " $2" in *" bg$1 "*) ;; *) return 1 ;; esac; [ -z "$(printf '%s\n' $2 | grep -v "$1\$")" ]; }
 gb() { "$ROOT/glassbox" -c "$1"; }
 screen() { tmux capture-pane -p -t "$S"; }
-waitfor() { i=0; while [ $i -lt 100 ]; do screen | grep -qF -- "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
-waitfile() { i=0; while [ $i -lt 100 ]; do [ -s "$1" ] && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
+waitfor() { i=0; while [ $i -lt "$(slow 100)" ]; do screen | grep -qF -- "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
+waitfile() { i=0; while [ $i -lt "$(slow 100)" ]; do [ -s "$1" ] && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
 cmdline() { tmux send-keys -t "$S" ":"; sleep 0.2; tmux send-keys -t "$S" "$1" Enter; }
 S=
 XPID=
@@ -119,7 +119,7 @@ if command -v tmux >/dev/null 2>&1 && command -v Xvfb >/dev/null 2>&1 && command
 	command -v xwd >/dev/null 2>&1 && command -v convert >/dev/null 2>&1 && command -v xwininfo >/dev/null 2>&1 &&
 	"$ROOT/glassbox" -c "help window" >/dev/null 2>&1; then
 	if xvfb_start 1400x900x24; then
-		i=0; while [ $i -lt 50 ] && ! DISPLAY="$D" xdotool getdisplaygeometry >/dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
+		i=0; while [ $i -lt "$(slow 50)" ] && ! DISPLAY="$D" xdotool getdisplaygeometry >/dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
 		[ $i -lt 50 ] || D=
 	fi
 fi
@@ -133,7 +133,7 @@ else
 	waitfor "glassbox>"
 	tmux send-keys -t "$S" "set palette gray" Enter "run $TEXT" Enter "attn 1 1" Enter "window" Enter
 	waitfor "window open"
-	i=0; while [ $i -lt 50 ] && [ -z "$(winid)" ]; do sleep 0.1; i=$((i + 1)); done
+	i=0; while [ $i -lt "$(slow 50)" ] && [ -z "$(winid)" ]; do sleep 0.1; i=$((i + 1)); done
 	W=$(winid)
 	sleep 0.5
 	DISPLAY=$D xdotool windowfocus "$W" 2>/dev/null

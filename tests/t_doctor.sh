@@ -61,8 +61,9 @@ else
 		grep -q "fix: install glassbox with its data" "$T/out" && grep -qx "glassbox: doctor: 2 things a lesson needs are missing (the fix is under each ✘)" "$T/err"; echo $?) \
 		"no models or lessons: ✘ both with the fix, one line on stderr, exit status 1"
 fi
-# an installed tree (make install PREFIX=...): found from the program's own path
-make install PREFIX="$T/inst" >/dev/null 2>&1
+# an installed tree (make install-files PREFIX=...: install's recipe on the built program, which
+# another PREFIX does not rebuild): found from the program's own path
+make install-files PREFIX="$T/inst" >/dev/null 2>&1
 env -i PATH=/usr/bin:/bin HOME="$T/home" LANG=C.UTF-8 "$T/inst/bin/glassbox" doctor >"$T/out" 2>"$T/err"
 ok $([ $? = 0 ] && grep -q "^✔ models *tiny-lm.*($T/inst/share/glassbox/models/tiny-lm)" "$T/out" && grep -q "^✔ lessons .* in $T/inst/share/glassbox/lessons" "$T/out"; echo $?) \
 	"make install PREFIX=...: doctor finds the installed models and lessons"

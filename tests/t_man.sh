@@ -3,7 +3,7 @@
 # command table has its entry in glassbox(1) with its arguments and its help, every option of
 # --help and every environment variable the sources read is there, both pages render through
 # man -l with groff's warnings on (-ww) and none appears, glassbox-lesson(5) carries every
-# section and line kind of lessons/README.md, and make install puts them where man finds them.
+# section and line kind of lessons/README.md, and make install(-files) puts them where man finds them.
 # The commands come from app/commands.c's source text itself, so a command the generator
 # skipped is caught, and the list is the table's, whatever commands others add.
 cd "$(dirname "$0")/.." || exit 1
@@ -115,9 +115,10 @@ done <"$T/kinds"
 ok $([ -z "$missing" ] && [ "$(wc -l <"$T/kinds")" -ge 15 ]; echo $?) "every line kind of the format table ($(wc -l <"$T/kinds")) is in glassbox-lesson(5)${missing:+: missing$missing}"
 ok $(grep -qF "    = word 1 2: generate 1 --top-k 1" "$T/man5.txt"; echo $?) "an indented example stays as written (no filling)"
 
-# make install: where man finds them
-make install PREFIX=/opt/gb DESTDIR="$T/root" >/dev/null 2>&1
-ok $? "make install PREFIX=/opt/gb DESTDIR=..."
+# make install-files (install's recipe on the built files: another PREFIX rebuilds nothing):
+# where man finds them
+make install-files PREFIX=/opt/gb DESTDIR="$T/root" >/dev/null 2>&1
+ok $? "make install-files PREFIX=/opt/gb DESTDIR=..."
 ok $(cmp -s "$M1" "$T/root/opt/gb/share/man/man1/glassbox.1" && cmp -s "$M5" "$T/root/opt/gb/share/man/man5/glassbox-lesson.5"; echo $?) \
 	"the pages are installed under share/man/man1 and man5"
 ok $([ "$(man -M "$T/root/opt/gb/share/man" -w glassbox)" = "$T/root/opt/gb/share/man/man1/glassbox.1" ] &&

@@ -17,12 +17,12 @@ tmux_private "$T"
 trap tmux_cleanup EXIT
 screen() { tmux capture-pane -p -t "$S"; }
 # waitfor TEXT: up to 15 s (a loaded machine) for TEXT to appear on the screen
-waitfor() { i=0; while [ $i -lt 150 ]; do screen | grep -qF -- "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
+waitfor() { i=0; while [ $i -lt "$(slow 150)" ]; do screen | grep -qF -- "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
 # (tmux drops trailing spaces: a completed word shows without the space readline added)
 lastline() { screen | grep -v "^$" | tail -n 1; }
 
 # waitline REGEX: up to 15 s for the last screen line to match
-waitline() { i=0; while [ $i -lt 150 ]; do lastline | grep -q -- "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
+waitline() { i=0; while [ $i -lt "$(slow 150)" ]; do lastline | grep -q -- "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
 
 echo "1..35"
 tmux kill-session -t "$S" 2>/dev/null
@@ -55,7 +55,7 @@ sleep 0.3; waitline "glassbox> generate 3 --temp 0.5 --top-k 5 --top-p 0.9 --see
 tmux send-keys -t "$S" C-u "load tiny-lm" Enter "set engine ref" Enter "run The old dog" Enter "beam 64 120" Enter
 waitfor "step 1"
 tmux send-keys -t "$S" C-c
-i=0; while [ $i -lt 600 ] && ! screen | grep -q "^best: "; do sleep 0.1; i=$((i + 1)); done
+i=0; while [ $i -lt "$(slow 600)" ] && ! screen | grep -q "^best: "; do sleep 0.1; i=$((i + 1)); done
 at=$(screen | sed -n 's/.*stopped by Ctrl-C after step \([0-9]*\).*/\1/p' | tail -n 1)
 [ -n "$at" ] && [ "$at" -lt 120 ]; ok $? "Ctrl-C stops a beam search after the step it is in (step ${at:-none} of 120)"
 tmux send-keys -t "$S" C-l "info" Enter
@@ -122,7 +122,7 @@ LONG=$(awk 'BEGIN { for (i = 0; i < 15; i++) printf "the cat sat on the mat and 
 tmux new-session -d -s "$S" -x 120 -y 30 "env XDG_STATE_HOME=$T/state TERM=xterm-256color ./glassbox 2>&1; sleep 5"
 waitfor "glassbox>"
 tmux send-keys -t "$S" "load $T/slow" Enter "set engine ref" Enter "run $LONG" Enter
-i=0; while [ $i -lt 100 ] && ! screen | grep -q "running: layer [0-9]* of 12 done (Ctrl-C stops)"; do sleep 0.1; i=$((i + 1)); done
+i=0; while [ $i -lt "$(slow 100)" ] && ! screen | grep -q "running: layer [0-9]* of 12 done (Ctrl-C stops)"; do sleep 0.1; i=$((i + 1)); done
 screen | grep -q "running: layer [0-9]* of 12 done (Ctrl-C stops)"; ok $? "a run past half a second shows 'running: layer k of 12'"
 tmux send-keys -t "$S" C-c
 waitfor "stopped (Ctrl-C) after"; ok $? "Ctrl-C stops it between layers, in one line ($(screen | grep -o 'stopped.*layers'))"

@@ -23,8 +23,8 @@ S=
 tmux_private "$T"
 screen() { tmux capture-pane -p -t "$S"; }
 # waitfor TEXT: up to 10 s for TEXT to appear on the screen; waitgone TEXT: to leave it
-waitfor() { i=0; while [ $i -lt 100 ]; do screen | grep -qF -- "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
-waitgone() { i=0; while [ $i -lt 100 ]; do screen | grep -qF -- "$1" || return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
+waitfor() { i=0; while [ $i -lt "$(slow 100)" ]; do screen | grep -qF -- "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
+waitgone() { i=0; while [ $i -lt "$(slow 100)" ]; do screen | grep -qF -- "$1" || return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
 # the status line: the value under the cursor
 status() { screen | grep '^ query ' | tail -n 1; }
 # val L H R C: what `print` shows for query R, key C of head H in L<L>.attn.weights (%.5g)
@@ -80,7 +80,7 @@ tmux send-keys -t "$S" BTab
 waitfor "[attn]"; ok $? "Shift-Tab moves back"
 
 tmux resize-window -t "$S" -x 100 -y 30
-i=0; while [ $i -lt 100 ] && ! screen | sed -n 29p | grep -q "^ query 22"; do sleep 0.1; i=$((i + 1)); done
+i=0; while [ $i -lt "$(slow 100)" ] && ! screen | sed -n 29p | grep -q "^ query 22"; do sleep 0.1; i=$((i + 1)); done
 screen | sed -n 29p | grep -q "^ query 22 .* 22,2 of 22x22 *$"; ok $? "a resize to 100x30 is followed (the status line moves to line 29)"
 
 tmux resize-window -t "$S" -x 50 -y 15
@@ -171,7 +171,7 @@ winid() { DISPLAY=$D xwininfo -root -tree 2>/dev/null | awk '/"glassbox"/ { prin
 if command -v Xvfb >/dev/null 2>&1 && command -v xdotool >/dev/null 2>&1 && command -v xwd >/dev/null 2>&1 && command -v xwininfo >/dev/null 2>&1 &&
 	"$ROOT/glassbox" -c "help window" >/dev/null 2>&1; then
 	if xvfb_start 1400x900x24; then
-		i=0; while [ $i -lt 50 ] && ! DISPLAY="$D" xdotool getdisplaygeometry >/dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
+		i=0; while [ $i -lt "$(slow 50)" ] && ! DISPLAY="$D" xdotool getdisplaygeometry >/dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
 		[ $i -lt 50 ] || D=
 	fi
 fi
@@ -191,19 +191,19 @@ else
 	sleep 0.2
 	tmux send-keys -t "$S" "window" Enter
 	waitfor "window open"; ok $? ": window opens the projector window from the explorer"
-	i=0; while [ $i -lt 50 ] && [ -z "$(winid)" ]; do sleep 0.1; i=$((i + 1)); done
+	i=0; while [ $i -lt "$(slow 50)" ] && [ -z "$(winid)" ]; do sleep 0.1; i=$((i + 1)); done
 	W=$(winid)
 	DISPLAY=$D xwd -root -silent >"$T/a.xwd"
 	tmux send-keys -t "$S" ">"
 	waitfor "Layer 1, head 2: attention weights"
-	i=0; while [ $i -lt 50 ]; do DISPLAY=$D xwd -root -silent >"$T/b.xwd"; cmp -s "$T/a.xwd" "$T/b.xwd" || break; sleep 0.1; i=$((i + 1)); done
+	i=0; while [ $i -lt "$(slow 50)" ]; do DISPLAY=$D xwd -root -silent >"$T/b.xwd"; cmp -s "$T/a.xwd" "$T/b.xwd" || break; sleep 0.1; i=$((i + 1)); done
 	[ -n "$W" ] && ! cmp -s "$T/a.xwd" "$T/b.xwd"; ok $? "the window follows the explorer (> redraws it)"
 	DISPLAY=$D xdotool windowfocus "$W" 2>/dev/null
 	sleep 0.2
 	DISPLAY=$D xdotool key Tab
 	waitfor "[heads]"; ok $? "the explorer follows the window (Tab in the window moves both to heads)"
 	DISPLAY=$D xdotool key q
-	i=0; while [ $i -lt 50 ] && [ -n "$(winid)" ]; do sleep 0.1; i=$((i + 1)); done
+	i=0; while [ $i -lt "$(slow 50)" ] && [ -n "$(winid)" ]; do sleep 0.1; i=$((i + 1)); done
 	tmux send-keys -t "$S" BTab
 	waitfor "[attn]" && [ -z "$(winid)" ]; ok $? "q in the window closes it; the explorer goes on"
 	tmux send-keys -t "$S" q

@@ -30,12 +30,12 @@ if ! xvfb_start 1920x1080x24; then
 fi
 tmux_private "$T"
 trap 'tmux_cleanup; kill $XPID 2>/dev/null' EXIT
-i=0; while [ $i -lt 50 ] && ! DISPLAY=$D xdotool getdisplaygeometry >/dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
+i=0; while [ $i -lt "$(slow 50)" ] && ! DISPLAY=$D xdotool getdisplaygeometry >/dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
 echo "1..$PLAN"
 
 S=glassbox-window-$$
 screen() { tmux capture-pane -p -t "$S"; }
-waitfor() { i=0; while [ $i -lt 100 ]; do screen | grep -qF -- "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
+waitfor() { i=0; while [ $i -lt "$(slow 100)" ]; do screen | grep -qF -- "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
 send() { tmux send-keys -t "$S" "$1" Enter; }
 key() { DISPLAY=$D xdotool key "$@"; }
 mouse() { DISPLAY=$D xdotool mousemove "$1" "$2"; }
@@ -49,17 +49,17 @@ ink() { "$PIX" --ink "$T/$1.png" "$2" "$3" "$4" "$5"; }
 pixel() { "$PIX" --pixel "$T/$1.png" "$2" "$3"; }
 # until NAME BASE X Y W H: screenshots into NAME until its box differs from BASE's (5 s at most)
 # (then until it has settled: the status line follows the figure by a frame)
-until_changed() { n_=$1 b_=$2; shift 2; i=0; while [ $i -lt 50 ]; do shot "$n_"; [ "$(diff_ "$b_" "$n_" "$@")" -gt 0 ] && { settle "$n_"; return 0; }; sleep 0.1; i=$((i + 1)); done; return 1; }
-waitfile() { i=0; while [ $i -lt 50 ] && ! [ -s "$1" ]; do sleep 0.1; i=$((i + 1)); done; sleep 0.1; }
+until_changed() { n_=$1 b_=$2; shift 2; i=0; while [ $i -lt "$(slow 50)" ]; do shot "$n_"; [ "$(diff_ "$b_" "$n_" "$@")" -gt 0 ] && { settle "$n_"; return 0; }; sleep 0.1; i=$((i + 1)); done; return 1; }
+waitfile() { i=0; while [ $i -lt "$(slow 50)" ] && ! [ -s "$1" ]; do sleep 0.1; i=$((i + 1)); done; sleep 0.1; }
 pngtext() { "$PIX" --text "$1" "$2"; }
 # settle NAME: screenshots into NAME until two in a row are the same (the window has redrawn)
-settle() { shot "$1"; i=0; while [ $i -lt 50 ]; do sleep 0.1; shot settle; cmp -s "$T/settle.png" "$T/$1.png" && return 0; mv "$T/settle.png" "$T/$1.png"; i=$((i + 1)); done; return 1; }
+settle() { shot "$1"; i=0; while [ $i -lt "$(slow 50)" ]; do sleep 0.1; shot settle; cmp -s "$T/settle.png" "$T/$1.png" && return 0; mv "$T/settle.png" "$T/$1.png"; i=$((i + 1)); done; return 1; }
 
 tmux new-session -d -s "$S" -x 160 -y 48 "env DISPLAY=$D TERM=xterm-256color COLORTERM=truecolor ./glassbox 2>$T/stderr; echo EXIT=\$?; sleep 5"
 waitfor "glassbox>"
 send "run When Mary and John went to the park, John gave a ball to"
 send "window"
-i=0; while [ $i -lt 100 ] && [ -z "$(geom)" ]; do sleep 0.1; i=$((i + 1)); done
+i=0; while [ $i -lt "$(slow 100)" ] && [ -z "$(geom)" ]; do sleep 0.1; i=$((i + 1)); done
 set -- $(geom); W=${1:-0} H=${2:-0} X=${3:-0} Y=${4:-0}
 [ "$W" = 1600 ] && [ "$H" = 900 ]; ok $? "the window opens at a 1600 x 900 slide's size on a 1920 x 1080 screen (${W}x$H+$X+$Y)"
 # the boxes: the title, the status line (32 px at 1600 x 900) and its left half
@@ -103,18 +103,18 @@ l=$(pngtext "$T/export-head.png" Layer) h=$(pngtext "$T/export-head.png" Head) t
 # full screen: F11 and f, there and back
 mouse $((X + W / 2)) $((Y + H / 2))
 key F11
-i=0; while [ $i -lt 50 ] && [ "$(geom)" != "1920 1080 0 0" ]; do sleep 0.1; i=$((i + 1)); done
+i=0; while [ $i -lt "$(slow 50)" ] && [ "$(geom)" != "1920 1080 0 0" ]; do sleep 0.1; i=$((i + 1)); done
 [ "$(geom)" = "1920 1080 0 0" ]; ok $? "F11: the window takes the whole 1920 x 1080 screen ($(geom))"
-i=0; while [ $i -lt 50 ]; do shot full; [ "$(pixel full 1915 1075)" = f0f0f0 ] && break; sleep 0.1; i=$((i + 1)); done
+i=0; while [ $i -lt "$(slow 50)" ]; do shot full; [ "$(pixel full 1915 1075)" = f0f0f0 ] && break; sleep 0.1; i=$((i + 1)); done
 [ "$(pixel full 1915 1075)" = f0f0f0 ] && [ "$(ink full 0 0 1920 120)" -gt 500 ]; ok $? "full screen: the figure is drawn for the screen, its status line at the screen's bottom"
 key F11
-i=0; while [ $i -lt 50 ] && [ "$(geom)" != "$W $H $X $Y" ]; do sleep 0.1; i=$((i + 1)); done
+i=0; while [ $i -lt "$(slow 50)" ] && [ "$(geom)" != "$W $H $X $Y" ]; do sleep 0.1; i=$((i + 1)); done
 [ "$(geom)" = "$W $H $X $Y" ]; ok $? "F11 again: back to ${W}x$H+$X+$Y"
 key f
-i=0; while [ $i -lt 50 ] && [ "$(geom)" != "1920 1080 0 0" ]; do sleep 0.1; i=$((i + 1)); done
+i=0; while [ $i -lt "$(slow 50)" ] && [ "$(geom)" != "1920 1080 0 0" ]; do sleep 0.1; i=$((i + 1)); done
 g1=$(geom)
 key f
-i=0; while [ $i -lt 50 ] && [ "$(geom)" != "$W $H $X $Y" ]; do sleep 0.1; i=$((i + 1)); done
+i=0; while [ $i -lt "$(slow 50)" ] && [ "$(geom)" != "$W $H $X $Y" ]; do sleep 0.1; i=$((i + 1)); done
 [ "$g1" = "1920 1080 0 0" ] && [ "$(geom)" = "$W $H $X $Y" ]; ok $? "f does the same ($g1, then back)"
 
 # text size: + twice makes the title larger (the box holds the title alone at either size)
@@ -169,7 +169,7 @@ until_changed embed card2 $X $Y $W $H
 
 # q closes the window; the prompt goes on
 key q
-i=0; while [ $i -lt 50 ] && [ -n "$(geom)" ]; do sleep 0.1; i=$((i + 1)); done
+i=0; while [ $i -lt "$(slow 50)" ] && [ -n "$(geom)" ]; do sleep 0.1; i=$((i + 1)); done
 send "info"
 [ -z "$(geom)" ] && waitfor "family      gpt2"; ok $? "q closes the window and the prompt goes on"
 send "quit"
