@@ -15,7 +15,7 @@ fi
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 G=./glassbox
-echo "1..18"
+echo "1..20"
 SHORT="the cat sat"
 LONG="the cat sat on the mat and the dog ran to the park"
 for fam in gpt2 llama; do
