@@ -115,7 +115,7 @@ check "and greys the 55 weights the mask hid (an 11-token decoder: 11 x 10 / 2)"
 check "show enc.L1.attn.weights 1 says the encoder has no mask" grep -q "no mask: every token sees every token" "$T/showattn"
 $G -c "$RUN; next 5 --temp 0.5; export $T/next.png" >/dev/null 2>"$T/err"
 check "next names its temperature in the title (got '$(png_text "$T/next.png" Title)')" \
-	test "$(png_text "$T/next.png" Title)" = "After “…John gave a ball to”: the 5 most probable next tokens at temperature 0.5"
+	test "$(png_text "$T/next.png" Title)" = "After “When Mary and John went to the park, John gave a ball to”: the 5 most probable next tokens (temperature 0.5)"
 
 # --- colour ranges that fit the data -------------------------------------------------------------
 lo=$(range_lo "$T/ffn.png"); hi=$(range_hi "$T/ffn.png")

@@ -136,7 +136,7 @@ until_changed next1 next0 $TX $TY $TW $TH; ok $? "[ redraws the next-token view 
 send "export $T/export-next.png"
 waitfile "$T/export-next.png"
 tt=$(pngtext "$T/export-next.png" Title)
-[ "$(pngtext "$T/export-next.png" Temperature)" = 0.7 ] && { [ "${tt%T = 0.7)}" != "$tt" ] || [ "${tt%temperature 0.7}" != "$tt" ]; }; ok $? "three times [ from T = 1: T = 0.7, in the PNG and its title (\"$tt\")"
+[ "$(pngtext "$T/export-next.png" Temperature)" = 0.7 ] && { [ "${tt%T = 0.7)}" != "$tt" ] || [ "${tt%temperature 0.7}" != "$tt" ] || [ "${tt%(temperature 0.7)}" != "$tt" ]; }; ok $? "three times [ from T = 1: T = 0.7, in the PNG and its title (\"$tt\")"
 
 # l: the head as lines and back
 send "attn 3 2"
