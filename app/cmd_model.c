@@ -124,9 +124,8 @@ int cmd_models(session *s, int argc, char **argv, const char *rest)
 		/* tiny-lm's trained variants, each tiny-lm with one choice changed (train --preset NAME
 		 * makes one); those not shipped are recipes only. */
 		int shipped = 0, recipes = 0;
-		const char *sets, *info;
-		for (int i = 0; gb_recipe_variant_info(i, &sets, &info); i++) {
-			const char *name = gb_recipe_variant_info(i, NULL, NULL);
+		const char *name, *info;
+		for (int i = 0; (name = gb_recipe_variant_info(i, NULL, &info)); i++) {
 			char p[1200];
 			struct stat st;
 			snprintf(p, sizeof p, "%s/%s/model.safetensors", dir, name);

@@ -706,11 +706,8 @@ out_data:
 /* eval DIR --preset NAME: the held-out loss of the model as stored (bf16 weights included,
  * widened exactly) on the batches training measured it on: the preset's generated text and
  * the same fixed generator as heldout_loss. */
-static int eval_loss(gb_model *m, const char *preset, gb_err *err)
+static int eval_loss(gb_model *m, const char *preset, gb_recipe r, gb_err *err)
 {
-	gb_recipe r;
-	if (gb_recipe_preset(&r, preset, err))
-		return -1;
 	gb_tokenizer *tok;
 	gb_dataset train, held;
 	if (gb_recipe_data(&r, NULL, 0, &tok, &train, &held, err))
@@ -782,7 +779,7 @@ int cmd_eval(session *s, int argc, char **argv, const char *rest)
 		if ((rc = head_table(&m, stdout, 0, &err)))
 			errorf("%s", err.msg);
 	}
-	if (!rc && preset && (rc = eval_loss(&m, preset, &err)))
+	if (!rc && preset && (rc = eval_loss(&m, preset, r, &err)))
 		errorf("%s", err.msg);
 	gb_model_free(&m);
 	return rc;
