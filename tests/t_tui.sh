@@ -172,7 +172,7 @@ if command -v Xvfb >/dev/null 2>&1 && command -v xdotool >/dev/null 2>&1 && comm
 	"$ROOT/glassbox" -c "help window" >/dev/null 2>&1; then
 	if xvfb_start 1400x900x24; then
 		i=0; while [ $i -lt "$(slow 50)" ] && ! DISPLAY="$D" xdotool getdisplaygeometry >/dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
-		[ $i -lt 50 ] || D=
+		[ $i -lt "$(slow 50)" ] || D=
 	fi
 fi
 if [ -z "$D" ]; then
