@@ -4,12 +4,13 @@
 # only) plus a working corpus it grows (build/fuzz/corpus/NAME), one after another, from the
 # repository root (the harnesses read tests/fuzz/ files by relative path). Crashes, leaks and sanitizer reports are written to
 # build/fuzz/crashes/ and make the run fail. Each harness's figures (executions, exec/s,
-# libFuzzer's cov and ft) go to build/fuzz/report.txt and stdout. `make fuzz` calls this.
+# libFuzzer's cov and ft) go to build/fuzz/report.txt (FUZZ_REPORT names another, so that two
+# runs side by side keep their own) and stdout. `make fuzz` calls this.
 secs=$1
 shift
 cd "$(dirname "$0")/../.." || exit 1
 mkdir -p build/fuzz/crashes build/fuzz/logs
-report=build/fuzz/report.txt
+report=${FUZZ_REPORT:-build/fuzz/report.txt}
 fail=0
 printf '%-16s %8s %12s %10s %8s %8s %s\n' harness seconds executions exec/s cov ft result >"$report"
 for bin in "$@"; do
