@@ -12,9 +12,16 @@ T=$(mktemp -d)
 XPID=
 trap '[ -n "$XPID" ] && kill $XPID 2>/dev/null; rm -rf "$T"' EXIT
 G=$PWD/glassbox
+# clean_env ENV... CMD: CMD with only PATH, HOME and ENV; the sanitizers' settings pass through
+# (make check SANITIZE=... sets them: without them a sanitized glassbox reports the leaks of
+# fontconfig that tests/lsan.supp suppresses, exits 1 and loses its buffered output)
+clean_env() {
+	env -i PATH=/usr/bin:/bin HOME="$T/home" ASAN_OPTIONS="${ASAN_OPTIONS:-}" LSAN_OPTIONS="${LSAN_OPTIONS:-}" \
+		UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" "$@"
+}
 # run ENV...: doctor with only these variables (and PATH), out in $T/out, err in $T/err, status in rc
 run() {
-	env -i PATH=/usr/bin:/bin HOME="$T/home" "$@" "$G" doctor >"$T/out" 2>"$T/err"
+	clean_env "$@" "$G" doctor >"$T/out" 2>"$T/err"
 	rc=$?
 }
 mkdir -p "$T/home"
@@ -23,10 +30,13 @@ run LANG=C.UTF-8 TERM=xterm-256color
 ok $([ $rc = 0 ]; echo $?) "no display, models and lessons present: exit status 0 (the window is not needed for a lesson)"
 ok $(grep -q "^✘ window *cannot open: no display (neither DISPLAY nor WAYLAND_DISPLAY is set)" "$T/out" &&
 	grep -A1 "^✘ window" "$T/out" | grep -q "fix: run glassbox in the desktop session"; echo $?) "no display: ✘ window, why, and the fix under it"
-ok $(grep -q "^✔ models *tiny-lm: 4 layers x 4 heads, d_model 128.*($PWD/assets/models/tiny-lm)" "$T/out" &&
+# (the folders as the program resolves them: under make check SANITIZE=... the tree's folders
+# are links from build/san/root)
+assets=$(cd assets && pwd -P) lessons=$(cd lessons && pwd -P)
+ok $(grep -q "^✔ models *tiny-lm: 4 layers x 4 heads, d_model 128.*($assets/models/tiny-lm)" "$T/out" &&
 	grep -q "^✔ models *tiny-mt: 2 + 2 layers" "$T/out"; echo $?) "✔ both shipped models, loaded, with their folder and sizes"
 nl=$(ls lessons/*.lesson | wc -l)
-ok $(grep -q "^✔ lessons *$nl in $PWD/lessons" "$T/out"; echo $?) "✔ lessons: the $nl of lessons/ and their folder"
+ok $(grep -q "^✔ lessons *$nl in $lessons" "$T/out"; echo $?) "✔ lessons: the $nl of lessons/ and their folder"
 ok $(grep -q "^✔ fonts .*sans /.*\.ttf" "$T/out"; echo $?) "✔ fonts: the files the PNG path opens"
 ok $(grep -Eq "^✔ kernels *(avx512|avx2|scalar) on [0-9]+ threads? .*against ref: [0-9.]+e-0[5-9]" "$T/out"; echo $?) \
 	"✔ kernels: the fast table, threads, agreement with the reference"
@@ -55,7 +65,7 @@ if [ -d "$prefix/share/glassbox" ]; then
 	echo "ok $((n + 1)) # SKIP $prefix/share/glassbox exists (an installed copy): the program would find its data"
 	n=$((n + 1))
 else
-	env -i PATH=/usr/bin:/bin HOME="$T/home" LANG=C.UTF-8 "$T/alone/bin/glassbox" doctor >"$T/out" 2>"$T/err"
+	clean_env LANG=C.UTF-8 "$T/alone/bin/glassbox" doctor >"$T/out" 2>"$T/err"
 	rc=$?
 	ok $([ $rc = 1 ] && grep -q "^✘ models *the shipped models were not found" "$T/out" && grep -q "^✘ lessons *not found" "$T/out" &&
 		grep -q "fix: install glassbox with its data" "$T/out" && grep -qx "glassbox: doctor: 2 things a lesson needs are missing (the fix is under each ✘)" "$T/err"; echo $?) \
@@ -64,7 +74,7 @@ fi
 # an installed tree (make install-files PREFIX=...: install's recipe on the built program, which
 # another PREFIX does not rebuild): found from the program's own path
 make install-files PREFIX="$T/inst" >/dev/null 2>&1
-env -i PATH=/usr/bin:/bin HOME="$T/home" LANG=C.UTF-8 "$T/inst/bin/glassbox" doctor >"$T/out" 2>"$T/err"
+clean_env LANG=C.UTF-8 "$T/inst/bin/glassbox" doctor >"$T/out" 2>"$T/err"
 ok $([ $? = 0 ] && grep -q "^✔ models *tiny-lm.*($T/inst/share/glassbox/models/tiny-lm)" "$T/out" && grep -q "^✔ lessons .* in $T/inst/share/glassbox/lessons" "$T/out"; echo $?) \
 	"make install PREFIX=...: doctor finds the installed models and lessons"
 
@@ -85,7 +95,7 @@ fi
 
 # at a terminal (a pseudo terminal from script(1)): what the prompt's figures would use
 if command -v script >/dev/null 2>&1; then
-	tty_doctor() { env -i PATH=/usr/bin:/bin HOME="$T/home" LANG=C.UTF-8 "$@" script -qec "stty cols $C rows $R; $G doctor" /dev/null >"$T/out" 2>&1; }
+	tty_doctor() { clean_env LANG=C.UTF-8 "$@" script -qec "stty cols $C rows $R; $G doctor" /dev/null >"$T/out" 2>&1; }
 	C=100 R=30 tty_doctor TERM=xterm-256color
 	ok $(grep -q "^✔ colours *256 colours (TERM=xterm-256color)" "$T/out" && grep -q "^✔ size *100x30 (the explorer needs 80x24)" "$T/out"; echo $?) \
 		"a 100x30 terminal with 256 colours: ✔ colours and size"
