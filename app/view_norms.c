@@ -175,11 +175,11 @@ gb_figure *view_norms(session *s, int grad)
 		gb_fig_set_xs(f, xs + 1, L);
 		for (int l = 1; l <= L; l++)
 			y[l - 1] = (float)g[l];
-		gb_fig_add_series(f, c->prenorm ? "gradient norm, pre-norm" : "gradient norm, post-norm", y, L);
+		gb_fig_add_series(f, c->prenorm ? "pre-norm" : "post-norm", y, L);
 		view_titlef(f, "Gradient of the loss per layer: one sentence's backward pass");
 		char cap[240];
-		snprintf(cap, sizeof cap, "||d loss / d W_l||, the L2 norm over layer l's weights, of the mean loss %.3f of "
-		         "predicting each next token; embeddings and output: %.3g", loss, g[0]);
+		snprintf(cap, sizeof cap, "||d loss / d W_l|| over layer l's weights, for the mean next-token loss %.3f; "
+		         "embeddings and output: %.3g", loss, g[0]);
 		gb_fig_set_caption(f, cap);
 		gb_fig_set_axes(f, "gradient norm", "layer");
 	} else {
@@ -209,12 +209,12 @@ gb_figure *view_norms(session *s, int grad)
 			y[l] = (float)(sum / T);
 		}
 		gb_fig_set_xs(f, xs, L + 1);
-		gb_fig_add_series(f, c->prenorm ? "mean ||x||, pre-norm" : "mean ||x||, post-norm", y, L + 1);
+		gb_fig_add_series(f, c->prenorm ? "pre-norm" : "post-norm", y, L + 1);
 		view_titlef(f, "The residual stream's norm, layer by layer");
 		gb_fig_set_caption(f, c->prenorm ? "pre-norm adds each sub-layer's output to an unnormalised stream: its norm "
-		                                   "grows with depth (0: after the embedding)"
+		                                   "grows with depth"
 		                                 : "post-norm normalises the stream after every sub-layer: its norm stays at "
-		                                   "about sqrt(d_model) x the gains (0: after the embedding)");
+		                                   "about sqrt(d_model) x the gains");
 		gb_fig_set_axes(f, "mean ||x||", "after layer (0: the embedding)");
 	}
 	view_provenance(s, f, NULL, NULL, 0);

@@ -131,6 +131,16 @@ int gb_lay_draw_lines(lay *L, gb_verr *err)
 	if (pw < 20 || ph < 20)
 		return gb_vfail(err, "figure too small for the line plot");
 	nxt = gb_lay_ticks(xlo, xhi, (int)fmax(2, fmin(10, pw / (100 * s))), xt, 16, &xstep);
+	/* x values that are all whole numbers (layers, positions) get whole ticks: "layer 1.5" is no place */
+	int xint = 1;
+	for (int k = 0; f->xs && k < f->n_xs; k++)
+		xint &= f->xs[k] == floorf(f->xs[k]);
+	if (xint && xstep < 1 && xhi - xlo < 16) {
+		nxt = 0;
+		for (double v = ceil(xlo); v <= xhi + 1e-9 && nxt < 16; v += 1)
+			xt[nxt++] = v;
+		xstep = 1;
+	}
 	lw = fmax(1, round(s));
 	group(L, "axes", 1);
 	for (int i = 0; i < nyt; i++) {

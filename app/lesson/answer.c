@@ -102,8 +102,21 @@ static int from_figure(const answer *a, const gb_figure *f, value *v, char *err,
 		return -1;
 	}
 	int heat = f->kind == GB_FIG_HEATMAP, bars = f->kind == GB_FIG_BARS || f->kind == GB_FIG_STRIP;
+	if (f->kind == GB_FIG_LINES && a->sel == SEL_CELL) {
+		/* a line plot: row R is its R-th series (the legend's order), column C its C-th point */
+		int r = fig_index(a->a[0], f->n_series, "series", err, cap);
+		int c = r < 0 ? -1 : fig_index(a->a[1], f->series[r].n, "point", err, cap);
+		if (c < 0)
+			return -1;
+		char buf[64];
+		v->is_num = 1;
+		v->x = f->series[r].y[c];
+		fmt_num(v->x, buf, sizeof buf);
+		v->text = strdup(buf);
+		return 0;
+	}
 	if (!heat && !bars) {
-		snprintf(err, cap, "'%s' reads a heatmap or a bar chart, not this figure (%s)", SELECTORS[a->sel].name,
+		snprintf(err, cap, "'%s' reads a heatmap or a bar chart (cell also a line plot), not this figure (%s)", SELECTORS[a->sel].name,
 		         f->title ? f->title : "untitled");
 		return -1;
 	}
