@@ -894,6 +894,43 @@ static char *seg_text(const plan *P, int s, const char *before)
 	return t;
 }
 
+/* Where the last sentence of a paragraph starts (0: it is one sentence): after ". ", "! " or
+ * "? " that follows a word and comes before a capital, a quote or code ("q_i . k_j" and
+ * "e.g. a" go on). */
+static size_t last_sentence(const char *p)
+{
+	size_t at = 0;
+	for (size_t i = 1; p[i] && p[i + 1] && p[i + 2]; i++)
+		if (strchr(".!?", p[i]) && p[i + 1] == ' ' && p[i - 1] != ' ' && p[i - 1] != '.' &&
+		    (isupper((unsigned char)p[i + 2]) || strchr("`\"*", p[i + 2])))
+			at = i + 2;
+	return at;
+}
+
+/* Piece i cut in two at byte k of its text, the second part a piece of its own after it. */
+static int split_piece(plan *P, int i, size_t k)
+{
+	piece *np = realloc(P->p, sizeof *np * (size_t)(P->n + 1));
+	if (!np) {
+		P->oom = 1;
+		return 0;
+	}
+	P->p = np;
+	char *rest = strdup(np[i].text + k);
+	if (!rest) {
+		P->oom = 1;
+		return 0;
+	}
+	memmove(&np[i + 2], &np[i + 1], sizeof *np * (size_t)(P->n - i - 1));
+	np[i + 1] = np[i];
+	np[i + 1].text = rest;
+	while (k > 0 && np[i].text[k - 1] == ' ')
+		k--;
+	np[i].text[k] = 0;
+	P->n++;
+	return 1;
+}
+
 /* Whether text goes under a figure as its caption: SL_CAP_LINES lines at SL_CAP_PX at most. */
 static int caption_fits(page *pg, const char *text, double w)
 {
@@ -941,8 +978,13 @@ static void plan_slides(plan *P, page *pg, double w)
 			size_t ln = strlen(lt);
 			if (prose_only && t && caption_fits(pg, t, w))
 				cap_from = first;
-			else if (s < nf && P->p[last].kind == P_PROSE && ln && lt[ln - 1] == ':' && caption_fits(pg, lt, w))
-				cap_from = last;
+			else if (s < nf && P->p[last].kind == P_PROSE && ln && lt[ln - 1] == ':') {
+				size_t k = last_sentence(lt);
+				if (caption_fits(pg, lt, w))
+					cap_from = last;
+				else if (k && caption_fits(pg, lt + k, w) && split_piece(P, last, k))
+					cap_from = last + 1; /* its last sentence leads into the figure */
+			}
 			free(have);
 			free(t);
 		}
@@ -1011,7 +1053,7 @@ static double mono_px(page *pg, double px, const char *text, double w, int *wrap
 	/* widths do not scale quite linearly (hinting): a quarter point at a time from there */
 	while (fit > SL_MIN && mono_width(pg, fit, text) > w)
 		fit = fmax(SL_MIN, fit - 0.25);
-	if (mono_width(pg, fit, text) <= w)
+	if (fit >= SL_MIN && mono_width(pg, fit, text) <= w)
 		return fit;
 	int cols = (int)floor(w / mono_adv(pg, SL_MIN));
 	char *t;
@@ -1266,6 +1308,13 @@ static void text_slides(page *pg, const char *head, piece *const *all, int n_all
 		while (g < k) /* fewer pieces than slides: not this k */
 			cut[g++] = nb;
 		cut[k] = nb;
+		/* a paragraph that ends in a colon stays with what it introduces */
+		for (int j = 1; j < k; j++) {
+			const char *t = B[cut[j] - 1]->text;
+			size_t tl = strlen(t);
+			if (cut[j] < nb && B[cut[j] - 1]->kind == P_PROSE && tl && t[tl - 1] == ':')
+				cut[j] += cut[j] - 1 > cut[j - 1] ? -1 : 1;
+		}
 		for (int j = 0; j < k; j++) {
 			int cols;
 			char *qs = anchored_questions(Q, anchor, nq, cut[j], cut[j + 1]);
