@@ -2,9 +2,14 @@
 # t_lesson_pdf.sh — every lesson's slides.pdf and handout.pdf as a teacher's review asked
 # (issue 14): each exported figure on a slide of its own (a comparison keeps all its charts),
 # the figure filling the slide (its framed rectangle measured in the page's content stream by
-# tests/pdf_frames.py), terminal output in the handout never wrapped, the paired next-token
-# charts with distinct titles, the residual stream's clipped scale said on the figure, and the
-# text that figure commands print (generate, beam, compare) in the handout.
+# tests/pdf_frames.py), terminal output in the handout on one line wherever it fits at the
+# smallest type and broken, never cut, where it does not, the paired next-token charts with
+# distinct titles, the residual stream's clipped scale said on the figure, and the text that
+# figure commands print (generate, beam, compare) in the handout. The second review (slides
+# dropped every formula, table and printed output): each step's literal lines and what its
+# commands printed are on its slides, no paragraph that ends in a colon is parted from what it
+# introduces, slides of text set nothing under 11 pt, the handout's answers stand one a line,
+# and a token's leading space reads as a dot (tests/slide_text.py reads all of it back).
 cd "$(dirname "$0")/.." || exit 1
 . tests/tap.sh
 for tool in pdftotext pdfinfo python3; do
@@ -15,7 +20,7 @@ for tool in pdftotext pdfinfo python3; do
 done
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-echo "1..$(($(ls lessons/[0-9][0-9]-*.lesson | wc -l) * 3 + 6))"
+echo "1..$(($(ls lessons/[0-9][0-9]-*.lesson | wc -l) * 7 + 6))"
 flat() { tr '\n' ' ' | tr -s ' '; }
 for f in lessons/[0-9][0-9]-*.lesson; do
 	les=$(basename "$f" .lesson)
@@ -46,13 +51,17 @@ for f in lessons/[0-9][0-9]-*.lesson; do
 		END { printf "%d %.3f %d %.3f\n", n0, m0, n1, m1 }' "$T/$les.fill")
 	check "$les: every figure fills its slide (least share of the page: $2 on $1 slides without questions, $4 on $3 with)" \
 		awk "BEGIN { exit !(($1 == 0 || $2 >= 0.80) && ($3 == 0 || $4 >= 0.55)) }"
-	# the handout: each line of terminal output (25 characters or more) on one line of the PDF
+	# the handout: each line of terminal output (25 characters or more) that fits the text width
+	# at the smallest type (6.5 pt of DejaVu Sans Mono: 119 columns) on one line of the PDF; a
+	# longer one broken but whole (its pieces in order, the marks of the break left out)
 	pdftotext -layout "$D/handout.pdf" - 2>/dev/null | tr -s ' ' >"$T/$les.hand"
 	wrapped=$(python3 - "$D/lesson.md" "$T/$les.hand" <<'PY'
 import re, sys
 md = open(sys.argv[1], encoding="utf-8").read().split("\n")
-pdf = [re.sub(r"\s+", " ", l).strip() for l in open(sys.argv[2], encoding="utf-8")]
-code, bad, longest = False, 0, 0
+raw = open(sys.argv[2], encoding="utf-8").read()
+pdf = [re.sub(r"\s+", " ", l).strip() for l in raw.split("\n")]
+whole = re.sub(r"\s+", "", re.sub(r" \\$", "", raw.replace("\u21aa", ""), flags=re.M))
+code, bad, cut, longest = False, 0, 0, 0
 for l in md:
     if l.startswith("```"):
         code = not code
@@ -60,15 +69,30 @@ for l in md:
     t = re.sub(r"\s+", " ", l).strip()
     if code and len(t) >= 25:
         longest = max(longest, len(l))
-        if not any(t in p for p in pdf):
+        if len(l) <= 119 and not any(t in p for p in pdf):
             bad += 1
             print("# wrapped: " + l, file=sys.stderr)
-print(bad, longest)
+        if re.sub(r"\s+", "", l) not in whole:
+            cut += 1
+            print("# not whole: " + l[:100], file=sys.stderr)
+print(bad, cut, longest)
 PY
 )
 	set -- $wrapped
-	check "$les: no line of terminal output is wrapped in handout.pdf (${1:-?} wrapped; the longest is ${2:-?} columns)" \
-		test "${1:-1}" = 0
+	check "$les: terminal output in handout.pdf: lines that fit on one line, the longer ones whole (${1:-?} wrapped, ${2:-?} not whole; the longest is ${3:-?} columns)" \
+		test "${1:-1}" = 0 -a "${2:-1}" = 0
+	# the slides against lesson.md, read back (tests/slide_text.py)
+	python3 tests/slide_text.py "$D" >"$T/$les.text" 2>"$T/$les.texterr"
+	sed -n 's/^/# /p' "$T/$les.texterr" | head -20
+	v() { awk -v k="$1" '$1 == k { print $2 }' "$T/$les.text"; }
+	check "$les: each step's formulas and printed output are on its slides ($(v literal) literal lines and $(v output) printed lines missing; $(v steps_without_slide) steps without a slide)" \
+		test "$(v literal)" = 0 -a "$(v output)" = 0 -a "$(v steps_without_slide)" = 0
+	check "$les: no paragraph that ends in a colon is parted from what it introduces ($(v colon) on $(v pages) slides)" \
+		test "$(v colon)" = 0
+	check "$les: slides of text set nothing under 11 pt (18 px at 1600 x 900; smallest word box $(v smallest) pt, $(v small) slides under)" \
+		test "$(v small)" = 0
+	check "$les: the handout's answers one a line ($(v answers) not), tokens' spaces as dots in the prose ($(v space) bare)" \
+		test "$(v answers)" = 0 -a "$(v space)" = 0
 done
 # the paired next-token charts: titles that differ, and say how
 t4=$T/04-positions.titles t8=$T/08-layernorm.titles

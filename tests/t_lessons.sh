@@ -296,7 +296,7 @@ rc=$?
 check "true claims of each form hold: --check passes (status $rc)" sh -c "test $rc = 0 && test ! -s $T/err"
 check "--check counts the claims it checked" have "$T/out" "claims (expect:) 6, 6 of them hold"
 $G -c "lesson $T/claims.lesson" >"$T/out" 2>"$T/err"
-check "claims are not shown to the student" sh -c "! grep -q 'expect' $T/out && grep -q 'The first neighbour of . handed. is ·sent' $T/out"
+check "claims are not shown to the student" sh -c "! grep -q 'expect' $T/out && grep -q 'The first neighbour of .·handed. is ·sent' $T/out"
 sed -e 's/^expect: \$N1 in sent, passed, sold$/expect: $N1 in give, gives, took/' \
 	-e 's/^expect: \$P > 0.5$/expect: $P < 0.5/' -e 's/^expect: \$TOP == ·Mary$/expect: $TOP == ·John/' \
 	-e 's/^expect: \$TOP != John$/expect: $TOP not in Mary, Anna/' \

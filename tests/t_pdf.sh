@@ -75,19 +75,24 @@ fit() {
 		printf "%.6f %.6f %.3f %.3f %d %.3f\n", kx, ky, ox, oy, m, mx
 	}'
 }
+# spec: lesson, which of its figures (its k-th PNG), the commands that make that figure alone
 for spec in "2:2:tokenize --merges the teachers" "11:4:run The friends of the kings; beam 3 6"; do
 	l=${spec%%:*} rest=${spec#*:}
-	page=${rest%%:*} figcmd=${rest#*:}
+	fig=${rest%%:*} figcmd=${rest#*:}
 	file=$(ls lessons/$(printf %02d "$l")-*.lesson)
 	steps=$(grep -c '^== ' "$file")
 	./glassbox -c "lesson $l --export $T/l$l" >"$T/l$l.out" 2>&1
 	pages=$(pdfinfo "$T/l$l/slides.pdf" 2>/dev/null | awk '/^Pages/ { print $2 }')
 	size=$(pdfinfo "$T/l$l/slides.pdf" 2>/dev/null | awk '/^Page size/ { print $3 "x" $5 }')
-	# a page per step, or per figure where a step made several (lesson.md's sections)
+	# a page per step, or per figure where a step made several (lesson.md's sections), and
+	# the step's text on pages of its own beside them where it does not fit as a caption; the
+	# page of the k-th figure is the k-th page with a framed figure
 	want=$(awk '/^## / { if (s) n += f > 1 ? f : 1; s = $0 != "## Answers"; f = 0 } /^!\[/ { f++ }
 		END { if (s) n += f > 1 ? f : 1; print n }' "$T/l$l/lesson.md")
-	check "lesson $l: slides.pdf has a 16:9 page per step and per figure ($pages pages of $size, $steps steps, $want wanted)" \
-		test "$pages" = "$want" -a "$size" = "960x540" -a "$want" -ge "$steps"
+	python3 tests/pdf_frames.py "$T/l$l/slides.pdf" >"$T/l$l.frames" 2>/dev/null
+	page=$(awk '$4 == 1 { print $1 }' "$T/l$l.frames" | sed -n "${fig}p")
+	check "lesson $l: slides.pdf has 16:9 pages, at least one per step and per figure ($pages pages of $size, $steps steps, $want at least; figure $fig on page ${page:-none})" \
+		test "$pages" -ge "$want" -a "$size" = "960x540" -a "$want" -ge "$steps" -a -n "$page"
 	hp=$(pdfinfo "$T/l$l/handout.pdf" 2>/dev/null | awk '/^Pages/ { print $2 }')
 	hs=$(pdfinfo "$T/l$l/handout.pdf" 2>/dev/null | awk '/^Page size/ { print int($3) "x" int($5) }')
 	title=$(sed -n 's/^# //p' "$file" | head -1)
@@ -105,7 +110,7 @@ for spec in "2:2:tokenize --merges the teachers" "11:4:run The friends of the ki
 	check "lesson $l: no slide is blank (rendered back at 24 dpi, each has ink; $blank without)" test "$blank" = 0 -a "${pages:-0}" -gt 0
 	# the slide lays its figure out for the room it has (1600 x 800, or flatter over questions):
 	# the same layout as an export at that size, found from the frame around it on the page
-	fh=$(python3 tests/pdf_frames.py "$T/l$l/slides.pdf" | awk -v p="$page" '$1 == p && $4 == 1 { printf "%d", 1600 * $8 / $7 + 0.5 }')
+	fh=$(awk -v p="$page" '$1 == p && $4 == 1 { printf "%d", 1600 * $8 / $7 + 0.5 }' "$T/l$l.frames")
 	./glassbox -c "$figcmd; export $T/f$l.pdf --size 1600x${fh:-900}; export $T/f$l.png --size 1600x${fh:-900}" >/dev/null 2>&1
 	set -- $(fit "$T/f$l.pdf" "$T/l$l/slides.pdf" "$page")
 	kx=$1 ky=$2 ox=$3 oy=$4 words=$5 err=$6

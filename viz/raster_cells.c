@@ -9,6 +9,7 @@
 #include "viz/raster_layout.h"
 #include "viz/colormap.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,14 +55,14 @@ static int number_chars(const gb_figure *m, int precision)
 /* Whether a cell text d fits a cell (w x h) at px: on one line, or, in a cell tall enough for
  * two, broken once where the first line is as long as it can be (a lens's "<|endoftext|>").
  * The lines go to a and b (b empty for one line). */
-static int fit_cell_text(lay *L, int px, const char *d, double w, double h, char *a, char *b, size_t cap)
+static int fit_cell_text(lay *L, int px, const char *d, double w, double h, int mode, char *a, char *b, size_t cap)
 {
 	size_t n = strlen(d), k;
 	snprintf(a, cap, "%s", d);
 	b[0] = 0;
 	if (tw(L, GB_FACE_SANS, px, d) <= w)
 		return 1;
-	if (h < 2.3 * px)
+	if (mode == CELL_ONE_LINE || h < 2.3 * px)
 		return 0;
 	for (k = n; k > 0; k--) {
 		if (((unsigned char)d[k] & 0xC0) == 0x80)
@@ -72,6 +73,22 @@ static int fit_cell_text(lay *L, int px, const char *d, double w, double h, char
 	}
 	if (k == 0)
 		return 0;
+	/* not inside a word unless nothing else fits: between a letter and a mark ("<|endoftext"
+	 * / "|>" rather than "·kitche" / "n") */
+	size_t at = 0;
+	for (size_t j = k; j > 0 && !at; j--) {
+		unsigned char p = (unsigned char)d[j - 1], c = (unsigned char)d[j];
+		if ((c & 0xC0) == 0x80 || (isalnum(p) && isalnum(c)) || (p >= 0x80 && isalnum(c)))
+			continue;
+		if (tw(L, GB_FACE_SANS, px, d + j) <= w)
+			at = j;
+	}
+	if (!at && mode == CELL_AT_MARKS)
+		return 0;
+	if (at) {
+		k = at;
+		snprintf(a, cap, "%.*s", (int)k, d);
+	}
 	snprintf(b, cap, "%s", d + k);
 	return tw(L, GB_FACE_SANS, px, b) <= w;
 }
@@ -107,20 +124,26 @@ int gb_cells_text_px(lay *L, const gb_figure *const *panels, int n, double cw, d
 		L->cut += any;
 		return 0;
 	}
-	for (int px = top; px >= lo; px--) {
-		int fits = 1;
-		for (int p = 0; p < n && fits; p++) {
-			const gb_figure *m = panels[p];
-			for (size_t i = 0; m->cell_text && i < (size_t)m->rows * m->cols && fits; i++)
-				if (has_text(m, i)) {
-					char a[LABEL_BUF], b[LABEL_BUF];
-					gb_label_display(m->cell_text[i], LABEL_COLS, d, sizeof d);
-					fits = fit_cell_text(L, px, d, cw * 0.92 - 2 * L->s, ch, a, b, sizeof a);
-				}
+	/* on one line where any size allows it, a word broken over two only where none does (a
+	 * cell's word split in the middle, "·kitche" / "n", reads as two words) */
+	for (int mode = CELL_ONE_LINE; mode <= CELL_ANYWHERE; mode++)
+		for (int px = top; px >= lo; px--) {
+			int fits = 1;
+			for (int p = 0; p < n && fits; p++) {
+				const gb_figure *m = panels[p];
+				for (size_t i = 0; m->cell_text && i < (size_t)m->rows * m->cols && fits; i++)
+					if (has_text(m, i)) {
+						char a[LABEL_BUF], b[LABEL_BUF];
+						gb_label_display(m->cell_text[i], LABEL_COLS, d, sizeof d);
+						fits = fit_cell_text(L, px, d, cw * 0.92 - 2 * L->s, ch, mode, a, b, sizeof a);
+					}
+			}
+			if (fits) {
+				L->cell_break = mode;
+				return px;
+			}
 		}
-		if (fits)
-			return px;
-	}
+	L->cell_break = CELL_ANYWHERE;
 	return lo;
 }
 
@@ -160,7 +183,7 @@ void gb_cells_draw(lay *L, const gb_figure *m, int x, int y, int pw, int ph, int
 				char a[LABEL_BUF], b[LABEL_BUF];
 				double w = cw * 0.92 - 2 * L->s;
 				gb_label_display(m->cell_text[i], LABEL_COLS, buf, sizeof buf);
-				if (fit_cell_text(L, tpx, buf, w, ch, a, b, sizeof a) && b[0]) {
+				if (fit_cell_text(L, tpx, buf, w, ch, L->cell_break, a, b, sizeof a) && b[0]) {
 					text(L, GB_FACE_SANS, tpx, xc, mid_baseline(yc - 0.55 * tpx, tpx), 0, GB_ANCHOR_MIDDLE, a, ink);
 					text(L, GB_FACE_SANS, tpx, xc, mid_baseline(yc + 0.55 * tpx, tpx), 0, GB_ANCHOR_MIDDLE, b, ink);
 					continue;

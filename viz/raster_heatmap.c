@@ -20,6 +20,7 @@ typedef struct block {
 	int n, gc, gr;            /* panels, grid columns and rows */
 	int rows, cols;           /* the largest panel's shape: every slot is this big */
 	int titles;               /* panels have titles above them */
+	int title_lines;          /* in lines: 2 when a title does not fit its panel on one */
 	int square;               /* every panel is a token x token map: its cells may stay square */
 } block;
 
@@ -56,6 +57,7 @@ static void size_cells(const lay *L, const block *B, double aw, double ah, doubl
 }
 
 #define TOO_SMALL (-2)
+#define WRAP_TITLES (-3) /* a panel title does not fit on one line: lay out again for two */
 
 static int too_small(const block *B, gb_verr *err)
 {
@@ -129,7 +131,7 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 	const gb_figure *sides = grid ? NULL : f; /* a grid's panels have no side columns */
 	double s = L->s, cb_w = f->colorbar ? gb_lay_colorbar_width(L) : 0;
 	double rt_w = p0->row_title ? 1.6 * AXIS_PX * s : 0, ct_h = p0->col_title ? 1.7 * AXIS_PX * s : 0;
-	double pt_h = B->titles ? 1.5 * PANEL_PX * s : 0, gapx = grid ? 20 * s : 0, gapy = grid ? 14 * s : 0;
+	double pt_h = B->titles ? (B->title_lines > 1 ? 2.8 : 1.5) * PANEL_PX * s : 0, gapx = grid ? 20 * s : 0, gapy = grid ? 14 * s : 0;
 	if (!grid && f->col_group > 0) /* a line of "head k" over the groups of columns */
 		pt_h = 1.5 * PANEL_PX * s;
 	/* panels with tokens of their own (an encoder's map beside a decoder's) label each panel:
@@ -224,6 +226,13 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 	tpx = gb_cells_text_px(L, B->panels, B->n, (double)pw / B->cols, (double)ph / B->rows);
 	if (tpx && npx > tpx) /* a number among texts is no louder than they are */
 		npx = tpx;
+	/* a panel's title says what the panel is (the pair counts of the masks): one too long for
+	 * its panel at TEXT_MIN gets a second line, and the panels make room for it */
+	for (int i = 0; B->titles && B->title_lines < 2 && i < B->n; i++)
+		if (B->panels[i]->title && tw(L, GB_FACE_SANS, spx(L, TEXT_MIN), B->panels[i]->title) > pw + gapx * 0.8) {
+			rc = WRAP_TITLES;
+			goto out;
+		}
 	/* centre the whole block in the content box */
 	bw = left + B->gc * (double)pw + (B->gc - 1) * gapx + side_w + cb_w;
 	bh = side_h + B->gr * (pt_h + ph) + (B->gr - 1) * gapy + bottom;
@@ -237,7 +246,13 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 		int mpw = cwi ? m->cols * cwi : pw * m->cols / B->cols;
 		int mph = chi ? m->rows * chi : ph * m->rows / B->rows;
 		int last_in_column = i + B->gc >= B->n;
-		if (B->titles && m->title) {
+		if (B->titles && m->title && B->title_lines > 1) {
+			wrapped w;
+			int tpx2 = gb_lay_fit_lines(L, GB_FACE_SANS, spx(L, PANEL_PX), spx(L, TEXT_MIN), m->title, pw + gapx * 0.8, 2, &w);
+			for (int k = 0; k < w.n; k++)
+				text(L, GB_FACE_SANS, tpx2, x + pw / 2.0, y - 0.5 * tpx2 - 1.2 * tpx2 * (w.n - 1 - k), 0, GB_ANCHOR_MIDDLE,
+				     w.line[k], INK);
+		} else if (B->titles && m->title) {
 			int tpx2 = spx(L, PANEL_PX);
 			char t[LABEL_BUF];
 			while (tpx2 > spx(L, TEXT_MIN) && tw(L, GB_FACE_SANS, tpx2, m->title) > pw + gapx * 0.8)
@@ -322,9 +337,16 @@ out:
 
 /* A surface too small for the labels (a shrunken window) still shows the cells: without their
  * labels, which count as cut. */
-static int draw_fitting(lay *L, const block *B, gb_verr *err)
+static int draw_fitting(lay *L, const block *B0, gb_verr *err)
 {
+	block two = *B0;
+	const block *B = B0;
 	int cut = L->cut, rc = draw_block(L, B, 1, err);
+	if (rc == WRAP_TITLES) {
+		two.title_lines = 2;
+		B = &two;
+		rc = draw_block(L, B, 1, err);
+	}
 	if (rc != TOO_SMALL)
 		return rc;
 	L->cut = cut + B->panels[0]->rows + B->panels[0]->cols;

@@ -63,7 +63,11 @@ typedef struct lay {
 	gb_raster_info *info;
 	int min_px;               /* the smallest text drawn so far (0: none) */
 	int cut;                  /* texts shortened or left out for lack of room */
+	int cell_break;           /* how cell texts may break (CELL_*), as gb_cells_text_px chose */
 } lay;
+
+/* A cell text on one line; on two, broken between a letter and a mark; on two, anywhere. */
+enum { CELL_ONE_LINE, CELL_AT_MARKS, CELL_ANYWHERE };
 
 static inline int spx(const lay *L, double base)
 {

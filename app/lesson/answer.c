@@ -331,7 +331,9 @@ void answer_text(const question *q, const value *v, char *out, size_t cap)
 		int k = (int)lround(v->x);
 		if (q->ans.sel == SEL_LITERAL)
 			k = v->text[0] - 'a' + 1;
-		snprintf(out, cap, "%c) %s", 'a' + k - 1, q->opts[k - 1]);
+		char *o = dot_spaces(q->opts[k - 1]);
+		snprintf(out, cap, "%c) %s", 'a' + k - 1, o);
+		free(o);
 		return;
 	}
 	if (v->is_num && (q->form == FORM_NUMBER || q->form == FORM_AUTO)) {

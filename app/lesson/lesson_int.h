@@ -43,6 +43,9 @@ const char *skip_space(const char *s);
 int parse_num(const char *s, double *x);
 int is_ident_start(int c);
 int is_ident(int c);
+/* A token in a code span (` the`) with its space as a middle dot (`·the`), as figures show
+ * it; for text the student reads, never for commands. malloc'd. */
+char *dot_spaces(const char *text);
 
 /* ---- a lesson in memory ------------------------------------------------------------------ */
 
@@ -265,6 +268,9 @@ void run_expect(runner *r, const item *it);
 /* ---- run.c ------------------------------------------------------------------------------- */
 
 char *subst(runner *r, const char *text);
+/* The same for text the student reads (prose, questions, options, hints): a token's leading
+ * space in a code span shown as a dot (dot_spaces); commands use subst. */
+char *subst_read(runner *r, const char *text);
 /* The same for an expression: numbers from `let` in full precision. */
 char *subst_expr(runner *r, const char *text);
 /* An error of the running lesson at a line of its file: FILE:LINE: ... under --check, else

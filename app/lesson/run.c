@@ -75,6 +75,16 @@ static char *subst_in(runner *r, const char *text, int exact)
 char *subst(runner *r, const char *text) { return subst_in(r, text, 0); }
 char *subst_expr(runner *r, const char *text) { return subst_in(r, text, 1); }
 
+/* Text the student reads (prose, a question, its options and hints): its values filled in,
+ * a token's leading space as a dot. A command is run from subst alone: its ` the` stays a
+ * space, which is what the command needs. */
+char *subst_read(runner *r, const char *text)
+{
+	char *t = subst(r, text), *d = dot_spaces(t);
+	free(t);
+	return d;
+}
+
 void lesson_error(runner *r, int line, const char *fmt, ...)
 {
 	char msg[1024];
@@ -264,7 +274,7 @@ static int run_question(runner *r, const item *it)
 	} else
 		answer_text(q, &v, shown, sizeof shown);
 
-	char *text = subst(r, q->text), label[32];
+	char *text = subst_read(r, q->text), label[32];
 	snprintf(label, sizeof label, "Question %d: ", q->index);
 	if (r->mode == MODE_CHECK) {
 		/* nothing to show: an error was reported above */
@@ -274,14 +284,14 @@ static int run_question(runner *r, const item *it)
 		md_flush(r);
 		sb_printf(&r->md, "**Question %d.** %s\n\n", q->index, text);
 		for (int i = 0; i < q->n_opts; i++) {
-			char *o = subst(r, q->opts[i]);
+			char *o = subst_read(r, q->opts[i]);
 			sb_printf(&r->md, "- **%c)** %s\n", 'a' + i, o);
 			free(o);
 		}
 		if (q->n_opts)
 			sb_puts(&r->md, "\n");
 		for (int i = 0; i < q->n_hints; i++) {
-			char *h = subst(r, q->hints[i]);
+			char *h = subst_read(r, q->hints[i]);
 			sb_printf(&r->md, "*Hint:* %s\n\n", h);
 			free(h);
 		}
@@ -289,7 +299,7 @@ static int run_question(runner *r, const item *it)
 	} else {
 		print_wrapped(r, text, label);
 		for (int i = 0; i < q->n_opts; i++) {
-			char *o = subst(r, q->opts[i]), ind[16];
+			char *o = subst_read(r, q->opts[i]), ind[16];
 			snprintf(ind, sizeof ind, "  %c) ", 'a' + i);
 			print_wrapped(r, o, ind);
 			free(o);
@@ -297,7 +307,7 @@ static int run_question(runner *r, const item *it)
 		if (r->mode == MODE_SHOW || got) {
 			if (r->mode == MODE_SHOW)
 				for (int i = 0; i < q->n_hints; i++) {
-					char *h = subst(r, q->hints[i]);
+					char *h = subst_read(r, q->hints[i]);
 					print_wrapped(r, h, "  hint: ");
 					free(h);
 				}
@@ -337,7 +347,7 @@ int do_step(runner *r, int i)
 		int rc;
 		switch (it->kind) {
 		case IT_PROSE:
-			t = subst(r, it->text);
+			t = subst_read(r, it->text);
 			if (show) {
 				print_wrapped(r, t, "");
 				/* items of one list stay together */

@@ -199,9 +199,9 @@ static int class_judge(void *ctx, const char *answer)
 int ask(runner *r, question *q, const value *v, const char *shown)
 {
 	judge_ctx jc = { q, v };
-	char *text = subst(r, q->text), **opts = calloc((size_t)q->n_opts + 1, sizeof *opts);
+	char *text = subst_read(r, q->text), **opts = calloc((size_t)q->n_opts + 1, sizeof *opts);
 	for (int i = 0; i < q->n_opts; i++)
-		opts[i] = subst(r, q->opts[i]);
+		opts[i] = subst_read(r, q->opts[i]);
 	classroom_question(text, (const char *const *)opts, q->n_opts,
 	                   answer_form(q, v) == FORM_CHOICE ? (int)lround(v->x) : 0, class_judge, &jc);
 	int rc = ask_until(r, q, v, shown);
@@ -231,7 +231,7 @@ static int ask_until(runner *r, question *q, const value *v, const char *shown)
 		}
 		if (!strcmp(line, "?")) {
 			if (hint < q->n_hints) {
-				char *h = subst(r, q->hints[hint++]);
+				char *h = subst_read(r, q->hints[hint++]);
 				print_wrapped(r, h, "Hint: ");
 				free(h);
 			} else
@@ -268,7 +268,7 @@ static int ask_until(runner *r, question *q, const value *v, const char *shown)
 			return GO_ON;
 		}
 		if (hint < q->n_hints) {
-			char *h = subst(r, q->hints[hint++]);
+			char *h = subst_read(r, q->hints[hint++]);
 			print_wrapped(r, h, "Not quite. Hint: ");
 			free(h);
 		} else

@@ -87,3 +87,26 @@ int parse_num(const char *s, double *x)
 
 int is_ident_start(int c) { return isalpha(c) || c == '_'; }
 int is_ident(int c) { return isalnum(c) || c == '_'; }
+
+/* Text as the student reads it: a code span that starts with a space is a token (` the`),
+ * and its space is shown as the figures show it, a middle dot (`·the`), instead of a gap
+ * that a reader takes for a typo ("the two  the vectors"). Spans are paired from the start of
+ * the text, as Markdown pairs them; the rest is copied as it is. malloc'd. */
+char *dot_spaces(const char *text)
+{
+	sb b = { 0 };
+	int in = 0;
+	for (const char *s = text; *s; s++) {
+		if (*s != '`') {
+			sb_add(&b, s, 1);
+			continue;
+		}
+		sb_add(&b, s, 1);
+		if (!in && s[1] == ' ' && s[2] && s[2] != ' ' && s[2] != '`' && strchr(s + 2, '`')) {
+			sb_puts(&b, "\xC2\xB7");
+			s++;
+		}
+		in = !in;
+	}
+	return sb_take(&b);
+}
