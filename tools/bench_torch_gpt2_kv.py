@@ -162,7 +162,7 @@ class GPT2:
         each decoded token was chosen from."""
         logits = self.forward(prompt, 0)[-1]
         if self.corrupt:
-            self.k[0, 0, 0, 0] += 1e-2
+            self.k[0, 0, 0, 0] += 0.1
         out, rows = [], []
         for i in range(n):
             tok = int(self.t.argmax(logits))
