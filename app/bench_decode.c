@@ -6,11 +6,13 @@
  * the best of several samples, with probe samples interleaved with the measured work so both
  * see the same machine state (other programs only ever add time).
  *
- * The decode step. The KV-cached forward pass is not on this branch yet, so the step used
- * here is a stand-in that is labelled as such in the output: a "weights pass", one token's
- * worth of matrix-vector products through every linear layer of the decoder and the output
- * projection, through the fast kernel table (no attention, no norms, no cache). It reads
- * exactly the bytes the bound counts. A real step plugs in through bench_stepper. */
+ * The decode steps. A "weights pass", one token's worth of matrix-vector products through
+ * every linear layer of the decoder and the output projection, through the fast kernel table
+ * (no attention, no norms, no cache), reads exactly the bytes the bound counts; the real step
+ * is the cached forward pass (gb_forward_cached) with its full trace. Each has a PyTorch peer,
+ * run by /usr/bin/python3 after glassbox's samples when it has torch: the same matrix-vector
+ * chain (tools/bench_torch_decode.py) and, for GPT-2, Hugging Face GPT-2's forward with a KV
+ * cache (tools/bench_torch_gpt2_kv.py), whose ratio to the cached forward is printed. */
 #include "app/bench_decode.h"
 #include "app/bench.h"
 #include "model/forward.h"
@@ -375,12 +377,12 @@ static double decode_run(const bench_stepper *S, int n, float *logits, int vocab
 	return bench_now() - t0;
 }
 
-/* The PyTorch figure: tools/bench_torch_decode.py next to the program, run by
- * /usr/bin/python3 with the same layer list. Returns tokens/s, or 0 with why filled. */
-static double torch_tok_s(const struct wp_ctx *c, int threads, int tokens, char *why, size_t cap)
+/* Runs /usr/bin/python3 on tools/SCRIPT next to the program with ARGS and returns the tok/s it
+ * prints ("tok/s X"), or 0 with why filled (its "skip: REASON", or what went wrong). */
+static double torch_script(const char *script_name, const char *args, char *why, size_t cap)
 {
-	char exe[1024], script[1100], *cmd, line[256];
-	size_t len = 0, cmdcap;
+	char exe[1024], script[1200], *cmd, line[512];
+	size_t cmdcap;
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	double tps = 0;
 	FILE *p;
@@ -391,24 +393,23 @@ static double torch_tok_s(const struct wp_ctx *c, int threads, int tokens, char 
 	exe[n] = 0;
 	if (strrchr(exe, '/'))
 		*strrchr(exe, '/') = 0;
-	snprintf(script, sizeof script, "%s/tools/bench_torch_decode.py", exe);
+	snprintf(script, sizeof script, "%s/tools/%s", exe, script_name);
 	if (access("/usr/bin/python3", X_OK) || access(script, R_OK)) {
-		snprintf(why, cap, "%s", access("/usr/bin/python3", X_OK) ? "no /usr/bin/python3" : "tools/bench_torch_decode.py not found next to the program");
+		if (access("/usr/bin/python3", X_OK))
+			snprintf(why, cap, "no /usr/bin/python3");
+		else
+			snprintf(why, cap, "tools/%s not found next to the program", script_name);
 		return 0;
 	}
-	cmdcap = strlen(script) + 200 + (size_t)c->n_lin * 32;
+	cmdcap = strlen(script) + strlen(args) + 64;
 	cmd = malloc(cmdcap);
 	if (!cmd)
 		return 0;
-	len = (size_t)snprintf(cmd, cmdcap, "/usr/bin/python3 '%s' --threads %d --tokens %d --layers ", script, threads, tokens);
-	for (int i = 0; i < c->n_lin; i++)
-		len += (size_t)snprintf(cmd + len, cmdcap - len, "%s%d:%d:%d:%d", i ? "," : "", c->lin[i]->in,
-		                        c->lin[i]->out, c->lin[i]->trans, c->lin[i]->b != NULL);
-	snprintf(cmd + len, cmdcap - len, " 2>&1");
+	snprintf(cmd, cmdcap, "/usr/bin/python3 '%s' %s 2>&1", script, args);
 	fflush(NULL);
 	p = popen(cmd, "r");
 	free(cmd);
-	snprintf(why, cap, "the PyTorch script printed nothing");
+	snprintf(why, cap, "tools/%s printed no figure", script_name);
 	if (!p)
 		return 0;
 	while (fgets(line, sizeof line, p)) {
@@ -419,6 +420,48 @@ static double torch_tok_s(const struct wp_ctx *c, int threads, int tokens, char 
 	}
 	pclose(p);
 	return tps;
+}
+
+/* The matrix-vector chain in PyTorch: tools/bench_torch_decode.py with the same layer list. */
+static double torch_tok_s(const struct wp_ctx *c, int threads, int tokens, char *why, size_t cap)
+{
+	size_t cap_a = 64 + (size_t)c->n_lin * 48, len;
+	char *args = malloc(cap_a);
+	double tps;
+	if (!args)
+		return 0;
+	len = (size_t)snprintf(args, cap_a, "--threads %d --tokens %d --layers ", threads, tokens);
+	for (int i = 0; i < c->n_lin; i++)
+		len += (size_t)snprintf(args + len, cap_a - len, "%s%d:%d:%d:%d", i ? "," : "", c->lin[i]->in,
+		                        c->lin[i]->out, c->lin[i]->trans, c->lin[i]->b != NULL);
+	tps = torch_script("bench_torch_decode.py", args, why, cap);
+	free(args);
+	return tps;
+}
+
+/* The real peer of the cached forward: GPT-2 decoding with a KV cache in PyTorch
+ * (tools/bench_torch_gpt2_kv.py), on random weights of the model's shape or on the folder's
+ * own weights. Its prompt is one token, so its timed steps are at positions 1..tokens, as
+ * decode_run's are at 0..tokens-1. */
+static double torch_kv_tok_s(const gb_model *m, const char *dir, int threads, int tokens, char *why, size_t cap)
+{
+	const gb_config *c = &m->cfg;
+	char args[1400];
+	if (c->family != GB_FAM_GPT2) {
+		snprintf(why, cap, "the PyTorch cached forward is written for GPT-2 only");
+		return 0;
+	}
+	if (dir && strchr(dir, '\'')) {
+		snprintf(why, cap, "the folder's name has a quote");
+		return 0;
+	}
+	if (dir)
+		snprintf(args, sizeof args, "--threads %d --tokens %d --runs 5 --prompt 1 --load '%s'", threads, tokens, dir);
+	else
+		snprintf(args, sizeof args, "--threads %d --tokens %d --runs 5 --prompt 1 --dim %d --layers %d --heads %d --ffn %d "
+		         "--vocab %d --context %d", threads, tokens, c->d_model, c->n_layer, c->n_head, c->d_ffn,
+		         c->vocab, c->n_ctx);
+	return torch_script("bench_torch_gpt2_kv.py", args, why, cap);
 }
 
 static void shape_config(gb_config *c, int gpt2)
@@ -447,7 +490,8 @@ int bench_decode_main(FILE *out, int argc, char **argv)
 	struct kv_ctx kv = { 0 };
 	bench_stepper K;
 	double wr[2] = { 0, 0 }; /* plain read of the weights, GB/s (1 thread) */
-	char why[2][200] = { "", "" };
+	char why[2][200] = { "", "" }, whykv[2][200] = { "", "" };
+	double ptkv[2] = { 0, 0 }; /* PyTorch's cached GPT-2 decoding, tok/s */
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--threads") || !strcmp(argv[i], "--tokens") || !strcmp(argv[i], "--shape")) {
 			char *end;
@@ -597,8 +641,11 @@ int bench_decode_main(FILE *out, int argc, char **argv)
 		bw[ti] = P.n * sizeof(float) / pb * 1e-9;
 	}
 	gb_kernels_set_threads(0);
-	for (int ti = 0; ti < nt; ti++)
+	for (int ti = 0; ti < nt; ti++) {
 		pt[ti] = torch_tok_s(&wp, thr[ti], tokens, why[ti], sizeof why[ti]);
+		if (tkv[ti] > 0)
+			ptkv[ti] = torch_kv_tok_s(&m, dir, thr[ti], tokens, whykv[ti], sizeof whykv[ti]);
+	}
 
 	fprintf(out, "  %-34s %22s", "", "1 thread");
 	if (nt > 1)
@@ -636,11 +683,29 @@ int bench_decode_main(FILE *out, int argc, char **argv)
 		if (nt > 1 && pt[1] > 0)
 			fprintf(out, " %10.1f tok/s %3.0f%% %7.2fx", pt[1], 100 * pt[1] * wp.bytes / (bw[1] * 1e9),
 			        pt[1] / pt[0]);
-		fprintf(out, "\n  (PyTorch: tools/bench_torch_decode.py, the same layer shapes and layouts as torch\n"
-		             "   matrix-vector products, torch.set_num_threads as above, run after glassbox's samples)\n");
+		fprintf(out, "\n");
 	} else {
-		fprintf(out, "  PyTorch: skipped (%s)\n", why[0]);
+		fprintf(out, "  PyTorch matvec chain: skipped (%s)\n", why[0]);
 	}
+	if (ptkv[0] > 0) {
+		fprintf(out, "  %-34s %10.1f tok/s %3.0f%%", "PyTorch (cached GPT-2 forward)", ptkv[0],
+		        100 * ptkv[0] * wp.bytes / (bw[0] * 1e9));
+		if (nt > 1 && ptkv[1] > 0)
+			fprintf(out, " %10.1f tok/s %3.0f%% %7.2fx", ptkv[1], 100 * ptkv[1] * wp.bytes / (bw[1] * 1e9),
+			        ptkv[1] / ptkv[0]);
+		fprintf(out, "\n  %-34s %16.2fx", "  glassbox / PyTorch, cached", tkv[0] / ptkv[0]);
+		if (nt > 1 && ptkv[1] > 0)
+			fprintf(out, " %16.2fx", tkv[1] / ptkv[1]);
+		fprintf(out, "\n");
+	} else if (tkv[0] > 0 && pt[0] > 0) {
+		fprintf(out, "  PyTorch cached forward: skipped (%s)\n", whykv[0]);
+	}
+	if (pt[0] > 0 || ptkv[0] > 0)
+		fprintf(out, "  (PyTorch, run after glassbox's samples, torch.set_num_threads as above, best of 5 runs of\n"
+		             "   %d tokens: the matvec chain is tools/bench_torch_decode.py, the same matrix-vector products\n"
+		             "   as glassbox's weights pass; the cached forward is tools/bench_torch_gpt2_kv.py, Hugging\n"
+		             "   Face GPT-2's forward with a preallocated KV cache, %s, after a 1-token prompt)\n",
+		        tokens, dir ? "on the folder's weights" : "random weights of the same shape");
 	fprintf(out, "  %% = fraction of the bound: tok/s x bytes per token / bandwidth measured between the samples;\n"
 	             "  the plain read sums the weights themselves (1 thread, samples as long as the decode samples):\n"
 	             "  fp32 weights pass / plain read of the same bytes = %.0f%%\n", 100 * tps[0] * wp.bytes / (wr[0] * 1e9));

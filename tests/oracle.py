@@ -16,6 +16,10 @@ property, the safetensors writer, and that every variant's distinguishing option
 logits (so a glassbox that ignored the option would fail).  A negative control perturbs one weight
 in a written file and requires the comparison to fail.
 
+Last, the PyTorch peer of `bench decode` (tools/bench_torch_gpt2_kv.py): its KV-cached decoding
+against its own full recompute (and a nudged cache caught), and its greedy tokens on a folder
+`glassbox init` wrote against glassbox's.
+
 Prints TAP (run by tests/t_oracle.sh).  Run from the repository root.
 Options: --only SUBSTR (variants whose name contains SUBSTR), --keep (keep tests/tmp/oracle),
          --bin PATH (glassbox binary, default ./glassbox), -v (print more diagnostics).
@@ -1239,7 +1243,7 @@ def main(argv):
         i += 1
     variants = [v for v in VARIANTS if only is None or only in v["name"]]
     n_self = 7
-    tap = Tap(n_self + 2 * len(variants) + 1)
+    tap = Tap(n_self + 2 * len(variants) + 1 + N_BENCH)
     shutil.rmtree(TMP, ignore_errors=True)
     os.makedirs(TMP, exist_ok=True)
 
@@ -1378,9 +1382,63 @@ def main(argv):
         tap.ok(e > THRESHOLD, "negative control: %s[5] += 0.25 in the file is caught: rel err %.2e > %.0e"
                % (name, e, THRESHOLD), "glassbox vs torch with the perturbed weight: rel err %.2e" % e2)
 
+    check_bench_script(tap, binary)
     if not keep and tap.failed == 0:
         shutil.rmtree(TMP, ignore_errors=True)
     return 1 if tap.failed else 0
+
+
+# --------------------------------------------------------------------------------------------
+# tools/bench_torch_gpt2_kv.py, the PyTorch peer of `bench decode --shape gpt2small`: its cached
+# decoding equals its own full recompute, a nudged cache is caught, and on a folder glassbox
+# wrote (`init`) its greedy tokens are glassbox's.
+# --------------------------------------------------------------------------------------------
+
+N_BENCH = 3
+BENCH_SCRIPT = os.path.join("tools", "bench_torch_gpt2_kv.py")
+
+
+def bench_script(args):
+    """(stdout's last line, error or None) of the bench script run with args."""
+    try:
+        p = subprocess.run(["/usr/bin/python3", BENCH_SCRIPT] + args, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=600)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return "", str(e)
+    out = p.stdout.decode(errors="replace").strip().splitlines()
+    if p.returncode != 0 or not out:
+        return "", "exit status %d: %s" % (p.returncode, p.stderr.decode(errors="replace").strip())
+    return out[-1], None
+
+
+def check_bench_script(tap, binary):
+    small = ["--dim", "64", "--layers", "3", "--heads", "4", "--vocab", "300", "--context", "64",
+             "--prompt", "5", "--tokens", "40"]
+    line, err = bench_script(small + ["--check"])
+    w = line.split()
+    good = err is None and len(w) == 7 and w[0] == "check" and float(w[2]) <= 1e-5 and w[4] == "1"
+    tap.ok(good, "bench_torch_gpt2_kv.py --check: cached greedy decoding (40 steps) equals a full recompute "
+           "(%s)" % (line or err))
+    line, err = bench_script(small + ["--check", "--corrupt-cache"])
+    w = line.split()
+    tap.ok(err is None and len(w) == 7 and float(w[2]) > 1e-5,
+           "bench_torch_gpt2_kv.py --check --corrupt-cache: a nudged cached key is caught (%s)" % (line or err))
+    folder = os.path.join(TMP, "bench-gpt2")
+    shutil.rmtree(folder, ignore_errors=True)
+    script = "init %s --seed 7 --layers 3; load %s; run the cat sat on; print tokens; generate 12 --temp 0; print tokens" \
+        % (folder, folder)
+    p = subprocess.run([binary, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    rows = [r.split() for r in p.stdout.decode(errors="replace").splitlines()]
+    rows = [r for r in rows if r and all(x.isdigit() for x in r)]
+    if p.returncode != 0 or len(rows) < 2 or len(rows[-1]) != len(rows[0]) + 12:
+        tap.ok(False, "glassbox's greedy tokens on an init folder equal bench_torch_gpt2_kv.py --load's",
+               "glassbox -c %r: status %d: %s" % (script, p.returncode, p.stderr.decode(errors="replace")))
+        return
+    prompt, gen = rows[0], rows[-1][len(rows[0]):]
+    line, err = bench_script(["--load", folder, "--ids", ",".join(prompt), "--greedy", "12"])
+    tap.ok(err is None and line.split()[1:] == gen,
+           "glassbox's 12 greedy tokens on an init folder equal bench_torch_gpt2_kv.py --load's (%s)"
+           % " ".join(gen), "torch: %s" % (line or err))
 
 
 if __name__ == "__main__":
