@@ -262,8 +262,18 @@ static gb_figure *combine(gb_figure *a, gb_figure *b, const char *na, const char
 			for (int i = 0; i < src[k]->n_series; i++) {
 				char lab[160];
 				snprintf(lab, sizeof lab, "%s: %s", nm[k], src[k]->series[i].label);
-				if (!gb_fig_add_series(g, lab, src[k]->series[i].y, src[k]->series[i].n))
-					g->series[g->n_series - 1].gaps = src[k]->series[i].gaps;
+				if (!gb_fig_add_series(g, lab, src[k]->series[i].y, src[k]->series[i].n)) {
+					/* one colour a model; its series apart by dash and weight, as its
+					 * own view draws them, or else in turn: solid, dashed, heavy ... */
+					gb_series *d = &g->series[g->n_series - 1], *o = &src[k]->series[i];
+					int styled = 0;
+					for (int j = 0; j < src[k]->n_series; j++)
+						styled |= src[k]->series[j].dash || src[k]->series[j].weight > 1;
+					d->gaps = o->gaps;
+					d->hue = k + 1;
+					d->dash = styled ? o->dash : i & 1;
+					d->weight = styled ? o->weight : (i & 2) ? 1.8f : 0;
+				}
 			}
 		gb_fig_set_title(g, a->title);
 		both_captions(g, a, b, na, nb);
@@ -321,6 +331,17 @@ int cmd_compare_models(session *s, int argc, char **argv, const char *rest)
 		gb_fig_free(a);
 		return -1;
 	}
+	/* what the view selected (its subtitle after the model and the text: "layer 1, head 2"),
+	 * named in words as the single view names it, not as the command typed ("loss --curve") */
+	char what[160] = "";
+	if (a->subtitle) {
+		const char *w = a->subtitle;
+		for (int k = 0; k < 2 && w; k++)
+			if ((w = strstr(w, " \xC2\xB7 ")))
+				w += 4;
+		if (w)
+			snprintf(what, sizeof what, " \xC2\xB7 %s", w);
+	}
 	const char *na = short_name(argv[1]), *nb = short_name(argv[2]);
 	char ma[96], mb[96];
 	snprintf(ma, sizeof ma, "%s", na);
@@ -335,7 +356,7 @@ int cmd_compare_models(session *s, int argc, char **argv, const char *rest)
 		for (len = 45; len > 0 && ((unsigned char)s->text[len] & 0xC0) == 0x80; len--)
 			;
 	snprintf(q, sizeof q, "\u201c%.*s%s\u201d", len, s->text, cut ? "\u2026" : "");
-	snprintf(sub, sizeof sub, "%s and %s · %s · %s", ma, mb, q, p);
+	snprintf(sub, sizeof sub, "%s and %s · %s%s", ma, mb, q, what);
 	gb_fig_set_subtitle(g, sub);
 	gb_fig_add_meta(g, "Models", sub);
 	gb_fig_add_meta(g, "View", p);

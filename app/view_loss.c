@@ -127,15 +127,19 @@ gb_figure *view_loss(session *s, int curve)
 				past[i] = !in || i + 2 == trained ? (float)l[i] : NAN;
 		}
 		gb_fig_set_xs(f, xs, n);
-		if (!gb_fig_add_series(f, split ? "within the trained context" : "loss of the token", v, n))
+		char nm[64];
+		snprintf(nm, sizeof nm, "up to position %d", trained);
+		if (!gb_fig_add_series(f, split ? nm : "loss of the token", v, n))
 			f->series[f->n_series - 1].gaps = split; /* it stops at the trained context */
-		if (split && past) {
-			char nm[64];
+		if (split && past) { /* the line the figure is about: heavier */
 			snprintf(nm, sizeof nm, "past position %d", trained);
-			if (!gb_fig_add_series(f, nm, past, n))
+			if (!gb_fig_add_series(f, nm, past, n)) {
 				f->series[f->n_series - 1].gaps = 1; /* it starts there */
+				f->series[f->n_series - 1].weight = 1.8f;
+			}
 		}
-		gb_fig_add_series(f, "running mean", mean, n);
+		if (!gb_fig_add_series(f, "running mean", mean, n))
+			f->series[f->n_series - 1].dash = 1;
 		free(past);
 		view_titlef(f, "Loss of each token along the text");
 		gb_fig_set_caption(f, sub);

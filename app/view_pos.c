@@ -239,10 +239,12 @@ gb_figure *view_shift(session *s, const shift_result *r, int head)
 		p->masked = 1;
 		p->numbers = n <= 12;
 		char t[96];
+		/* rows and columns number the tokens from 1; positions count from 0, so the title
+		 * names both */
 		if (k)
-			snprintf(t, sizeof t, "the words at positions %d-%d (after %d copies of the first)", r->by, r->by + n - 1, r->by);
+			snprintf(t, sizeof t, "tokens 1-%d at positions %d-%d (after %d copies)", n, r->by, r->by + n - 1, r->by);
 		else
-			snprintf(t, sizeof t, "the words at positions 0-%d", n - 1);
+			snprintf(t, sizeof t, "tokens 1-%d at positions 0-%d", n, n - 1);
 		gb_fig_set_title(p, t);
 		gb_fig_add_panel(g, p);
 	}

@@ -264,12 +264,18 @@ int view_decode_add(view_decode *d, const float *logits, int V, int chosen)
 	for (int j = 0; j < m; j++)
 		if (top[j] == chosen && labels[j])
 			gb_label_display(labels[j], 14, ch, sizeof ch);
+	/* the probability the chosen token was drawn with (after the temperature and the cut-offs,
+	 * renormalised): generate prints it as p_T, and the bars (before the cut-offs) differ from
+	 * it, so the step's title says it */
+	char pt[40] = "";
+	if (!greedy && (sm->temp != 1 || sm->top_k > 0 || sm->top_p < 1))
+		snprintf(pt, sizeof pt, kept[chosen] >= 0.01 ? ", p_T %.2f" : ", p_T %.2g", kept[chosen]);
 	if (rank)
-		snprintf(title, sizeof title, "step %d: %s (rank %d)", d->n + 1, ch, rank);
+		snprintf(title, sizeof title, "step %d: %s%s (rank %d)", d->n + 1, ch, pt, rank);
 	else if (n_kept > m && n_kept < V && !greedy) /* a cut-off left these; none: no note */
-		snprintf(title, sizeof title, "step %d: %s (%d kept)", d->n + 1, ch, n_kept);
+		snprintf(title, sizeof title, "step %d: %s%s (%d kept)", d->n + 1, ch, pt, n_kept);
 	else
-		snprintf(title, sizeof title, "step %d: %s", d->n + 1, ch);
+		snprintf(title, sizeof title, "step %d: %s%s", d->n + 1, ch, pt);
 	if (!rc && (gb_fig_set_values(p, vals, 1, m) || gb_fig_set_col_labels(p, (const char *const *)labels) ||
 	            gb_fig_set_title(p, title) ||
 	            gb_fig_set_marks(p, marks, sm->temp != 1 && !greedy ? ref : NULL, NULL)))
@@ -340,9 +346,15 @@ gb_figure *view_decode_figure(view_decode *d)
 	if (greedy)
 		gb_fig_set_caption(f, "bars: the model's probabilities; greedy keeps only the most probable; the chosen "
 		                      "token is framed");
+	else if (sm->top_k > 0 || sm->top_p < 1)
+		gb_fig_set_caption(f, "bars: probabilities before the cut-offs (dashed); p_T: the chosen token's after "
+		                      "them, the kept ones renormalised to sum to 1; hatched bars are never drawn");
+	else if (sm->temp != 1)
+		gb_fig_set_caption(f, "bars: probabilities after the temperature, the p_T a token is drawn with; the "
+		                      "chosen token is framed");
 	else
-		gb_fig_set_caption(f, "bars: probabilities after the temperature, before the cut-offs; dashed rules: the "
-		                      "cut-offs; hatched bars are never drawn; the chosen token is framed");
+		gb_fig_set_caption(f, "bars: the model's probabilities, the ones a token is drawn with; the chosen "
+		                      "token is framed");
 	if (sm->temp != 1 && !greedy) {
 		free(f->ref_label);
 		f->ref_label = strdup("the model's own p (T 1)");

@@ -350,6 +350,8 @@ int gb_fig_add_series(gb_figure *f, const char *label, const float *y, int n)
 		memcpy(e->y, y, (size_t)n * sizeof *e->y);
 	e->n = n;
 	e->gaps = 0;
+	e->hue = e->dash = 0;
+	e->weight = 0;
 	f->n_series++;
 	return 0;
 }

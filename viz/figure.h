@@ -78,6 +78,11 @@ typedef struct gb_series {
 	int n;
 	int gaps;                 /* its NaN points are gaps the view put there (a line that starts
 	                           * or stops part way), drawn as nothing and not counted as bad */
+	/* how it is drawn (all 0: the k-th colour, solid, normal width): hue k > 0 gives it the
+	 * k-th colour of the figure's groups (two models: one colour each), dash 1 draws it
+	 * dashed, weight > 1 heavier (the series the figure is about) */
+	int hue, dash;
+	float weight;
 } gb_series;
 
 /* One box of a DIAGRAM. */

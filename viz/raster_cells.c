@@ -101,7 +101,12 @@ int gb_cells_numbers_px(lay *L, const gb_figure *const *panels, int n, double cw
 		int k = number_chars(panels[i], precision);
 		chars = k > chars ? k : chars;
 	}
-	px = (int)floor(fmin(ch * 0.55, cw * 0.88 / (chars * 0.602)));
+	/* a number takes at most 70% of its cell's width, so neighbours stand apart ("6.6 7.1",
+	 * not "6.67.1" read from the back of a hall); only when that would be too small for the
+	 * smallest size does it take up to 88% */
+	px = (int)floor(fmin(ch * 0.55, cw * 0.70 / (chars * 0.602)));
+	if (px < spx(L, NUMBER_MIN))
+		px = (int)floor(fmin(ch * 0.55, cw * 0.88 / (chars * 0.602)));
 	px = px > spx(L, NUMBER_MAX) ? spx(L, NUMBER_MAX) : px;
 	return px < spx(L, NUMBER_MIN) ? 0 : px;
 }

@@ -21,6 +21,49 @@ static const uint8_t SERIES[][3] = {
 };
 #define N_SERIES_COLOURS (int)(sizeof SERIES / sizeof *SERIES)
 
+/* Colours of groups of series (hue 1, 2, ...: one model each): dark enough that a heavy line
+ * on the axis still shows, and apart for colour-blind readers (Tol's blue, red, teal, grey). */
+static const uint8_t HUES[][3] = {
+	{ 0x1F, 0x5A, 0xA6 }, { 0xCC, 0x33, 0x11 }, { 0x00, 0x99, 0x88 }, { 0x55, 0x55, 0x55 },
+};
+#define N_HUES (int)(sizeof HUES / sizeof *HUES)
+
+static const uint8_t *series_rgb(const gb_figure *f, int k)
+{
+	int h = f->series[k].hue;
+	return h > 0 ? HUES[(h - 1) % N_HUES] : SERIES[k % N_SERIES_COLOURS];
+}
+
+static double series_width(const gb_series *sr, double base)
+{
+	return sr->weight > 1 ? base * sr->weight : base;
+}
+
+/* A polyline, dashed when the series says so: dashes of 18 and gaps of 10 (times the scale),
+ * the pattern carried on across the points. */
+static void series_line(lay *L, const gb_series *sr, const double *pts, int np, double w, const uint8_t *col)
+{
+	if (!sr->dash || np < 2) {
+		L->p->polyline(L->p->ctx, pts, np, w, col);
+		return;
+	}
+	double on = 18 * L->s, off = 10 * L->s, phase = 0, seg[4];
+	for (int i = 0; i + 1 < np; i++) {
+		double ax = pts[2 * i], ay = pts[2 * i + 1], bx = pts[2 * i + 2], by = pts[2 * i + 3];
+		double len = hypot(bx - ax, by - ay), t = 0;
+		while (t < len) {
+			double left = phase < on ? on - phase : on + off - phase, step = fmin(left, len - t);
+			if (phase < on) {
+				seg[0] = ax + (bx - ax) * t / len, seg[1] = ay + (by - ay) * t / len;
+				seg[2] = ax + (bx - ax) * (t + step) / len, seg[3] = ay + (by - ay) * (t + step) / len;
+				L->p->polyline(L->p->ctx, seg, 2, w, col);
+			}
+			t += step;
+			phase = fmod(phase + step, on + off);
+		}
+	}
+}
+
 /* Liang-Barsky: clips segment (a, b) to the box; 0 when nothing is left. */
 static int clip(double *ax, double *ay, double *bx, double *by, double x0, double y0, double x1, double y1)
 {
@@ -116,7 +159,7 @@ int gb_lay_draw_lines(lay *L, gb_verr *err)
 		}
 		/* long names (two models' series side by side) may take up to 30% of the width
 		 * before they are shortened */
-		legend_w = fmin(legend_w, fmax(260 * s, 0.3 * (L->x1 - L->x0) - 58 * s)) + 58 * s;
+		legend_w = fmin(legend_w, fmax(260 * s, 0.3 * (L->x1 - L->x0) - 66 * s)) + 66 * s;
 	} else
 		legend_n = 0;
 	nyt = gb_lay_ticks(ylo, yhi, 6, yt, 16, &ystep);
@@ -173,11 +216,15 @@ int gb_lay_draw_lines(lay *L, gb_verr *err)
 	if (!pts)
 		return gb_vfail(err, "out of memory drawing lines");
 	group(L, "series", 1);
-	for (int k = 0; k < f->n_series; k++) {
+	/* heavy series last, on top of the others */
+	for (int kk = 0; kk < 2 * f->n_series; kk++) {
+		int k = kk % f->n_series;
+		if ((kk < f->n_series) == (f->series[k].weight > 1))
+			continue;
 		const gb_series *sr = &f->series[k];
-		const uint8_t *col = SERIES[k % N_SERIES_COLOURS];
+		const uint8_t *col = series_rgb(f, k);
 		int np = 0, n = points(f, sr);
-		double lwid = 2.5 * s;
+		double lwid = series_width(sr, 2.5 * s);
 		/* Breaks at NaN and where a segment leaves the box; a run is sent as one polyline. */
 		for (int i = 0; i + 1 < n || (n == 1 && i == 0); i++) {
 			double ax, ay, bx, by;
@@ -185,7 +232,7 @@ int gb_lay_draw_lines(lay *L, gb_verr *err)
 			float ya = sr->y[i], yb = n == 1 ? ya : sr->y[i + 1];
 			if (!isfinite(ya) || !isfinite(yb) || !isfinite(xa) || !isfinite(xb)) {
 				if (np)
-					L->p->polyline(L->p->ctx, pts, np, lwid, col);
+					series_line(L, sr, pts, np, lwid, col);
 				np = 0;
 				continue;
 			}
@@ -195,12 +242,12 @@ int gb_lay_draw_lines(lay *L, gb_verr *err)
 			by = y + ph - (yb - ylo) / (yhi - ylo) * ph;
 			if (!clip(&ax, &ay, &bx, &by, x, y, x + pw, y + ph)) {
 				if (np)
-					L->p->polyline(L->p->ctx, pts, np, lwid, col);
+					series_line(L, sr, pts, np, lwid, col);
 				np = 0;
 				continue;
 			}
 			if (np && (fabs(pts[2 * np - 2] - ax) > 1e-9 || fabs(pts[2 * np - 1] - ay) > 1e-9)) {
-				L->p->polyline(L->p->ctx, pts, np, lwid, col);
+				series_line(L, sr, pts, np, lwid, col);
 				np = 0;
 			}
 			if (!np) {
@@ -213,7 +260,7 @@ int gb_lay_draw_lines(lay *L, gb_verr *err)
 			np++;
 		}
 		if (np)
-			L->p->polyline(L->p->ctx, pts, np == 2 && n == 1 ? 1 : np, n == 1 ? 3 * lwid : lwid, col);
+			series_line(L, sr, pts, np == 2 && n == 1 ? 1 : np, n == 1 ? 3 * lwid : lwid, col);
 	}
 	group(L, "series", 0);
 	free(pts);
@@ -229,18 +276,18 @@ int gb_lay_draw_lines(lay *L, gb_verr *err)
 		group(L, "legend", 1);
 		for (int k = 0; k < legend_n; k++) {
 			double cy = ly + (k + 0.5) * lh;
-			double seg[4] = { lx, cy, lx + 26 * s, cy };
+			double seg[4] = { lx, cy, lx + 34 * s, cy };
 			char lab[LABEL_BUF], cut[LABEL_BUF];
-			L->p->polyline(L->p->ctx, seg, 2, 3 * s, SERIES[k % N_SERIES_COLOURS]);
+			series_line(L, &f->series[k], seg, 2, series_width(&f->series[k], 3 * s), series_rgb(f, k));
 			legend_text(f, k, lab);
-			L->cut += gb_lay_shorten(L, GB_FACE_SANS, lgpx, lab, legend_w - 58 * s, cut, sizeof cut);
-			text(L, GB_FACE_SANS, lgpx, lx + 34 * s, mid_baseline(cy, lgpx), 0, GB_ANCHOR_START, cut, INK);
+			L->cut += gb_lay_shorten(L, GB_FACE_SANS, lgpx, lab, legend_w - 66 * s, cut, sizeof cut);
+			text(L, GB_FACE_SANS, lgpx, lx + 42 * s, mid_baseline(cy, lgpx), 0, GB_ANCHOR_START, cut, INK);
 		}
 		if (more > 0) {
 			/* said on the figure, but still names the figure does not show */
 			L->cut += more;
 			snprintf(buf, sizeof buf, "+%d more", more);
-			text(L, GB_FACE_SANS, lgpx, lx + 34 * s, mid_baseline(ly + (legend_n + 0.5) * lh, lgpx), 0,
+			text(L, GB_FACE_SANS, lgpx, lx + 42 * s, mid_baseline(ly + (legend_n + 0.5) * lh, lgpx), 0,
 			     GB_ANCHOR_START, buf, INK2);
 		}
 		group(L, "legend", 0);

@@ -262,11 +262,23 @@ static void decode_panel(lay *L, const gb_figure *p, double x, double y, double 
 	free(dl);
 }
 
+static const char *const LEGEND_NAMES[3] = { "kept (may be drawn)", "cut off (never drawn)", "chosen" };
+
+/* The key's width at text size px. */
+static double decode_legend_width(lay *L, int px, int have_ref, const char *ref_label)
+{
+	double s = L->s, sw = 1.6 * px, total = 0, gap = 30 * s;
+	int k = have_ref && ref_label ? 4 : 3;
+	for (int i = 0; i < k; i++)
+		total += (i == 3 ? 8 * s : sw) + 8 * s + tw(L, GB_FACE_SANS, px, i == 3 ? ref_label : LEGEND_NAMES[i]) + gap;
+	return total - gap;
+}
+
 /* The key under the panels: what each bar style means (drawn as the bars are). */
 static void decode_legend(lay *L, double y, int px, int have_ref, const char *ref_label)
 {
 	double s = L->s, sw = 1.6 * px, x, total = 0, gap = 30 * s;
-	const char *names[4] = { "kept (may be drawn)", "cut off (never drawn)", "chosen", ref_label };
+	const char *names[4] = { LEGEND_NAMES[0], LEGEND_NAMES[1], LEGEND_NAMES[2], ref_label };
 	int k = have_ref && ref_label ? 4 : 3;
 	for (int i = 0; i < k; i++)
 		total += (i == 3 ? 8 * s : sw) + 8 * s + tw(L, GB_FACE_SANS, px, names[i]) + gap;
@@ -288,6 +300,35 @@ static void decode_legend(lay *L, double y, int px, int have_ref, const char *re
 		text(L, GB_FACE_SANS, px, x, mid_baseline(y, px), 0, GB_ANCHOR_START, names[i], INK);
 		x += tw(L, GB_FACE_SANS, px, names[i]) + gap;
 	}
+}
+
+/* The size of the bars' text in panels of pw x ph: as large as DECODE_BIG, shrunk to what a
+ * bar's slot holds and to what the label column holds (so a long token, the end token, is not
+ * cut), never under the slide's smallest size. */
+#define DECODE_BIG 30
+static void decode_fit(lay *L, const gb_figure *f, double pw, double ph, int rows_max, int *out)
+{
+	double s = L->s;
+	int px = spx(L, DECODE_BIG);
+	while (px > spx(L, TEXT_MIN) && (ph - 1.5 * px) / rows_max < 1.35 * px)
+		px--;
+	for (int fit = 0; !fit && px > spx(L, TEXT_MIN);) {
+		fit = 1;
+		for (int i = 0; fit && i < f->n_panels; i++) {
+			const gb_figure *p = f->panels[i];
+			for (int j = 0; fit && p->col_labels && j < p->cols; j++) {
+				char d[LABEL_BUF];
+				gb_label_display(p->col_labels[j], LABEL_COLS, d, sizeof d);
+				fit = tw(L, GB_FACE_BOLD, px, d) + 20 * s <= 0.45 * pw &&
+				      (!p->title || tw(L, GB_FACE_BOLD, px, p->title) <= pw);
+			}
+			/* the numbers and the bars beside the labels need room too */
+			fit = fit && pw - 0.45 * pw - tw(L, GB_FACE_MONO, px, "0.00") - 32 * s >= 6 * px;
+		}
+		if (!fit)
+			px--;
+	}
+	*out = px;
 }
 
 int gb_lay_draw_decode(lay *L, gb_verr *err)
@@ -312,29 +353,27 @@ int gb_lay_draw_decode(lay *L, gb_verr *err)
 	}
 	if (!(vmax > 0))
 		vmax = 1;
-	int gc = f->grid_cols > 0 ? f->grid_cols : n <= 4 ? n : (n + 1) / 2;
-	gc = gc > n ? n : gc;
-	int gr = (n + gc - 1) / gc;
-	int px = spx(L, LABEL_BIG), lpx = spx(L, LEGEND_PX);
+	/* the key as large as a label beside the bars when it fits the width */
+	int lpx = spx(L, LABEL_BIG);
+	while (lpx > spx(L, LEGEND_PX) && decode_legend_width(L, lpx, have_ref, f->ref_label) > L->x1 - L->x0)
+		lpx--;
 	double leg = 2.0 * lpx, gapx = 36 * s, gapy = 26 * s;
-	double pw = (L->x1 - L->x0 - (gc - 1) * gapx) / gc, ph = (L->y1 - L->y0 - leg - (gr - 1) * gapy) / gr;
-	/* the bars' text shrinks to what a slot holds, never under the slide's smallest size */
-	while (px > spx(L, TEXT_MIN) && (ph - 1.5 * px) / rows_max < 1.35 * px)
-		px--;
-	/* ... and to what the label column holds, so a long token (the end token) is not cut */
-	for (int fit = 0; !fit && px > spx(L, TEXT_MIN);) {
-		fit = 1;
-		for (int i = 0; fit && i < n; i++) {
-			const gb_figure *p = f->panels[i];
-			for (int j = 0; fit && p->col_labels && j < p->cols; j++) {
-				char d[LABEL_BUF];
-				gb_label_display(p->col_labels[j], LABEL_COLS, d, sizeof d);
-				fit = tw(L, GB_FACE_BOLD, px, d) + 20 * s <= 0.45 * pw &&
-				      (!p->title || tw(L, GB_FACE_BOLD, px, p->title) <= pw);
-			}
-		}
-		if (!fit)
-			px--;
+	/* the grid whose text comes out largest: four steps two by two rather than a row of thin
+	 * panels; at a tie the usual grid (up to four steps in a row, else two rows); a figure
+	 * that names its columns keeps them */
+	int gc = f->grid_cols > 0 ? f->grid_cols : n <= 4 ? n : (n + 1) / 2, px = 0;
+	gc = gc > n ? n : gc;
+	double pw = 0, ph = 0;
+	for (int k = 0; k <= n; k++) {
+		int c = k ? k : gc, r;
+		if (k && (f->grid_cols > 0 || c == gc))
+			continue;
+		r = (n + c - 1) / c;
+		double cw = (L->x1 - L->x0 - (c - 1) * gapx) / c, chh = (L->y1 - L->y0 - leg - (r - 1) * gapy) / r;
+		int cpx;
+		decode_fit(L, f, cw, chh, rows_max, &cpx);
+		if (!k || cpx > px)
+			gc = c, px = cpx, pw = cw, ph = chh;
 	}
 	group(L, "steps", 1);
 	for (int i = 0; i < n; i++) {
