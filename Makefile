@@ -160,7 +160,8 @@ tests: $(TEST_BIN) $(REPLAY_BIN)
 # get tests/sanitize.env (leak suppressions for third-party libraries, GB_SLOW for waits) and
 # run in $(B)/root: the tree's files linked, a copy of the sanitized program as ./glassbox (it
 # finds assets/ and lessons/ beside itself) and build/ leading to $(B), so the tests' paths
-# (./glassbox, build/tests/...) name the sanitized build.
+# (./glassbox, build/tests/...) name the sanitized build. SANITIZE is not passed on: there build/
+# already is the sanitized build, so a make the tests run (install-files) must use the plain layout.
 CHECK_SH ?= $(TEST_SH)
 SAN_ROOT  = $(B)/root
 check: $(PROG) $(MAN_OUT) $(COMP_OUT) $(TEST_BIN) $(REPLAY_BIN)
@@ -170,7 +171,7 @@ else
 	$(Q)rm -rf $(SAN_ROOT) && mkdir -p $(SAN_ROOT)
 	$(Q)for f in $(filter-out build glassbox,$(wildcard *)); do ln -s "$(CURDIR)/$$f" $(SAN_ROOT)/$$f; done
 	$(Q)ln -s .. $(SAN_ROOT)/build && cp $(PROG) $(SAN_ROOT)/glassbox
-	cd $(SAN_ROOT) && . tests/sanitize.env && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL prove -e '' $(patsubst $(B)/%,build/%,$(TEST_BIN)) $(CHECK_SH)
+	cd $(SAN_ROOT) && . tests/sanitize.env && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE prove -e '' $(patsubst $(B)/%,build/%,$(TEST_BIN)) $(CHECK_SH)
 endif
 
 # Fuzzing (tests/fuzz/README.md): one libFuzzer harness per parser, built with clang into
