@@ -231,12 +231,9 @@ int cmd_lens(session *s, int argc, char **argv, const char *rest)
 			else
 				s->k->layernorm(x, st, st + T, x, nw->g, nw->b, T, D, c->norm_eps, c->textbook_ln || s->textbook);
 		}
-		/* a BF16/F16 checkpoint's own lm_head (TinyLlama's) is kept 16-bit: w is NULL then */
-		const gb_linear *out = &s->model.lm_head;
-		if (out->w16)
-			s->k->matmul_w16(lg, x, out->w16, out->wtype, out->b, T, D, V, out->trans);
-		else
-			s->k->matmul(lg, x, out->w, out->b, T, D, V, out->trans);
+		/* through the model's own dispatch: a BF16/F16 checkpoint's lm_head (TinyLlama's) is
+		 * kept 16-bit, and its float pointer is NULL */
+		gb_linear_apply(s->k, lg, x, T, &s->model.lm_head);
 		for (int i = show_from; i < T; i++) {
 			const float *row = lg + (size_t)i * V;
 			int best = 0;

@@ -61,13 +61,15 @@ static void alias_idx(fctx *f, int idx, const char *fmt, ...)
 int gb_fwd_last(fctx *f) { return f->tr->n - 1; }
 static float *data(fctx *f, int idx) { return f->tr->t[idx].data; }
 
-void gb_fwd_lin(fctx *f, float *out, const float *x, int T, const gb_linear *l)
+void gb_linear_apply(const gb_kernels *k, float *out, const float *x, int T, const gb_linear *l)
 {
 	if (l->w16) /* kept as the file's BF16/F16: half the bytes read, widened in the kernel */
-		f->k->matmul_w16(out, x, l->w16, l->wtype, l->b, T, l->in, l->out, l->trans);
+		k->matmul_w16(out, x, l->w16, l->wtype, l->b, T, l->in, l->out, l->trans);
 	else
-		f->k->matmul(out, x, l->w, l->b, T, l->in, l->out, l->trans);
+		k->matmul(out, x, l->w, l->b, T, l->in, l->out, l->trans);
 }
+
+void gb_fwd_lin(fctx *f, float *out, const float *x, int T, const gb_linear *l) { gb_linear_apply(f->k, out, x, T, l); }
 
 /* The sinusoidal encoding of positions pos0 .. pos0 + T - 1 into pe (T, D). */
 static void sinusoid_at(float *pe, int pos0, int T, int D)

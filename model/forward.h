@@ -70,6 +70,11 @@ int gb_kvcache_set_source(gb_kvcache *kc, const gb_model *m, const int *src, int
 /* The sinusoidal encoding, shared with the views: pe (T, D) for positions 0..T-1. */
 void gb_sinusoid(float *pe, int T, int D);
 
+/* out (T, l->out) = x (T, l->in) W + b through table k: 16-bit weights (a BF16/F16 file's,
+ * kept as read) through matmul_w16, float ones through matmul. Every use of a model's linear
+ * layer goes through here, so none forgets the 16-bit case. */
+void gb_linear_apply(const gb_kernels *k, float *out, const float *x, int T, const gb_linear *l);
+
 /* ALiBi's slope for head h (0-based) of n. */
 double gb_alibi_slope(int h, int n);
 
