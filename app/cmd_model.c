@@ -389,8 +389,8 @@ int cmd_info(session *s, int argc, char **argv, const char *rest)
 		printf("layers      %d encoder + %d decoder\n", c->n_enc_layer, c->n_layer);
 	else
 		printf("layers      %d\n", c->n_layer);
-	printf("width       d_model %d, %d heads of %d (%d key/value heads), FFN %d\n", c->d_model, c->n_head,
-	       c->d_head, c->n_kv_head, c->d_ffn);
+	printf("width       d_model %d, %d heads of %d (%d key/value head%s), FFN %d\n", c->d_model, c->n_head,
+	       c->d_head, c->n_kv_head, c->n_kv_head == 1 ? "" : "s", c->d_ffn);
 	printf("vocabulary  %d, context %d\n", c->vocab, c->n_ctx);
 	printf("norm        %s, %s-norm%s, eps %g%s\n", gb_norm_name(c->norm), c->prenorm ? "pre" : "post",
 	       c->final_norm ? ", final norm" : "", (double)c->norm_eps, c->textbook_ln ? ", textbook (sigma + eps)" : "");

@@ -448,7 +448,8 @@ const command commands[] = {
 	  "learned ones ('trained' goes back).\n"
 	  "mask: a sparse pattern (as 'masks' draws them) on top of the causal mask for every run of\n"
 	  "softmax self-attention; the text runs again and the change in its loss and predictions is\n"
-	  "printed and drawn ('receptive' shows how far it reaches with depth).\n"
+	  "printed and drawn ('receptive' shows how far it reaches with depth); 'set mask none' takes it\n"
+	  "off and prints the change back.\n"
 	  "palette and colors are display settings: every figure follows them at once, at the prompt,\n"
 	  "in the explorer, in the window and in a lesson, and so do its exports.", cmd_set, NO_REPLAY },
 	{ "generate", "N [--temp T] [--top-k K] [--top-p P] [--seed S]", "extend the current text by N tokens, one step at a time",

@@ -106,7 +106,7 @@ static void attention_detail(const gb_config *c, int causal, char *out, size_t c
 	if (hd != c->d_model)
 		k += snprintf(out + k, cap - (size_t)k, " → d_model %d", c->d_model);
 	if (c->n_kv_head != c->n_head)
-		k += snprintf(out + k, cap - (size_t)k, ", %d kv heads", c->n_kv_head);
+		k += snprintf(out + k, cap - (size_t)k, ", %d kv head%s", c->n_kv_head, c->n_kv_head == 1 ? "" : "s");
 	k += snprintf(out + k, cap - (size_t)k, "%s", causal ? ", causal" : ", all tokens");
 	if (c->attn_kind == GB_ATTN_LINEAR)
 		k += snprintf(out + k, cap - (size_t)k, ", linear (elu + 1)");

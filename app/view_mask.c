@@ -148,7 +148,9 @@ int set_mask(session *s, int argc, char **argv)
 		       b);
 	}
 	int rc = 0;
-	if (nn == n0 && n0 > 0) {
+	/* taking the mask off prints the change but draws nothing: its figure would be the one the
+	 * mask drew, the two lines' names swapped (and a lesson ends its window with `set mask none`) */
+	if (nn == n0 && n0 > 0 && m.kind) {
 		gb_figure *f = gb_fig_new(GB_FIG_LINES);
 		float *xs = malloc(sizeof(float) * (size_t)n0), *y = malloc(sizeof(float) * (size_t)n0);
 		for (int i = 0; i < n0; i++) {
