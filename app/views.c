@@ -181,7 +181,8 @@ gb_figure *view_heads(session *s, int layer)
 	int H = s->model.cfg.n_head, K = s->model.cfg.n_kv_head, share = K < H && H / K <= 16;
 	gb_figure *g = gb_fig_new(GB_FIG_GRID);
 	g->grid_cols = H <= 4 ? H : (H + 1) / 2;
-	if (share) /* issue 19: the heads that share a key/value head side by side, a row each */
+	if (share && H > 4) /* issue 19: the heads that share a key/value head side by side, a row
+	                      * each; four heads or fewer stay one row (square panels on a slide) */
 		g->grid_cols = H / K;
 	g->range = GB_RANGE_FIXED;
 	g->vmin = 0;
@@ -204,8 +205,12 @@ gb_figure *view_heads(session *s, int layer)
 	view_titlef(g, "Layer %d: attention weights of every head", layer);
 	if (share) {
 		char cap[400];
-		snprintf(cap, sizeof cap, "%s; each row: %d query heads that read the same keys and values (%s)",
-		         attn_caption("weights", &s->model.cfg), H / K, K == 1 ? "multi-query attention" : "grouped-query attention");
+		if (K == 1)
+			snprintf(cap, sizeof cap, "%s; all %d heads share one key and value head (multi-query attention)",
+			         attn_caption("weights", &s->model.cfg), H);
+		else
+			snprintf(cap, sizeof cap, "%s; %s %d heads sharing one key and value head (grouped-query attention)",
+			         attn_caption("weights", &s->model.cfg), H > 4 ? "each row: a group of" : "groups of", H / K);
 		gb_fig_set_caption(g, cap);
 	} else
 		gb_fig_set_caption(g, attn_caption("weights", &s->model.cfg));
