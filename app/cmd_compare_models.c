@@ -275,6 +275,11 @@ static gb_figure *combine(gb_figure *a, gb_figure *b, const char *na, const char
 					d->weight = styled ? o->weight : (i & 2) ? 1.8f : 0;
 				}
 			}
+		if (a->range == GB_RANGE_FIXED && b->range == GB_RANGE_FIXED) { /* both fixed: one axis for both */
+			g->range = GB_RANGE_FIXED;
+			g->vmin = a->vmin < b->vmin ? a->vmin : b->vmin;
+			g->vmax = a->vmax > b->vmax ? a->vmax : b->vmax;
+		}
 		gb_fig_set_title(g, a->title);
 		both_captions(g, a, b, na, nb);
 		gb_fig_set_axes(g, a->row_title, a->col_title);

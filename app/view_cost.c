@@ -20,7 +20,7 @@ gb_figure *view_cost(session *s, const attn_cost *c, int memory)
 	char cap[400];
 	int n;
 	if (!memory)
-		n = snprintf(cap, sizeof cap, "one head, d_head %d, causal, %s kernels, best of 3 means; slopes", c->d_head,
+		n = snprintf(cap, sizeof cap, "one head, d_head %d, causal, %s kernels on one thread, CPU time, best of 3 means; slopes", c->d_head,
 		             c->kernels);
 	else
 		n = snprintf(cap, sizeof cap, "the bytes each form allocates (softmax: the n x n table; window: its band) or keeps "
@@ -49,7 +49,7 @@ gb_figure *view_cost(session *s, const attn_cost *c, int memory)
 	}
 	gb_fig_set_caption(f, cap);
 	char sub[128];
-	snprintf(sub, sizeof sub, "measured on this machine, %d to %d tokens, %s kernels", c->T[0], c->T[c->n - 1], c->kernels);
+	snprintf(sub, sizeof sub, "measured on this machine, %d to %d tokens, %s kernels, one thread", c->T[0], c->T[c->n - 1], c->kernels);
 	gb_fig_set_subtitle(f, sub);
 	gb_fig_add_meta(f, "Kernels", c->kernels);
 	(void)s;

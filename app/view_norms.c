@@ -154,6 +154,18 @@ int layer_grad_norms(session *s, double *norm, double *loss_out, double *fd)
 	return rc;
 }
 
+/* A norm's axis starts at 0, so that a small difference looks small (lesson 19's gradients
+ * differ by a quarter; an axis from their minimum made it look like a factor of ten). */
+static void from_zero(gb_figure *f, const float *y, int n)
+{
+	float hi = 0;
+	for (int i = 0; i < n; i++)
+		hi = y[i] > hi ? y[i] : hi;
+	f->range = GB_RANGE_FIXED;
+	f->vmin = 0;
+	f->vmax = hi > 0 ? hi * 1.05f : 1;
+}
+
 gb_figure *view_norms(session *s, int grad)
 {
 	if (need_run(s))
@@ -182,6 +194,7 @@ gb_figure *view_norms(session *s, int grad)
 		         "embeddings and output: %.3g", loss, g[0]);
 		gb_fig_set_caption(f, cap);
 		gb_fig_set_axes(f, "gradient norm", "layer");
+		from_zero(f, y, L);
 	} else {
 		/* the mean over the tokens of ||x||, entering layer 1 and after each layer */
 		f = gb_fig_new(GB_FIG_LINES);
@@ -213,9 +226,10 @@ gb_figure *view_norms(session *s, int grad)
 		view_titlef(f, "The residual stream's norm, layer by layer");
 		gb_fig_set_caption(f, c->prenorm ? "pre-norm adds each sub-layer's output to an unnormalised stream: its norm "
 		                                   "grows with depth"
-		                                 : "post-norm normalises the stream after every sub-layer: its norm stays at "
-		                                   "about sqrt(d_model) x the gains");
+		                                 : "post-norm normalises the stream after every sub-layer: its norm is set by "
+		                                   "that norm's learned gains and biases");
 		gb_fig_set_axes(f, "mean ||x||", "after layer (0: the embedding)");
+		from_zero(f, y, L + 1);
 	}
 	view_provenance(s, f, NULL, NULL, 0);
 out:

@@ -125,7 +125,7 @@ ok $? "info: the KV cache per token, 2 L K d_head 4 = 256 bytes for 2 key/value 
 gb "info" | grep -q "kv cache    4096 bytes per token (2 x 4 layers x 4 key/value heads x 32 x 4 bytes); 524.3 KB for the context of 128"
 ok $? "info on tiny-lm: 4096 bytes per token, 524.3 KB for its 128 positions"
 [ "$(grep -o '^"head [0-9]*, key/value head [0-9]*"' gqa.csv | uniq | tr -d '"' | tr '\n' '|')" = "head 1, key/value head 1|head 2, key/value head 1|head 3, key/value head 1|head 4, key/value head 1|head 5, key/value head 2|head 6, key/value head 2|head 7, key/value head 2|head 8, key/value head 2|" ] &&
-	have gqa.txt "each row sums to 1; each row: 4 query h"
+	have gqa.txt "each row sums to 1; each row: a group o"
 ok $? "heads on grouped-query attention: a row per key/value head, each panel naming its own"
 
 # ---- mixture of experts: routing, load, tokens, from the trace ----
