@@ -156,22 +156,27 @@ $(B)/tests/fz_%.replay: tests/fuzz/fz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h 
 
 tests: $(TEST_BIN) $(REPLAY_BIN)
 
-# CHECK_SH picks the shell tests (CI's sanitizer stage may run fewer). Under SANITIZE the tests
-# get tests/sanitize.env (leak suppressions for third-party libraries, GB_SLOW for waits) and
+# CHECK_SH picks the shell tests (CI's sanitizer stage may run fewer) and CHECK_BIN the C test
+# programs (all of them unless given); PROVE_FLAGS=-v shows every line. One test alone, sanitized:
+#   make check SANITIZE=address,undefined CHECK_BIN= CHECK_SH=tests/t_pdf.sh
+# (or CHECK_BIN=build/san/tests/t_forward.t CHECK_SH=). Under SANITIZE the tests get
+# tests/sanitize.env (leak suppressions for third-party libraries, GB_SLOW for waits) and
 # run in $(B)/root: the tree's files linked, a copy of the sanitized program as ./glassbox (it
 # finds assets/ and lessons/ beside itself) and build/ leading to $(B), so the tests' paths
 # (./glassbox, build/tests/...) name the sanitized build. SANITIZE is not passed on: there build/
 # already is the sanitized build, so a make the tests run (install-files) must use the plain layout.
 CHECK_SH ?= $(TEST_SH)
+CHECK_BIN ?= $(TEST_BIN)
+PROVE_FLAGS ?=
 SAN_ROOT  = $(B)/root
 check: $(PROG) $(MAN_OUT) $(COMP_OUT) $(TEST_BIN) $(REPLAY_BIN)
 ifeq ($(SANITIZE),)
-	prove -e '' $(TEST_BIN) $(CHECK_SH)
+	prove -e '' $(PROVE_FLAGS) $(CHECK_BIN) $(CHECK_SH)
 else
 	$(Q)rm -rf $(SAN_ROOT) && mkdir -p $(SAN_ROOT)
 	$(Q)for f in $(filter-out build glassbox,$(wildcard *)); do ln -s "$(CURDIR)/$$f" $(SAN_ROOT)/$$f; done
 	$(Q)ln -s .. $(SAN_ROOT)/build && cp $(PROG) $(SAN_ROOT)/glassbox
-	cd $(SAN_ROOT) && . tests/sanitize.env && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE prove -e '' $(patsubst $(B)/%,build/%,$(TEST_BIN)) $(CHECK_SH)
+	cd $(SAN_ROOT) && . tests/sanitize.env && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE prove -e '' $(PROVE_FLAGS) $(patsubst $(B)/%,build/%,$(CHECK_BIN)) $(CHECK_SH)
 endif
 
 # Fuzzing (tests/fuzz/README.md): one libFuzzer harness per parser, built with clang into
