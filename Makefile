@@ -165,6 +165,8 @@ tests: $(TEST_BIN) $(REPLAY_BIN)
 # finds assets/ and lessons/ beside itself) and build/ leading to $(B), so the tests' paths
 # (./glassbox, build/tests/...) name the sanitized build. SANITIZE is not passed on: there build/
 # already is the sanitized build, so a make the tests run (install-files) must use the plain layout.
+# Each test runs through tests/san_run.sh: the sanitizers' reports go to files, and a test whose
+# processes wrote any fails with them, even where it threw glassbox's stderr and status away.
 CHECK_SH ?= $(TEST_SH)
 CHECK_BIN ?= $(TEST_BIN)
 PROVE_FLAGS ?=
@@ -176,7 +178,7 @@ else
 	$(Q)rm -rf $(SAN_ROOT) && mkdir -p $(SAN_ROOT)
 	$(Q)for f in $(filter-out build glassbox,$(wildcard *)); do ln -s "$(CURDIR)/$$f" $(SAN_ROOT)/$$f; done
 	$(Q)ln -s .. $(SAN_ROOT)/build && cp $(PROG) $(SAN_ROOT)/glassbox
-	cd $(SAN_ROOT) && . tests/sanitize.env && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE prove -e '' $(PROVE_FLAGS) $(patsubst $(B)/%,build/%,$(CHECK_BIN)) $(CHECK_SH)
+	cd $(SAN_ROOT) && . tests/sanitize.env && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE prove -e tests/san_run.sh $(PROVE_FLAGS) $(patsubst $(B)/%,build/%,$(CHECK_BIN)) $(CHECK_SH)
 endif
 
 # Fuzzing (tests/fuzz/README.md): one libFuzzer harness per parser, built with clang into

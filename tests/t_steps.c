@@ -38,6 +38,7 @@ static int tool(int argc, char **argv)
 		for (int y = 0; y < a.h; y++)
 			for (int x = 0; x < a.w; x++)
 				n += dark(&a, x, y) > 96;
+		gb_canvas_free(&a);
 		printf("%ld\n", n);
 		return 0;
 	}
@@ -45,8 +46,10 @@ static int tool(int argc, char **argv)
 		int C = atoi(argv[4]), R = atoi(argv[5]);
 		if (C < 2 || R < 2 || C > 400 || R > 400)
 			return 1;
-		if (gb_png_read(argv[2], &a, NULL, NULL, &err) || gb_png_read(argv[3], &b, NULL, NULL, &err))
+		if (gb_png_read(argv[2], &a, NULL, NULL, &err))
 			return fprintf(stderr, "%s\n", err.msg), 1;
+		if (gb_png_read(argv[3], &b, NULL, NULL, &err))
+			return gb_canvas_free(&a), fprintf(stderr, "%s\n", err.msg), 1;
 		/* block means of each picture, each on its own size: the same layout at two scales
 		 * compares block for block */
 		double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
@@ -67,6 +70,8 @@ static int tool(int argc, char **argv)
 				sa += m[0], sb += m[1], saa += m[0] * m[0], sbb += m[1] * m[1], sab += m[0] * m[1];
 			}
 		double r = (n * sab - sa * sb) / sqrt((n * saa - sa * sa) * (n * sbb - sb * sb) + 1e-12);
+		gb_canvas_free(&a);
+		gb_canvas_free(&b);
 		printf("%.4f\n", r);
 		return 0;
 	}
