@@ -350,6 +350,7 @@ int cmd_translate(session *s, int argc, char **argv, const char *rest)
 	if (!rc)
 		rc = forward(s, src, n, tgt, m); /* the trace shows the whole translation */
 	if (!rc) {
+		s->on_show = 0; /* as after run: a view of the text before is not this text's */
 		char *out = NULL;
 		size_t len = 0;
 		gb_err err;

@@ -192,6 +192,7 @@ int cmd_load(session *s, int argc, char **argv, const char *rest)
 	gb_model_moved(&s->model, &m);
 	s->loaded = 1;
 	s->have_run = 0;
+	s->on_show = 0;
 	s->ctx_trained = 0;
 	gb_fig_free(s->fig); /* the old model's figure must not be exported as this one's */
 	gb_fig_free(s->prev_fig);

@@ -184,9 +184,28 @@ int cmd_ablate(session *s, int argc, char **argv, const char *rest)
 
 /* Prints s in exactly `width` terminal columns: cut at a whole character, padded with spaces
  * (printf's %-10s counts bytes, which shifts columns after a "·"). */
-static void put_cols(const char *s, int width)
+/* The columns s takes at a terminal. */
+static int str_cols(const char *s)
 {
 	int used = 0;
+	while (*s) {
+		uint32_t cp;
+		int n = gb_utf8_decode(s, &cp);
+		if (n <= 0)
+			break;
+		used += gb_cp_width(cp);
+		s += n;
+	}
+	return used;
+}
+
+/* s in width columns, padded; one too long is cut with "…" at its end, never silently into
+ * another token ("·everywher" is a token of its own, or none). */
+static void put_cols(const char *s, int width)
+{
+	int used = 0, cut = str_cols(s) > width;
+	if (cut)
+		width--;
 	while (*s && used < width) {
 		uint32_t cp;
 		int n = gb_utf8_decode(s, &cp);
@@ -199,6 +218,8 @@ static void put_cols(const char *s, int width)
 		s += n;
 		used += w;
 	}
+	if (cut)
+		fputs("\xE2\x80\xA6", stdout);
 	printf("%*s", width - used, "");
 }
 
@@ -248,8 +269,20 @@ int cmd_lens(session *s, int argc, char **argv, const char *rest)
 			prob[l * cols + i - show_from] = (float)(1 / z);
 		}
 	}
-	int n;
+	int n, cw = 10; /* the columns a token has: its widest, 10 to 14 */
 	char **tok = token_labels(s, c->encdec ? "dec." : "", &n);
+	for (int i = show_from; i < T; i++) {
+		char piece[128];
+		piece_str(s, (int)s->trace.t[0].data[i], piece, sizeof piece);
+		int w = str_cols(c->encdec ? tok[i] : piece);
+		cw = w > cw ? w : cw;
+		for (int l = 0; l <= L; l++) {
+			piece_str(s, top[l * cols + i - show_from], piece, sizeof piece);
+			w = str_cols(piece);
+			cw = w > cw ? w : cw;
+		}
+	}
+	cw = cw > 14 ? 14 : cw;
 	printf("logit lens: the top next token if the model stopped after each layer%s\n",
 	       show_from ? " (the last 8 positions)" : "");
 	printf("%-8s", "after");
@@ -257,7 +290,7 @@ int cmd_lens(session *s, int argc, char **argv, const char *rest)
 		char piece[128];
 		piece_str(s, (int)s->trace.t[0].data[i], piece, sizeof piece);
 		putchar(' ');
-		put_cols(c->encdec ? tok[i] : piece, 10);
+		put_cols(c->encdec ? tok[i] : piece, cw);
 	}
 	printf("\n");
 	for (int l = 0; l <= L; l++) {
@@ -268,7 +301,7 @@ int cmd_lens(session *s, int argc, char **argv, const char *rest)
 			char piece[128];
 			piece_str(s, top[l * cols + i], piece, sizeof piece);
 			putchar(' ');
-			put_cols(piece, 10);
+			put_cols(piece, cw);
 		}
 		printf("\n");
 	}

@@ -119,6 +119,7 @@ int cmd_run(session *s, int argc, char **argv, const char *rest)
 		 * text that was cut. */
 		free(s->text);
 		s->text = exact ? strdup(rest) : ids_text(s, ids, n);
+		s->on_show = 0; /* a view of the text before is not this text's (arch) */
 	}
 out:
 	free(ids);

@@ -518,8 +518,8 @@ const command commands[] = {
 	  "j N jumps, r repeats, q leaves; anything else runs as a command. In a script or a pipe\n"
 	  "the lesson runs straight through and questions show their answers. --export DIR writes\n"
 	  "every figure as DIR/01-NAME.png ..., DIR/lesson.md (a Markdown handout), DIR/slides.pdf\n"
-	  "(16:9, a page a step, figures as vectors) and DIR/handout.pdf (A4; an existing\n"
-	  "DIR needs --force); --answers prints the answer key; --check runs it quietly and checks\n"
+	  "(16:9, a page a step, figures as vectors) and DIR/handout.pdf (A4; a DIR that is\n"
+	  "not empty needs --force); --answers prints the answer key; --check runs it quietly and checks\n"
 	  "its answers and the claims of its prose (expect:), as FILE:LINE errors.", cmd_lesson, NO_REPLAY },
 	{ "bench", "[kernels|matvec|forward|attention|decode ...]", "measure the kernels, the forward pass and decoding",
 	  "With no argument, everything. bench decode [DIR] [--shape llama110m|gpt2small] [--threads N]\n"

@@ -34,6 +34,8 @@ typedef struct session {
 	int depth;                /* terminal colour depth (enum gb_depth), -1 to detect: a
 	                           * display setting (display_settings below) */
 	int stage, layer, head;   /* the view on show (enum stage in views.h; layer, head from 1) */
+	int on_show;              /* that view was drawn since the last load or run (`arch`
+	                           * highlights it then only) */
 	struct gb_window *win;    /* the SDL window, when open */
 	int tour;                 /* the guided tour's next stop (step), reset by run */
 	int palette;              /* colormap for unsigned figures (enum gb_cmap), -1: the view's;

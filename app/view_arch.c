@@ -8,7 +8,7 @@
  * side, the decoder's with its cross-attention, fed by the encoder's output.
  *
  * The block of the stage the session shows (s->stage: what `attn`, `ffn`, the explorer and
- * the window have on show) is highlighted, in the stack those views read (an encoder-decoder's
+ * the window have on show, when one was drawn since the last load or run) is highlighted, in the stack those views read (an encoder-decoder's
  * embeddings and positions are the encoder's; its attention, norms, FFN and residual the
  * decoder's). It is the slide for "what are d_model, d_head and d_ffn, and where do they
  * live": every detail names them, the caption says what each is. */
@@ -50,7 +50,7 @@ static int on(const arch *a, ...)
 	int st, hit = 0;
 	va_start(ap, a);
 	while ((st = va_arg(ap, int)) >= 0)
-		hit |= st == a->s->stage;
+		hit |= st == a->s->stage && a->s->on_show;
 	va_end(ap);
 	return hit;
 }
@@ -205,8 +205,8 @@ gb_figure *view_arch(session *s)
 	}
 	const char *name = strrchr(s->model.dir, '/') ? strrchr(s->model.dir, '/') + 1 : s->model.dir;
 	char buf[512], what[160];
-	int layer_view = s->stage == ST_QKV || s->stage == ST_SCORES || s->stage == ST_ATTN || s->stage == ST_HEADS ||
-	                 s->stage == ST_LN || s->stage == ST_FFN || s->stage == ST_CROSS;
+	int layer_view = s->on_show && (s->stage == ST_QKV || s->stage == ST_SCORES || s->stage == ST_ATTN || s->stage == ST_HEADS ||
+	                 s->stage == ST_LN || s->stage == ST_FFN || s->stage == ST_CROSS);
 	char shown[48] = "";
 	if (layer_view)
 		snprintf(shown, sizeof shown, ", layer %d on show", s->layer);
@@ -232,7 +232,11 @@ gb_figure *view_arch(session *s)
 	}
 	a.oom |= gb_fig_set_title(a.f, buf) != 0;
 	on_show(s, what, sizeof what);
-	snprintf(buf, sizeof buf, "highlighted: %s (the view on show)", what);
+	if (s->on_show)
+		snprintf(buf, sizeof buf, "highlighted: %s (the view on show)", what);
+	else /* after a load or a run nothing is on show yet: no leftover of an earlier view */
+		snprintf(buf, sizeof buf, "each block as the model's config sets it; the block of a view on show (attn, "
+		         "ffn, ln, next ...) is highlighted");
 	a.oom |= gb_fig_set_subtitle(a.f, buf) != 0;
 	snprintf(buf, sizeof buf, "d_model %d: each token's vector  ·  d_head %d: one head's width (%d × %d = %d)  ·  "
 	         "d_ffn %d: the FFN's hidden width", c->d_model, c->d_head, c->n_head, c->d_head, c->n_head * c->d_head,
@@ -242,7 +246,7 @@ gb_figure *view_arch(session *s)
 	a.oom |= gb_fig_add_meta(a.f, "Model", s->model.dir[0] ? s->model.dir : "(in memory)") != 0;
 	if (s->text)
 		a.oom |= gb_fig_add_meta(a.f, "Text", s->text) != 0;
-	a.oom |= gb_fig_add_meta(a.f, "Highlight", stage_name(s->stage)) != 0;
+	a.oom |= gb_fig_add_meta(a.f, "Highlight", s->on_show ? stage_name(s->stage) : "none") != 0;
 	if (a.oom) {
 		gb_fig_free(a.f);
 		errorf("out of memory for the architecture's figure");

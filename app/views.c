@@ -658,7 +658,10 @@ static gb_figure *stage_figure(session *s);
 
 gb_figure *view_stage(session *s)
 {
-	return view_stage_range(s, stage_figure(s));
+	gb_figure *f = view_stage_range(s, stage_figure(s));
+	if (f)
+		s->on_show = 1;
+	return f;
 }
 
 static gb_figure *stage_figure(session *s)

@@ -7,10 +7,24 @@ each problem on stderr as "# ...":
   literal    a step's literal lines (formulas, small tables) missing from its slides
   output     lines a step's commands printed (not the command that drew the figure after
              them) missing from its slides
-  colon      paragraphs ending in a colon whose slide lacks what they introduce
+  colon      paragraphs ending in a colon, or mid-sentence in a comma ("Its last query, ·to,"
+             and the figure), whose slide lacks what they introduce
   small      words on slides of text (no figure) set smaller than 11 pt (18 px at 1600 x 900)
   answers    questions whose answer is not on a line of its own in the handout
   space      code spans in the Markdown that start with a bare space (` the, not `·the)
+and the third review's:
+  title          slide 1 is a title slide: the lesson's title, "N steps, about M minutes",
+                 the glassbox that made it
+  sentence       sentences of the prose, items and questions not whole on one of their
+                 step's slides (a sentence cut across two)
+  after_question text that follows a question in the lesson on the question's slide (the
+                 first sentence of each later paragraph of its step): an answer given away
+  strips         a merge replay ("N merges") with fewer strips than merges on its slide
+  command        figure slides without the command that drew the figure ("glassbox> attn 4 3")
+  cmdbreak       lines of slide text that end in an option's dashes (a command broken inside
+                 a word, "generate --" / "temp 0")
+  dump_min       the smallest size a long dump of output (12 lines or more) is set in, on the
+                 slide that holds most of it (pdf_text_sizes.py; 99 without one)
 A step's slides are the pages whose heading is the step's ("2. Sparse patterns", with
 "(k/n)" or "(continued)" after it). Text is compared without whitespace and without the marks
 of a broken line (" \\" at a command's end, "↪" before the rest of an output line)."""
@@ -107,7 +121,7 @@ for i, line in enumerate(md):
     if line.startswith("```"):
         code = not code
         continue
-    if code or not line.strip() or line.startswith(("    ", "#", "![")) or not line.rstrip().endswith(":"):
+    if code or not line.strip() or line.startswith(("    ", "#", "![")) or not line.rstrip().endswith((":", ",")):
         continue
     j = i + 1
     while j < len(md) and not md[j].strip():
@@ -131,6 +145,8 @@ for i, line in enumerate(md):
             continue
     elif nxt.startswith("!["):
         want = "figure"
+    elif nxt.startswith("    "):  # literal lines: as written, marks and all
+        want = squash(nxt)[:40]
     else:
         want = squash(md_text(nxt.lstrip("- ").split(". ")[0])[:40])
     intro.append((squash(md_text(line)), want))
@@ -138,10 +154,11 @@ for i, line in enumerate(md):
 for p, t in enumerate(pages, 1):
     lines = [l.strip() for l in t.split("\n") if l.strip()]
     for n, l in enumerate(lines):
-        if not l.endswith(":"):
+        if not l.endswith((":", ",")):
             continue
+        tail = squash(l) if len(squash(l)) >= 12 or not n else squash(lines[n - 1] + l)  # ("·to,")
         for para, want in intro:
-            if para.endswith(squash(l)) and len(squash(l)) >= 12:
+            if para.endswith(tail) and len(tail) >= 12:
                 after = squash("".join(lines[n + 1 :]))
                 ok = p in framed if want == "figure" else want in after or (want in squash(t) and p in framed)
                 if not ok:
@@ -187,8 +204,133 @@ for line in md:
             fails["space"] += 1
             print("# %s: '`%s`' shows a token's space as a gap" % (d, span), file=sys.stderr)
 
+# ---- review 3 ----
+# the md's paragraphs (prose, items, questions) with the step they are in, in order
+paras = []  # (step index, text without marks)
+code, step = False, -1
+for line in md:
+    if line.startswith("```"):
+        code = not code
+        continue
+    if code or not line.strip() or line.startswith(("    ", "![", "# ")):
+        continue
+    if line.startswith("## "):
+        step = next((k for k, s in enumerate(steps) if s["head"] == line[3:]), -2)
+        continue
+    if step < 0 or line.startswith(("*Hint", "*A glassbox lesson")):
+        continue
+    paras.append((step, line[2:] if line.startswith("- ") else line))
+
+
+def sentences(t):
+    """The sentences of a paragraph of lesson.md (its marks taken off after: a code span
+    starts a sentence as a capital does, as the slides cut paragraphs)."""
+    return [md_text(x) for x in re.split(r"(?<=[.!?:])\s+(?=[A-Z`\"*(·])", t) if x.strip()]
+
+
+flat = [squash(t) for t in pages]
+# (and in reading order: text in a column beside a figure is not interleaved with its lines)
+raw = [squash(t) for t in pdftotext(d + "/slides.pdf", "-").split("\f")]
+raw += [""] * (len(flat) - len(raw))
+fails.update({"title": 0, "sentence": 0, "after_question": 0, "strips": 0, "command": 0, "cmdbreak": 0})
+# a title slide first: the lesson's title, its steps and minutes, the glassbox that made it
+title = next((l[2:] for l in md if l.startswith("# ")), "")
+m = re.search(r"A glassbox lesson: (\d+) steps?, about (\d+) minutes?", "\n".join(md))
+if not (flat and squash(title) in flat[0] and m and squash("%s steps, about %s minutes" % m.groups()) in flat[0]
+        and "glassbox" in flat[0] and owner[0] == -1):
+    fails["title"] += 1
+    print("# %s: slide 1 is not the title slide (title, steps and minutes, glassbox)" % d, file=sys.stderr)
+# a sentence is never cut across slides: each is whole on one page of its step
+for k, t in paras:
+    for x in sentences(t):
+        q = squash(x)
+        if len(q) < 12:
+            continue
+        if not any(q in f or q in r for f, r, o in zip(flat, raw, owner) if o == k):
+            fails["sentence"] += 1
+            print("# %s: step %d's sentence '%s' is on no slide whole" % (d, k + 1, x[:70]), file=sys.stderr)
+# nothing that comes after a question in the lesson is on the question's slide (an answer
+# given away): the first sentence of each later paragraph of its step
+for p_i, f in enumerate(flat):
+    for qn in re.findall(r"Question(\d+)\.", f):
+        at = next((i for i, (k, t) in enumerate(paras) if md_text(t).startswith("Question %s." % qn)), None)
+        if at is None:
+            continue
+        k0 = paras[at][0]
+        for k, t in paras[at + 1 :]:
+            if k != k0:
+                break
+            if md_text(t).startswith(("Question", "a) ", "b) ", "c) ", "d) ", "e) ")):
+                continue
+            first = squash(sentences(t)[0]) if sentences(t) else ""
+            if len(first) >= 20 and first in f:
+                fails["after_question"] += 1
+                print("# %s: slide %d shows '%s', which follows question %s, on the question's slide" %
+                      (d, p_i + 1, t[:60], qn), file=sys.stderr)
+# a merge replay shows all its strips: "N merges" in its subtitle, N "(rank" strips on its slide
+for p_i, t in enumerate(pages):
+    m = re.search(r"· (\d+) merges?", t)
+    if m and t.count("(rank ") != int(m.group(1)):
+        fails["strips"] += 1
+        print("# %s: slide %d says %s merges and shows %d strips" % (d, p_i + 1, m.group(1), t.count("(rank ")),
+              file=sys.stderr)
+# each figure's slide shows the command that drew it ("glassbox> attn 4 3"): the k-th framed
+# slide, the last command of the block before the k-th figure
+cmds, last = [], None
+for line in md:
+    if line.startswith("glassbox> "):
+        last = line[10:]
+    elif line.startswith("!["):
+        cmds.append(last)
+framed_pages = [int(l.split()[0]) for l in frames if l.strip() and int(l.split()[3]) > 0]
+for k, p_no in enumerate(framed_pages):
+    if k < len(cmds) and cmds[k] and squash("glassbox> " + cmds[k]) not in flat[p_no - 1]:
+        fails["command"] += 1
+        print("# %s: slide %d lacks its figure's command 'glassbox> %s'" % (d, p_no, cmds[k]), file=sys.stderr)
+# commands in the prose break only at spaces: no line ends in an option's dashes
+for p_i, t in enumerate(pages):
+    for l in t.split("\n"):
+        if re.search(r"(^|\s)--?$", l.strip()):
+            fails["cmdbreak"] += 1
+            print("# %s: slide %d breaks a command after '%s'" % (d, p_i + 1, l.strip()[-30:]), file=sys.stderr)
+
+# long dumps of output (12 lines or more: info, heads, trace) and the monospace size of the
+# slide that holds the most of their lines (the size its most runs of monospace are set in)
+sizes = {}
+for l in subprocess.run([sys.executable, sys.path[0] + "/pdf_text_sizes.py", d + "/slides.pdf"], capture_output=True,
+                        text=True).stdout.split("\n"):
+    f = l.split()
+    if len(f) == 4 and f[1] == "mono":
+        sizes.setdefault(int(f[0]), []).append((int(f[3]), float(f[2])))
+dump_min, code, body = 99.0, False, []
+for line in md:
+    if line.startswith("```"):
+        if code:
+            groups, g = [], []
+            for b in body:
+                if b.startswith("glassbox> "):
+                    g = [b]
+                    groups.append(g)
+                elif groups:
+                    g.append(b)
+            for g in groups:
+                out = [squash(x) for x in g[1:] if len(squash(x)) >= 8]
+                if len(g) - 1 < 12 or not out:
+                    continue
+                best = max(range(n_pages), key=lambda p: sum(1 for x in out if x in flat[p]))
+                if sum(1 for x in out if x in flat[best]) and sizes.get(best + 1):
+                    size = max(sizes[best + 1])[1]
+                    dump_min = min(dump_min, size)
+                    print("# %s: %s (%d lines) on slide %d at %.1f pt" % (d, g[0], len(g) - 1, best + 1, size),
+                          file=sys.stderr)
+        code, body = not code, []
+        continue
+    if code:
+        body.append(line)
+
 for k, v in fails.items():
     print(k, v)
+print("dump_min %.1f" % dump_min)
 print("smallest %.1f" % smallest)
 print("pages %d" % n_pages)
 print("steps_without_slide %d" % sum(1 for k in range(len(steps)) if k not in owner))

@@ -9,7 +9,10 @@
 # dropped every formula, table and printed output): each step's literal lines and what its
 # commands printed are on its slides, no paragraph that ends in a colon is parted from what it
 # introduces, slides of text set nothing under 11 pt, the handout's answers stand one a line,
-# and a token's leading space reads as a dot (tests/slide_text.py reads all of it back).
+# and a token's leading space reads as a dot (tests/slide_text.py reads all of it back). The
+# third review: a title slide, each figure's command on its slide, the merge replay's every
+# strip, no sentence cut across slides, nothing said after a question on its slide, commands
+# broken only at spaces, long dumps of output set large on slides of their own.
 cd "$(dirname "$0")/.." || exit 1
 . tests/tap.sh
 for tool in pdftotext pdfinfo python3; do
@@ -20,7 +23,7 @@ for tool in pdftotext pdfinfo python3; do
 done
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-echo "1..$(($(ls lessons/[0-9][0-9]-*.lesson | wc -l) * 7 + 6))"
+echo "1..$(($(ls lessons/[0-9][0-9]-*.lesson | wc -l) * 9 + 7))"
 flat() { tr '\n' ' ' | tr -s ' '; }
 for f in lessons/[0-9][0-9]-*.lesson; do
 	les=$(basename "$f" .lesson)
@@ -41,16 +44,15 @@ for f in lessons/[0-9][0-9]-*.lesson; do
 	done
 	check "$les: each of its $pngs exported figures is on a slide of its own ($framed framed on $pages slides; $miss not where expected)" \
 		test "$framed" = "$pngs" -a "$miss" = 0 -a "$pages" -ge 1
-	# fill: the framed rectangle against the page, on slides without questions and on all
+	# fill: the framed rectangle against the page. A figure keeps half the slide's height
+	# whatever is said about it beside it (review 3: what to see in it and its questions stay
+	# on its slide, the figure a little smaller), and a third of the page at least
 	for p in $(awk '$4 == 1 { print $1 }' "$T/$les.frames"); do
-		q=0
-		pdftotext -f "$p" -l "$p" "$D/slides.pdf" - 2>/dev/null | grep -q 'Question [0-9]' && q=1
-		awk -v p="$p" -v q="$q" '$1 == p { print q, $7 * $8 / ($2 * $3) }' "$T/$les.frames"
+		awk -v p="$p" '$1 == p { print $8 / $3, $7 * $8 / ($2 * $3) }' "$T/$les.frames"
 	done >"$T/$les.fill"
-	set -- $(awk '{ if ($1 == 0) { n0++; if (!m0 || $2 < m0) m0 = $2 } else { n1++; if (!m1 || $2 < m1) m1 = $2 } }
-		END { printf "%d %.3f %d %.3f\n", n0, m0, n1, m1 }' "$T/$les.fill")
-	check "$les: every figure fills its slide (least share of the page: $2 on $1 slides without questions, $4 on $3 with)" \
-		awk "BEGIN { exit !(($1 == 0 || $2 >= 0.80) && ($3 == 0 || $4 >= 0.55)) }"
+	set -- $(awk '{ n++; if (!h || $1 < h) h = $1; if (!a || $2 < a) a = $2 } END { printf "%d %.3f %.3f\n", n, h, a }' "$T/$les.fill")
+	check "$les: every figure fills its slide (on $1 slides, the least height $2 of the page's, the least area $3)" \
+		awk "BEGIN { exit !($1 == 0 || ($2 >= 0.49 && $3 >= 0.33)) }"
 	# the handout: each line of terminal output (25 characters or more) that fits the text width
 	# at the smallest type (6.5 pt of DejaVu Sans Mono: 119 columns) on one line of the PDF; a
 	# longer one broken but whole (its pieces in order, the marks of the break left out)
@@ -93,7 +95,24 @@ PY
 		test "$(v small)" = 0
 	check "$les: the handout's answers one a line ($(v answers) not), tokens' spaces as dots in the prose ($(v space) bare)" \
 		test "$(v answers)" = 0 -a "$(v space)" = 0
+	# the third review: a title slide; each figure with the command that drew it and all of
+	# itself (the merge replay's 9 strips); commands broken at spaces only; a long dump of output
+	# on a slide of its own, never under 12 pt
+	check "$les: a title slide ($(v title) missing), the command on each figure's slide ($(v command) without), every strip of a merge replay ($(v strips) short), no command broken inside a word ($(v cmdbreak)), long dumps at $(v dump_min) pt at least" \
+		awk "BEGIN { exit !($(v title) + $(v command) + $(v strips) + $(v cmdbreak) == 0 && $(v dump_min) >= 12) }"
+	# text stays with what it is about: no sentence cut across slides, nothing that follows a
+	# question in the lesson shown on its slide (an answer given away)
+	check "$les: every sentence whole on one slide ($(v sentence) cut), nothing said after a question on its slide ($(v after_question))" \
+		test "$(v sentence)" = 0 -a "$(v after_question)" = 0
 done
+# lesson 2's merge replay on its slide: a strip for each merge `tokenize --steps the teachers`
+# printed ("merge 9   rank 1135   ·teacher + s -> ·teachers"), as "9. ·teacher + s (rank 1135)"
+# (the ninth was missing from the slide, the review's blocker)
+sed -n '/^glassbox> tokenize --steps the teachers/,/^```/p' "$T/02-tokens/lesson.md" |
+	sed -n 's/^ *merge \([0-9]*\) *rank \([0-9]*\) *\([^ ]*\) + \([^ ]*\) ->.*/\1. \3 + \4 (rank \2)/p' | sort -u >"$T/strips.want"
+pdftotext "$T/02-tokens/slides.pdf" - 2>/dev/null | grep -o '^[0-9]*\. [^ ]* + [^ ]* (rank [0-9]*)' | sort -u >"$T/strips.s"
+check "lesson 2: the slides show a strip for each of the $(wc -l <"$T/strips.want") merges (the last '$(sort -n "$T/strips.want" | tail -1)'; $(comm -23 "$T/strips.want" "$T/strips.s" | wc -l) missing)" \
+	sh -c "test \$(wc -l <$T/strips.want) -ge 9 && comm -23 $T/strips.want $T/strips.s | wc -l | grep -qx 0"
 # the paired next-token charts: titles that differ, and say how
 t4=$T/04-positions.titles t8=$T/08-layernorm.titles
 check "lesson 4: the two next-token charts have distinct titles, each with its text's start" \

@@ -374,6 +374,10 @@ export_check lessons/12-encoder-decoder.lesson "$T/export12"
 $G -c "lesson 6 --export $T/export6" >"$T/out" 2>"$T/err"
 rc=$?
 check "an existing folder is refused without --force" sh -c "test $rc = 1 && grep -q 'already exists: choose another folder, or add --force' $T/err"
+mkdir -p "$T/empty6"
+$G -c "lesson 6 --export $T/empty6" >"$T/out" 2>"$T/err"
+rc=$?
+check "an existing empty folder (made with mkdir first) is taken without --force" sh -c "test $rc = 0 && test -s $T/empty6/slides.pdf && ! test -s $T/err"
 touch "$T/export6/99-stale.png"
 $G -c "lesson 6 --export $T/export6 --force" >"$T/out" 2>"$T/err"
 check "--force writes it again and removes an earlier export's figures" sh -c "test \$? = 0 && test ! -e $T/export6/99-stale.png && test -s $T/export6/lesson.md"

@@ -110,10 +110,14 @@ for spec in "2:2:tokenize --merges the teachers" "11:4:run The friends of the ki
 		[ "$ink" -gt 400 ] || blank=$((blank + 1))
 	done
 	check "lesson $l: no slide is blank (rendered back at 24 dpi, each has ink; $blank without)" test "$blank" = 0 -a "${pages:-0}" -gt 0
-	# the slide lays its figure out for the room it has (1600 x 800, or flatter over questions):
-	# the same layout as an export at that size, found from the frame around it on the page
-	fh=$(awk -v p="$page" '$1 == p && $4 == 1 { printf "%d", 1600 * $8 / $7 + 0.5 }' "$T/l$l.frames")
-	./glassbox -c "$figcmd; export $T/f$l.pdf --size 1600x${fh:-900}; export $T/f$l.png --size 1600x${fh:-900}" >/dev/null 2>&1
+	# the slide lays its figure out for the room it has (1600 x 860 down to 1600 x 480 by 20, or
+	# 1000 wide beside its text when its data is narrow): the same layout as an export at that
+	# size, found from the frame around it on the page (the width whose height is a step of 20)
+	set -- $(awk -v p="$page" '$1 == p && $4 == 1 { for (w = 1600; w >= 1000; w -= 600) { h = w * $8 / $7;
+		d = h - 20 * int(h / 20 + 0.5); if (d < 0) d = -d; if (!n || d < bd) { bd = d; bw = w; bh = int(h + 0.5) } n++ }
+		print bw, bh }' "$T/l$l.frames")
+	fw=${1:-1600} fh=${2:-900}
+	./glassbox -c "$figcmd; export $T/f$l.pdf --size ${fw}x$fh; export $T/f$l.png --size ${fw}x$fh" >/dev/null 2>&1
 	set -- $(fit "$T/f$l.pdf" "$T/l$l/slides.pdf" "$page")
 	kx=$1 ky=$2 ox=$3 oy=$4 words=$5 err=$6
 	check "lesson $l, slide $page: its figure's $words words sit where the figure's own PDF has them, scaled (x $kx, y $ky; worst $err pt off)" \
@@ -121,7 +125,7 @@ for spec in "2:2:tokenize --merges the teachers" "11:4:run The friends of the ki
 	# the slide's figure cut out at the figure's own size, against the PNG, block by block
 	r=$(awk "BEGIN { print 72 / $ky }")
 	pdftoppm -png -r "$r" -f "$page" -l "$page" -x "$(awk "BEGIN { printf \"%d\", $ox / $ky + 0.5 }")" \
-		-y "$(awk "BEGIN { printf \"%d\", $oy / $ky + 0.5 }")" -W 1600 -H "${fh:-900}" -singlefile "$T/l$l/slides.pdf" "$T/crop" 2>/dev/null
+		-y "$(awk "BEGIN { printf \"%d\", $oy / $ky + 0.5 }")" -W "$fw" -H "$fh" -singlefile "$T/l$l/slides.pdf" "$T/crop" 2>/dev/null
 	c=$($STEPS --corr "$T/crop.png" "$T/f$l.png" 32 18 2>/dev/null || echo 0)
 	check "lesson $l, slide $page: the figure on it matches the PNG export (ink correlation over 32 x 18 blocks $c)" \
 		awk "BEGIN { exit !($c > 0.97) }"

@@ -110,14 +110,14 @@ static cairo_status_t to_file(void *closure, const unsigned char *data, unsigned
 	return fwrite(data, 1, len, closure) == len ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
 }
 
-int gb_pdf_draw(struct _cairo *cr, const gb_figure *f, double w, double h, gb_verr *err)
+int gb_pdf_draw(struct _cairo *cr, const gb_figure *f, double w, double h, gb_raster_info *info, gb_verr *err)
 {
 	pctx c = { cr, { 0 } };
 	for (int i = 0; i < GB_FACE_N; i++)
 		c.font[i] = gb_font_face(i, NULL);
 	gb_painter p = { &c, p_text_width, p_rect, p_text, p_polyline, p_ramp, NULL, 0 };
 	p_rect(&c, 0, 0, w, h, (const uint8_t[]){ 255, 255, 255 });
-	int rc = gb_layout_draw(f, w, h, 1, &p, NULL, err);
+	int rc = gb_layout_draw(f, w, h, 1, &p, info, err);
 	if (!rc && p.failed)
 		rc = gb_vfail(err, "out of memory drawing the figure");
 	return rc;

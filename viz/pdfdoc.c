@@ -17,19 +17,35 @@
 
 #define FIG_W 1600.0
 #define FIG_H 900.0
+/* The handout's figures are laid out on 1200 x 675, the PNG's 16:9 at three quarters: the
+ * A4 text width (483 pt) makes 18 px, the smallest text of a figure, 7.2 pt on paper rather
+ * than 5.4 (the beam search's sums, the feature ticks). */
+#define HANDOUT_W 1200.0
+#define HANDOUT_H 675.0
 
 /* A figure is laid out again for the shape a slide leaves it (its heading above, its caption
  * and questions below), not shrunk from 16:9: the layout of 1600 x SLIDE_H(v) pixels, from
- * 1600 x 800 down to 1600 x 560 by 20, so that the slide's figure fills the room it has
- * (a two-line caption, a box of questions) to within 20 px. */
-#define N_SLIDE 13
-#define SLIDE_H(v) (GB_SLIDE_FIG_H - 20.0 * (v))
+ * 1600 x 860 down to 1600 x 480 by 20, so that the slide's figure fills the room it has
+ * (lines of text above and under it, a box of questions) to within 20 px at the scale of the
+ * slide's width (1600 px on 936 pt: 18 px, the smallest text of a figure, is 10.5 pt). */
+#define N_SLIDE 20
+#define SLIDE_H(v) (860.0 - 20.0 * (v))
 
 typedef struct rec {
 	char *name;
-	cairo_surface_t *s;       /* a recording of the figure on a 1600 x 900 page (the handout) */
-	cairo_surface_t *v[N_SLIDE]; /* the same on 1600 x SLIDE_H(i) (the slides) */
+	cairo_surface_t *s;       /* a recording of the figure on a HANDOUT_W x HANDOUT_H page (the
+	                           * handout) */
+	cairo_surface_t *v[N_SLIDE]; /* the same on 1600 x SLIDE_H(i) (the slides); NULL where
+	                              * the figure cannot be laid out that flat */
+	int cut[N_SLIDE];         /* what that layout left out or shortened (labels, strips) */
+	gb_rect box[N_SLIDE];     /* where its data went */
+	/* a figure whose data is narrow (the model view's square maps) also on NARROW_W x
+	 * SLIDE_H(i), to stand beside the text about it (all NULL for the others) */
+	cairo_surface_t *n[N_SLIDE];
+	int ncut[N_SLIDE];
+	gb_rect nbox[N_SLIDE];
 } rec;
+#define NARROW_W 1000.0
 
 struct gb_pdfbook {
 	rec *recs;
@@ -49,20 +65,25 @@ void gb_pdfbook_free(gb_pdfbook *b)
 	for (int i = 0; i < b->n; i++) {
 		free(b->recs[i].name);
 		cairo_surface_destroy(b->recs[i].s);
-		for (int v = 0; v < N_SLIDE; v++)
-			cairo_surface_destroy(b->recs[i].v[v]);
+		for (int v = 0; v < N_SLIDE; v++) {
+			if (b->recs[i].v[v])
+				cairo_surface_destroy(b->recs[i].v[v]);
+			if (b->recs[i].n[v])
+				cairo_surface_destroy(b->recs[i].n[v]);
+		}
 	}
 	free(b->recs);
 	free(b);
 }
 
-/* f laid out on a w x h page, recorded; NULL (err set) when it fails. */
-static cairo_surface_t *record(const gb_figure *f, double w, double h, gb_verr *err)
+/* f laid out on a w x h page, recorded, what the layout measured in *info (may be NULL); NULL
+ * (err set) when it fails. */
+static cairo_surface_t *record(const gb_figure *f, double w, double h, gb_raster_info *info, gb_verr *err)
 {
 	cairo_rectangle_t ext = { 0, 0, w, h };
 	cairo_surface_t *s = cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, &ext);
 	cairo_t *cr = cairo_create(s);
-	int rc = gb_pdf_draw(cr, f, w, h, err);
+	int rc = gb_pdf_draw(cr, f, w, h, info, err);
 	cairo_destroy(cr);
 	if (!rc && cairo_surface_status(s) != CAIRO_STATUS_SUCCESS)
 		rc = gb_vfail(err, "cannot record the figure: %s", cairo_status_to_string(cairo_surface_status(s)));
@@ -81,17 +102,39 @@ int gb_pdfbook_add_figure(gb_pdfbook *b, const char *name, const gb_figure *f, g
 	b->recs = r;
 	rec *k = &r[b->n];
 	memset(k, 0, sizeof *k);
-	int rc = !(k->s = record(f, FIG_W, FIG_H, err));
-	for (int v = 0; !rc && v < N_SLIDE; v++)
-		rc = !(k->v[v] = record(f, FIG_W, SLIDE_H(v), err));
+	gb_verr e1;
+	k->s = record(f, HANDOUT_W, HANDOUT_H, NULL, &e1);
+	int rc = !(k->s || (k->s = record(f, FIG_W, FIG_H, NULL, err))), any = 0; /* (too small: as the PNG) */
+	/* a flat layout the figure cannot take (too small for its labels) is only not offered */
+	for (int v = 0; !rc && v < N_SLIDE; v++) {
+		gb_raster_info in = { 0 };
+		gb_verr e2;
+		k->v[v] = record(f, FIG_W, SLIDE_H(v), &in, &e2);
+		k->cut[v] = in.labels_cut;
+		k->box[v] = in.box;
+		any |= k->v[v] != NULL;
+	}
+	if (!rc && !any) /* hardly: the handout's was laid out; the tallest, then, again */
+		rc = !(k->v[0] = record(f, FIG_W, SLIDE_H(0), NULL, err));
+	/* data in less than half the width even on the tallest: narrower layouts too */
+	for (int v = 0; !rc && k->v[0] && k->box[0].w > 0 && k->box[0].w < 0.5 * FIG_W && v < N_SLIDE; v++) {
+		gb_raster_info in = { 0 };
+		gb_verr e2;
+		k->n[v] = record(f, NARROW_W, SLIDE_H(v), &in, &e2);
+		k->ncut[v] = in.labels_cut;
+		k->nbox[v] = in.box;
+	}
 	if (!rc && !(k->name = strdup(name)))
 		rc = gb_vfail(err, "out of memory recording a figure") || 1;
 	if (rc) {
 		if (k->s)
 			cairo_surface_destroy(k->s);
-		for (int v = 0; v < N_SLIDE; v++)
+		for (int v = 0; v < N_SLIDE; v++) {
 			if (k->v[v])
 				cairo_surface_destroy(k->v[v]);
+			if (k->n[v])
+				cairo_surface_destroy(k->n[v]);
+		}
 		return -1;
 	}
 	b->n++;
@@ -268,7 +311,7 @@ static void parse_md(const char *md, blocks *bs)
  * mark has its partner, a backslash escape taken literally. malloc'd. */
 static char *markup(const char *s)
 {
-	size_t cap = strlen(s) * 6 + 64, o = 0;
+	size_t cap = strlen(s) * 40 + 128, o = 0; /* a space in code grows to 35 bytes */
 	char *out = malloc(cap);
 	int bold = 0, ital = 0, tt = 0;
 	if (!out)
@@ -287,9 +330,13 @@ static char *markup(const char *s)
 			PUT(ital ? "</i>" : "<i>");
 			ital = !ital;
 		} else if (p[0] == '`' && (tt || strchr(p + 1, '`'))) {
-			PUT(tt ? "</span>" : "<span font_family=\"DejaVu Sans Mono\">");
+			/* code (a command, a token) breaks only at its spaces: never "generate --" and
+			 * "temp 0" on two lines */
+			PUT(tt ? "</span></span>" : "<span font_family=\"DejaVu Sans Mono\"><span allow_breaks=\"false\">");
 			tt = !tt;
-		} else if (*p == '&')
+		} else if (tt && *p == ' ')
+			PUT("</span> <span allow_breaks=\"false\">");
+		else if (*p == '&')
 			PUT("&amp;");
 		else if (*p == '<')
 			PUT("&lt;");
@@ -301,7 +348,7 @@ static char *markup(const char *s)
 		}
 	}
 	if (tt)
-		PUT("</span>");
+		PUT("</span></span>");
 	if (ital)
 		PUT("</i>");
 	if (bold)
@@ -667,7 +714,7 @@ int gb_pdfbook_handout(gb_pdfbook *b, const char *md, const char *path, const ch
 		}
 		case B_FIGURE: {
 			cairo_surface_t *fig = find_fig(b, k->name);
-			double w = pg.W - 2 * pg.m, h = w * FIG_H / FIG_W;
+			double w = pg.W - 2 * pg.m, h = w * HANDOUT_H / HANDOUT_W;
 			if (!fig) { /* a figure the book did not record: its name, never a blank */
 				flow_text(&pg, "DejaVu Sans", 0, 10.5, k->name, 0, 0, 7, 0.1, 1);
 				break;
@@ -696,31 +743,45 @@ int gb_pdfbook_handout(gb_pdfbook *b, const char *md, const char *path, const ch
 #define SL_SIDE 12.0
 #define SL_TOP 8.0
 #define SL_HEAD_PX 22.0
-#define SL_CAP_PX 14.0
-#define SL_CAP_LINES 2
 #define SL_MIN 11.0
 #define SL_BODY_MAX 28.0
 #define SL_Q_FIG 15.0  /* questions under a figure */
 #define SL_Q_TEXT 17.0 /* questions on a slide of text */
 #define SL_MONO 0.85 /* terminal text and formulas against the prose: monospace looks larger */
+/* Text above and under a figure: as large as leaves the figure its room, from SL_CAP_MAX down
+ * to SL_CAP_MIN; a lead-in above it takes SL_LEAD_LINES lines at most; the figure keeps
+ * SL_FIG_MIN of the page's height for what is said about it beside it (SL_FIG_MORE for text
+ * beyond the paragraph after it that no question follows), more than that and the text goes on
+ * a slide of its own. */
+#define SL_CAP_MAX 17.0
+#define SL_CAP_MIN 13.0
+#define SL_LEAD_LINES 3
+#define SL_FIG_MIN 0.5
+#define SL_FIG_MORE 0.62
+#define SL_K_MIN 0.5 /* the figure's scale at least (1600 px on 800 pt: its 18 px text is 9 pt) */
+#define SL_CMD_PX 12.0 /* the command that drew the figure, under it */
 
 /* What a step shows, in its order: prose, list items, literal lines (formulas, small tables),
  * what a command printed (not the output of the command that drew a figure: the figure is its
  * point), and questions with their options. */
 enum { P_PROSE, P_ITEM, P_LITERAL, P_OUTPUT, P_QUESTION };
+/* Where a piece goes on its slide: on a slide of text, above its slide's figure (the lead-in
+ * that introduces it), or under it (what to see in it). */
+enum { R_BODY, R_AFTER, R_LEAD };
 
 typedef struct piece {
 	int kind;
 	char *text;               /* Markdown (prose, items, questions) or plain lines */
 	int seg;                  /* how many of the step's figures come before it */
 	int slide;                /* which of the step's slides shows it */
-	int cap;                  /* shown as the caption under its slide's figure */
+	int role;                 /* R_BODY, R_AFTER or R_LEAD */
 } piece;
 
 typedef struct plan {
 	piece *p;
 	int n;
 	const rec **figs;         /* (n_figs) the step's figures in order */
+	char **cmds;              /* (n_figs) the command that drew each, or NULL */
 	int n_figs;
 	int *fig_of;              /* (n_slides) each slide's figure, or -1: a slide of text */
 	int n_slides;
@@ -739,7 +800,7 @@ static void add_piece(plan *P, int kind, const char *text, size_t len, int seg)
 		return;
 	}
 	P->p = np;
-	P->p[P->n++] = (piece){ kind, t, seg, -1, 0 };
+	P->p[P->n++] = (piece){ kind, t, seg, -1, R_BODY };
 }
 
 static int add_slide(plan *P, int fig)
@@ -758,8 +819,11 @@ static void free_plan(plan *P)
 {
 	for (int i = 0; i < P->n; i++)
 		free(P->p[i].text);
+	for (int i = 0; i < P->n_figs; i++)
+		free(P->cmds[i]);
 	free(P->p);
 	free(P->figs);
+	free(P->cmds);
 	free(P->fig_of);
 }
 
@@ -769,8 +833,9 @@ static int is_question(const block *k)
 }
 
 /* A fenced block of commands and what they printed, one piece per command that printed
- * something; the command whose figure follows the block gives none (the figure shows it). */
-static void code_pieces(plan *P, const char *t, int fig_next, int seg)
+ * something; the command whose figure follows the block gives none (the figure shows it), but
+ * its command line goes to *cmd (malloc'd) to be shown under the figure. */
+static void code_pieces(plan *P, const char *t, int fig_next, int seg, char **cmd)
 {
 	const char *g = t;        /* the group's start */
 	int has_out = 0;
@@ -778,13 +843,13 @@ static void code_pieces(plan *P, const char *t, int fig_next, int seg)
 		const char *e = strchr(l, '\n');
 		int last = !e || !e[1];
 		const char *next = e ? e + 1 : l + strlen(l);
-		int cmd = !strncmp(l, "glassbox> ", 10);
-		if (cmd && l > g) { /* a new command closes the group before it */
+		int is_cmd = !strncmp(l, "glassbox> ", 10);
+		if (is_cmd && l > g) { /* a new command closes the group before it */
 			if (has_out)
 				add_piece(P, P_OUTPUT, g, (size_t)(l - g - 1), seg);
 			g = l;
 			has_out = 0;
-		} else if (!cmd && l < next && *l != '\n')
+		} else if (!is_cmd && l < next && *l != '\n')
 			has_out = 1;
 		if (last) {
 			size_t n = (size_t)(next - g);
@@ -792,6 +857,11 @@ static void code_pieces(plan *P, const char *t, int fig_next, int seg)
 				n--;
 			if (has_out && !fig_next)
 				add_piece(P, P_OUTPUT, g, n, seg);
+			if (fig_next && !strncmp(g, "glassbox> ", 10)) {
+				const char *ce = strchr(g, '\n');
+				free(*cmd);
+				*cmd = strndup(g + 10, ce ? (size_t)(ce - g - 10) : strlen(g + 10));
+			}
 			break;
 		}
 		l = next;
@@ -802,6 +872,7 @@ static void code_pieces(plan *P, const char *t, int fig_next, int seg)
 static void collect(plan *P, const blocks *bs, int from, int to, const gb_pdfbook *b)
 {
 	int seg = 0, q = -1; /* q: the question whose options may follow */
+	char *cmd = NULL;    /* the command of the figure that comes next */
 	for (int i = from + 1; i < to; i++) {
 		const block *k = &bs->b[i];
 		int opt = k->kind == B_ITEM && q >= 0;
@@ -838,73 +909,77 @@ static void collect(plan *P, const blocks *bs, int from, int to, const gb_pdfboo
 			break;
 		}
 		case B_CODE:
-			code_pieces(P, k->text, i + 1 < to && bs->b[i + 1].kind == B_FIGURE && find_rec(b, bs->b[i + 1].name), seg);
+			code_pieces(P, k->text, i + 1 < to && bs->b[i + 1].kind == B_FIGURE && find_rec(b, bs->b[i + 1].name), seg,
+			            &cmd);
 			break;
 		case B_FIGURE: {
 			const rec *r = find_rec(b, k->name);
 			if (!r)
 				break;
 			const rec **nf = realloc(P->figs, sizeof *nf * (size_t)(P->n_figs + 1));
-			if (!nf) {
+			char **nc = nf ? realloc(P->cmds, sizeof *nc * (size_t)(P->n_figs + 1)) : NULL;
+			if (nf)
+				P->figs = nf;
+			if (!nf || !nc) {
 				P->oom = 1;
 				break;
 			}
-			P->figs = nf;
+			P->cmds = nc;
+			P->cmds[P->n_figs] = cmd;
+			cmd = NULL;
 			P->figs[P->n_figs++] = r;
 			seg++;
 			break;
 		}
 		}
 	}
+	free(cmd);
 }
 
-/* The Markdown of slide sl's pieces, joined a line apart: its caption (caps 1) or the rest,
- * its questions (questions 1) or the rest. */
-static char *join(const plan *P, int sl, int caps, int questions)
+/* Where the sentences of a paragraph start after its first: after ". ", "! " or "? " that
+ * follows a word and comes before a capital, a quote or code ("q_i . k_j" and "e.g. a" go
+ * on). At most max of them in at[]; their count is returned. */
+static int sentence_starts(const char *p, size_t *at, int max)
 {
-	size_t n = 1;
-	for (int i = 0; i < P->n; i++)
-		n += strlen(P->p[i].text) + 1;
-	char *s = malloc(n), *o = s;
-	if (!s)
-		return NULL;
-	*s = 0;
-	for (int i = 0; i < P->n; i++) {
-		const piece *p = &P->p[i];
-		if (p->slide != sl || p->cap != caps || (p->kind == P_QUESTION) != questions)
-			continue;
-		o += sprintf(o, "%s%s", o > s ? "\n" : "", p->text);
-	}
-	return s;
-}
-
-/* The Markdown of segment s's text (not its questions), after `before` (may be NULL). */
-static char *seg_text(const plan *P, int s, const char *before)
-{
-	size_t n = (before ? strlen(before) : 0) + 2;
-	for (int i = 0; i < P->n; i++)
-		n += strlen(P->p[i].text) + 1;
-	char *t = malloc(n), *o = t;
-	if (!t)
-		return NULL;
-	o += sprintf(o, "%s", before ? before : "");
-	for (int i = 0; i < P->n; i++)
-		if (P->p[i].seg == s && P->p[i].kind != P_QUESTION)
-			o += sprintf(o, "%s%s", o > t ? "\n" : "", P->p[i].text);
-	return t;
-}
-
-/* Where the last sentence of a paragraph starts (0: it is one sentence): after ". ", "! " or
- * "? " that follows a word and comes before a capital, a quote or code ("q_i . k_j" and
- * "e.g. a" go on). */
-static size_t last_sentence(const char *p)
-{
-	size_t at = 0;
+	int n = 0;
 	for (size_t i = 1; p[i] && p[i + 1] && p[i + 2]; i++)
 		if (strchr(".!?", p[i]) && p[i + 1] == ' ' && p[i - 1] != ' ' && p[i - 1] != '.' &&
-		    (isupper((unsigned char)p[i + 2]) || strchr("`\"*", p[i + 2])))
-			at = i + 2;
-	return at;
+		    (isupper((unsigned char)p[i + 2]) || strchr("`\"*", p[i + 2])) && n < max)
+			at[n++] = i + 2;
+	return n;
+}
+
+/* Where the last sentence of a paragraph starts (0: it is one sentence). */
+static size_t last_sentence(const char *p)
+{
+	size_t at[64];
+	int n = sentence_starts(p, at, 64);
+	return n ? at[n - 1] : 0;
+}
+
+/* How a paragraph ends: 0 a sentence is finished (". ! ?", maybe inside closing marks), 1 on a
+ * colon (it introduces what follows), 2 mid-sentence (a comma, a word: the sentence goes on
+ * after what follows, "Its last query, ` to`," and the figure, then "gives ..."). */
+static int open_end(const char *t)
+{
+	size_t n = strlen(t);
+	while (n && (t[n - 1] == ' ' || t[n - 1] == '\n'))
+		n--;
+	/* closing marks: emphasis, code, quotes, brackets (a closing curly quote is 3 bytes) */
+	for (;;) {
+		if (n && strchr("*`\")]'", t[n - 1]))
+			n--;
+		else if (n >= 3 && (unsigned char)t[n - 3] == 0xE2 && (unsigned char)t[n - 2] == 0x80 &&
+		         ((unsigned char)t[n - 1] == 0x9D || (unsigned char)t[n - 1] == 0x99))
+			n -= 3;
+		else
+			break;
+	}
+	if (!n)
+		return 0;
+	if (strchr(".!?", t[n - 1]))
+		return 0;
+	return t[n - 1] == ':' ? 1 : 2;
 }
 
 /* Piece i cut in two at byte k of its text, the second part a piece of its own after it. */
@@ -931,90 +1006,13 @@ static int split_piece(plan *P, int i, size_t k)
 	return 1;
 }
 
-/* Whether text goes under a figure as its caption: SL_CAP_LINES lines at SL_CAP_PX at most. */
-static int caption_fits(page *pg, const char *text, double w)
+/* How many lines text takes as prose at px in width w. */
+static int prose_lines(page *pg, const char *text, double px, double w)
 {
-	PangoLayout *l = text_layout(pg, "DejaVu Sans", 0, SL_CAP_PX, text, w, 0);
+	PangoLayout *l = text_layout(pg, "DejaVu Sans", 0, px, text, w, 0);
 	int lines = pango_layout_get_line_count(l);
 	g_object_unref(l);
-	return lines <= SL_CAP_LINES;
-}
-
-/* Which slide shows what. A step without a figure is one slide of text (more when it cannot
- * fit at SL_MIN). A step of n figures gives n figure slides; the text between them goes with
- * the figure it introduces: as its caption when it is prose short enough, else on a slide of
- * its own before that figure (a paragraph ending in a colon that leads into the figure stays
- * its caption); text after the last figure is that figure's caption too when it fits with the
- * caption it has, else a slide after it. A question goes with the text it follows, or onto
- * the slide of the figure before it. */
-static void plan_slides(plan *P, page *pg, double w)
-{
-	int nf = P->n_figs;
-	if (!nf) {
-		add_slide(P, -1);
-		for (int i = 0; i < P->n; i++)
-			P->p[i].slide = 0;
-		return;
-	}
-	int *fig_slide = calloc((size_t)nf, sizeof *fig_slide);
-	if (!fig_slide) {
-		P->oom = 1;
-		return;
-	}
-	for (int s = 0; s <= nf && !P->oom; s++) {
-		int first = -1, last = -1, prose_only = 1;
-		for (int i = 0; i < P->n; i++)
-			if (P->p[i].seg == s && P->p[i].kind != P_QUESTION) {
-				first = first < 0 ? i : first;
-				last = i;
-				prose_only &= P->p[i].kind == P_PROSE;
-			}
-		/* the caption: all the segment's text, or the colon paragraph that ends it */
-		int cap_from = -1;
-		if (first >= 0) {
-			char *have = s == nf ? join(P, fig_slide[nf - 1], 1, 0) : NULL;
-			char *t = seg_text(P, s, have);
-			const char *lt = P->p[last].text;
-			size_t ln = strlen(lt);
-			if (prose_only && t && caption_fits(pg, t, w))
-				cap_from = first;
-			else if (s < nf && P->p[last].kind == P_PROSE && ln && lt[ln - 1] == ':') {
-				size_t k = last_sentence(lt);
-				if (caption_fits(pg, lt, w))
-					cap_from = last;
-				else if (k && caption_fits(pg, lt + k, w) && split_piece(P, last, k))
-					cap_from = last + 1; /* its last sentence leads into the figure */
-			}
-			free(have);
-			free(t);
-		}
-		/* the body: the segment's text not in the caption, on a slide of its own */
-		int body = -1, body_first = -1;
-		for (int i = 0; i < P->n; i++)
-			if (P->p[i].seg == s && P->p[i].kind != P_QUESTION && (cap_from < 0 || i < cap_from)) {
-				if (body < 0)
-					body = add_slide(P, -1);
-				body_first = body_first < 0 ? i : body_first;
-				P->p[i].slide = body;
-			}
-		if (s < nf)
-			fig_slide[s] = add_slide(P, s);
-		for (int i = 0; i < P->n; i++) {
-			piece *p = &P->p[i];
-			if (p->seg != s)
-				continue;
-			if (p->kind != P_QUESTION) {
-				if (cap_from >= 0 && i >= cap_from) {
-					p->slide = fig_slide[s < nf ? s : nf - 1];
-					p->cap = 1;
-				}
-			} else if (body >= 0 && (s == 0 || i > body_first))
-				p->slide = body;
-			else
-				p->slide = fig_slide[s > 0 ? s - 1 : 0];
-		}
-	}
-	free(fig_slide);
+	return lines;
 }
 
 /* Plain text as Pango markup: escaped, its first line (the command) in grey when gray_first. */
@@ -1040,20 +1038,56 @@ static PangoLayout *mono_layout(page *pg, double px, const char *text, int gray_
 	return l;
 }
 
-/* The monospace size for a block of terminal text next to prose of size px: SL_MONO of it, or
- * smaller for the longest line to fit w, never under SL_MIN (then *wrap says at how many
- * columns its long lines break). */
-static double mono_px(page *pg, double px, const char *text, double w, int *wrap)
+static int cmp_int_desc(const void *a, const void *b)
 {
-	double want = fmax(SL_MIN, px * SL_MONO), lw = mono_width(pg, 10, text);
+	return *(const int *)b - *(const int *)a;
+}
+
+/* The largest size, to a quarter point and at most want, at which text fits w (0: none down to
+ * SL_MIN). */
+static double mono_fit(page *pg, const char *text, double w, double want)
+{
+	double lw = mono_width(pg, 10, text);
 	double fit = lw > 0 ? floor(10 * w / lw * 4) / 4 : want;
-	*wrap = 0;
 	if (fit >= want)
 		fit = want;
 	/* widths do not scale quite linearly (hinting): a quarter point at a time from there */
 	while (fit > SL_MIN && mono_width(pg, fit, text) > w)
 		fit = fmax(SL_MIN, fit - 0.25);
-	if (fit >= SL_MIN && mono_width(pg, fit, text) <= w)
+	return fit >= SL_MIN && mono_width(pg, fit, text) <= w ? fit : 0;
+}
+
+/* The monospace size for a block of terminal text next to prose of size px: SL_MONO of it, or
+ * smaller for the longest line to fit w, never under SL_MIN. A tenth of its lines at most (the
+ * `kv cache` line of `info`, longer than its table) may break instead (then *wrap says at how
+ * many columns) when the rest is set larger for it; and so do the long lines of text that does
+ * not fit at SL_MIN. */
+static double mono_px(page *pg, double px, const char *text, double w, int *wrap)
+{
+	double want = fmax(SL_MIN, px * SL_MONO), fit = mono_fit(pg, text, w, want);
+	*wrap = 0;
+	if (fit >= want)
+		return fit;
+	int nl = 0, widths[400];
+	for (const char *l = text; *l && nl < 400;) {
+		const char *e = strchr(l, '\n');
+		size_t n = e ? (size_t)(e - l) : strlen(l);
+		widths[nl++] = ncols(l, n);
+		l = e ? e + 1 : l + n;
+	}
+	int k = nl >= 5 ? (nl / 10 > 1 ? nl / 10 : 1) : 0;
+	if (k) {
+		qsort(widths, (size_t)nl, sizeof *widths, cmp_int_desc);
+		int cols = widths[k] + 1;
+		char *t = cols < widths[0] && cols > 24 ? wrap_cols(text, cols, NULL) : NULL;
+		double f2 = t ? mono_fit(pg, t, w, want) : 0;
+		free(t);
+		if (f2 >= fit + 1) {
+			*wrap = cols;
+			return f2;
+		}
+	}
+	if (fit >= SL_MIN)
 		return fit;
 	int cols = (int)floor(w / mono_adv(pg, SL_MIN));
 	char *t;
@@ -1068,10 +1102,12 @@ static double mono_px(page *pg, double px, const char *text, double w, int *wrap
 	return SL_MIN;
 }
 
-/* The text pieces of a slide of text, set at prose size px from (x, y) in width w: drawn when
- * draw, measured always; the height they take is returned. With cols, a long narrow output
- * (more than 24 lines) is set in as many columns as fit (up to 3). */
-static double body(page *pg, piece *const *ps, int n, double px, int cols, double x, double y, double w, int draw)
+/* The text pieces of a slide, set at prose size px from (x, y) in width w: drawn when draw,
+ * measured always; the height they take is returned. With cols, a long narrow output (more
+ * than 24 lines) is set in as many columns as fit (up to 3). *mono_out (may be NULL) gets the
+ * smallest monospace size used. */
+static double body_m(page *pg, piece *const *ps, int n, double px, int cols, double x, double y, double w, int draw,
+                     double *mono_out)
 {
 	double y0 = y;
 	for (int i = 0; i < n; i++) {
@@ -1099,6 +1135,8 @@ static double body(page *pg, piece *const *ps, int n, double px, int cols, doubl
 		int out = p->kind == P_OUTPUT, wrap;
 		double pad = out ? 8 : 1.2 * px, room = w - (out ? 2 * pad : pad);
 		double mpx = mono_px(pg, px, p->text, room, &wrap);
+		if (mono_out && (*mono_out <= 0 || mpx < *mono_out))
+			*mono_out = mpx;
 		char *t = wrap ? wrap_cols(p->text, wrap, NULL) : NULL;
 		const char *text = t ? t : p->text;
 		/* columns: the lines dealt out evenly, the command heading the first */
@@ -1111,7 +1149,7 @@ static double body(page *pg, piece *const *ps, int n, double px, int cols, doubl
 				nc++;
 		if (draw && out) { /* the box first, measured as the text will be set */
 			cairo_set_source_rgb(pg->cr, 0.94, 0.94, 0.95);
-			cairo_rectangle(pg->cr, x, y, w, body(pg, &ps[i], 1, px, cols, x, y, w, 0));
+			cairo_rectangle(pg->cr, x, y, w, body_m(pg, &ps[i], 1, px, cols, x, y, w, 0, NULL));
 			cairo_fill(pg->cr);
 		}
 		double h = 0;
@@ -1142,6 +1180,11 @@ static double body(page *pg, piece *const *ps, int n, double px, int cols, doubl
 		free(t);
 	}
 	return y - y0 - (n ? 0.55 * px : 0);
+}
+
+static double body(page *pg, piece *const *ps, int n, double px, int cols, double x, double y, double w, int draw)
+{
+	return body_m(pg, ps, n, px, cols, x, y, w, draw, NULL);
 }
 
 /* The heading on one line at the top; the y under it is returned (measured only when !draw). */
@@ -1184,34 +1227,398 @@ static double slide_questions(page *pg, const char *qs, double px, int draw)
 	return bottom - 4;
 }
 
-/* A figure slide: the heading, the figure in the layout whose shape fills the room best, its
- * caption under it (the step's own words, centred), the questions at the bottom. */
-static void fig_slide(page *pg, const char *head, const rec *fig, const char *cap, const char *qs)
+/* The command that drew a figure, "glassbox> attn 4 3" in grey monospace at (x, y), broken
+ * only at the spaces between its words when it is longer than w; its height is returned (0
+ * without one), drawn when draw. */
+static double cmd_line(page *pg, const char *cmd, double x, double y, double w, int draw)
+{
+	if (!cmd || !*cmd)
+		return 0;
+	char *line = g_strdup_printf("glassbox> %s", cmd);
+	int cols = (int)floor(w / mono_adv(pg, SL_CMD_PX));
+	char *t = ncols(line, strlen(line)) > cols ? wrap_cols(line, cols, NULL) : NULL;
+	PangoLayout *l = mono_layout(pg, SL_CMD_PX, t ? t : line, 0);
+	double h = layout_h(l);
+	if (draw)
+		show_at(pg, l, x, y, 0.38);
+	g_object_unref(l);
+	free(t);
+	g_free(line);
+	return h;
+}
+
+/* Which of a figure's layouts goes in a room of w x h: the one that leaves out least (every
+ * strip of the merge replay, every label), then the one that fills the room best. */
+static int best_variant(const rec *r, double w, double h)
+{
+	int best = -1;
+	double area = 0;
+	for (int v = 0; v < N_SLIDE; v++) {
+		if (!r->v[v])
+			continue;
+		double k = fmin(w / FIG_W, h / SLIDE_H(v)), a = FIG_W * k * SLIDE_H(v) * k;
+		if (best < 0 || r->cut[v] < r->cut[best] || (r->cut[v] == r->cut[best] && a > area * 1.0001)) {
+			best = v;
+			area = a;
+		}
+	}
+	return best;
+}
+
+/* A figure slide's content: the figure and its command, the lead-in above it, what is said
+ * about it under it, its questions. */
+typedef struct figtext {
+	const rec *fig;
+	const char *cmd;
+	piece **lead, **after;
+	int nl, na;
+	const char *qs;           /* Markdown, a question a line (NULL: none) */
+} figtext;
+
+/* The height of a figure's lead-in and what is said under it, one after the other in a
+ * column of width tw at px, drawn at (x, y) when draw. */
+static double side_text(page *pg, const figtext *F, double px, double x, double y, double tw, int draw)
+{
+	double h = 0;
+	if (F->nl)
+		h += body(pg, F->lead, F->nl, px, 0, x, y, tw, draw) + (F->na ? 0.8 * px : 0);
+	if (F->na)
+		h += body(pg, F->after, F->na, px, 0, x, y + h, tw, draw);
+	return h;
+}
+
+/* Beside a narrow figure (its data in less than half the slide's width: square maps): its
+ * narrow layout at the left of the room, as tall as the room, the text in a column at its
+ * right at the largest size from SL_CAP_MAX that fits there. The area its data takes on the
+ * page is returned (0: no narrow layout, or the text does not fit beside it); *vo, *ko and
+ * *pxo get the layout, its scale and the text's size. */
+static double side_option(page *pg, const figtext *F, double top, double bottom, double ch, int *vo, double *ko,
+                          double *pxo)
 {
 	const double m = SL_SIDE, w = pg->W - 2 * m;
-	double top = slide_heading(pg, head, 1), bottom = slide_questions(pg, qs, SL_Q_FIG, 1);
-	if (cap && *cap) {
-		PangoLayout *cl = text_layout(pg, "DejaVu Sans", 0, SL_CAP_PX, cap, w, 0);
-		pango_layout_set_alignment(cl, PANGO_ALIGN_CENTER);
-		bottom -= layout_h(cl);
-		show_at(pg, cl, m, bottom, 0.25);
-		bottom -= 4;
-		g_object_unref(cl);
-	}
-	if (bottom - top > 40) {
-		cairo_surface_t *best = fig->v[0];
-		double area = 0;
-		for (int v = 0; v < N_SLIDE; v++) {
-			double k = fmin(w / FIG_W, (bottom - top) / SLIDE_H(v));
-			if (FIG_W * k * SLIDE_H(v) * k > area * 1.0001) {
-				area = FIG_W * k * SLIDE_H(v) * k;
-				best = fig->v[v];
-			}
+	const rec *r = F->fig;
+	int best = -1;
+	double area = 0, bk = 0;
+	for (int v = 0; v < N_SLIDE; v++) {
+		if (!r->n[v])
+			continue;
+		double k = fmin(0.66 * w / NARROW_W, (bottom - top - ch) / SLIDE_H(v)), a = (double)r->nbox[v].w * r->nbox[v].h * k * k;
+		if (best < 0 || r->ncut[v] < r->ncut[best] || (r->ncut[v] == r->ncut[best] && a > area * 1.0001)) {
+			best = v;
+			area = a;
+			bk = k;
 		}
-		place_fig(pg, best, m, top, w, bottom - top);
+	}
+	if (best < 0 || bk * FIG_W < 0.5 * FIG_W * 0.585) /* never smaller type than the stack's */
+		return 0;
+	double tw = w - NARROW_W * bk - 14;
+	for (double px = SL_CAP_MAX; tw > 150 && px >= SL_CAP_MIN; px -= 1)
+		if (side_text(pg, F, px, 0, 0, tw, 0) <= bottom - top) {
+			*vo = best;
+			*ko = bk;
+			*pxo = px;
+			return area;
+		}
+	return 0;
+}
+
+/* A figure slide: the heading; the lead-in; the figure in the layout that fills the room left
+ * best, the command that drew it under its left edge, what is said about it under that (text
+ * at px); the questions in a box at the bottom. A narrow figure with text stands beside it
+ * instead where its data gets more of the page so. The room the figure has (stacked) is
+ * returned; the page is drawn only when draw. */
+static double fig_slide(page *pg, const char *head, const figtext *F, double px, int draw)
+{
+	const double m = SL_SIDE, w = pg->W - 2 * m;
+	double top = slide_heading(pg, head, 0) + 2, bottom = slide_questions(pg, F->qs, SL_Q_FIG, 0);
+	double lh = F->nl ? body(pg, F->lead, F->nl, px, 0, m + 4, top, w - 8, 0) + 0.5 * px : 0;
+	double ah = F->na ? body(pg, F->after, F->na, px, 0, m + 4, 0, w - 8, 0) + 0.4 * px : 0;
+	double ch = cmd_line(pg, F->cmd, 0, 0, w, 0);
+	ch = ch ? ch + 3 : 0;
+	double room = bottom - top - lh - ah - ch;
+	if (!draw)
+		return room;
+	slide_heading(pg, head, 1);
+	slide_questions(pg, F->qs, SL_Q_FIG, 1);
+	int v = room > 40 ? best_variant(F->fig, w, room) : -1, sv = -1;
+	double sk = 0, spx = 0, stacked = 0, side = 0;
+	if (v >= 0) {
+		double k = fmin(w / FIG_W, room / SLIDE_H(v));
+		stacked = (double)F->fig->box[v].w * F->fig->box[v].h * k * k;
+	}
+	if (F->nl || F->na)
+		side = side_option(pg, F, top, bottom, ch, &sv, &sk, &spx);
+	if (side > 1.15 * stacked) {
+		double fw = NARROW_W * sk, fh = SLIDE_H(sv) * sk, y = top + (bottom - top - ch - fh) / 2;
+		place_fig(pg, F->fig->n[sv], m, y, fw, fh);
+		cmd_line(pg, F->cmd, m, y + fh + 3, fw, 1);
+		side_text(pg, F, spx, m + fw + 14, top + 4, w - fw - 14, 1);
+	} else if (v >= 0) {
+		if (F->nl)
+			body(pg, F->lead, F->nl, px, 0, m + 4, top, w - 8, 1);
+		top += lh;
+		double k = fmin(w / FIG_W, room / SLIDE_H(v)), fw = FIG_W * k, fh = SLIDE_H(v) * k;
+		/* the figure, its command and its text together, centred in the height they have */
+		double y = top + (room - fh) / 2, x = m + (w - fw) / 2;
+		place_fig(pg, F->fig->v[v], x, y, fw, fh);
+		y += fh + 3;
+		cmd_line(pg, F->cmd, x, y, m + w - x, 1);
+		y += ch;
+		if (F->na)
+			body(pg, F->after, F->na, px, 0, m + 4, y + 0.4 * px - 3, w - 8, 1);
 	}
 	end_page(pg);
+	return room;
 }
+
+/* The size of a figure slide's text: the largest from SL_CAP_MAX down that leaves the figure
+ * SL_FIG_MIN of the page and most of the room it has with the text at SL_CAP_MIN. */
+static double fig_text_px(page *pg, const char *head, const figtext *F)
+{
+	if (!F->nl && !F->na)
+		return SL_CAP_MIN;
+	double least = fig_slide(pg, head, F, SL_CAP_MIN, 0);
+	for (double px = SL_CAP_MAX; px > SL_CAP_MIN; px -= 1) {
+		double room = fig_slide(pg, head, F, px, 0);
+		if (room >= SL_FIG_MIN * pg->H && room >= 0.88 * least)
+			return px;
+	}
+	return SL_CAP_MIN;
+}
+
+/* ---- which slide shows what ---------------------------------------------------------------- */
+
+/* The pieces of segment s: [*a, *b) (pieces come in the order of their segments). */
+static void seg_range(const plan *P, int s, int *a, int *b)
+{
+	*a = 0;
+	while (*a < P->n && P->p[*a].seg < s)
+		(*a)++;
+	*b = *a;
+	while (*b < P->n && P->p[*b].seg == s)
+		(*b)++;
+}
+
+/* Slides of text for the pieces idx[0, n), in order: a new one after each question that text
+ * follows, so nothing said after a question is on its slide (an answer given away). */
+static void text_groups(plan *P, const int *idx, int n)
+{
+	int sl = -1, after_q = 0;
+	for (int j = 0; j < n; j++) {
+		piece *p = &P->p[idx[j]];
+		if (sl < 0 || (p->kind != P_QUESTION && after_q))
+			sl = add_slide(P, -1);
+		p->slide = sl;
+		p->role = R_BODY;
+		after_q = p->kind == P_QUESTION;
+	}
+}
+
+/* The questions among pieces idx[0, n), Markdown a line each; malloc'd, NULL when none. */
+static char *questions_of(const plan *P, const int *idx, int n)
+{
+	size_t len = 1;
+	int any = 0;
+	for (int j = 0; j < n; j++)
+		if (P->p[idx[j]].kind == P_QUESTION) {
+			len += strlen(P->p[idx[j]].text) + 1;
+			any = 1;
+		}
+	char *s = any ? malloc(len) : NULL, *o = s;
+	if (!s)
+		return NULL;
+	*s = 0;
+	for (int j = 0; j < n; j++)
+		if (P->p[idx[j]].kind == P_QUESTION)
+			o += sprintf(o, "%s%s", o > s ? "\n" : "", P->p[idx[j]].text);
+	return s;
+}
+
+/* Literal lines short enough to go under a figure with the prose around them. */
+static int short_literal(const piece *p)
+{
+	int lines = 1;
+	for (const char *s = p->text; *s; s++)
+		lines += *s == '\n';
+	return p->kind == P_LITERAL && lines <= 4;
+}
+
+/* Whether figure f's slide, with the pieces of role R_LEAD in segment f above it and pieces
+ * idx[0, m) under it (the questions among them in the box), leaves the figure share of the
+ * page's height at SL_CAP_MIN, and its type at SL_K_MIN of the PNG's at least (a layout
+ * flatter than the room allows cuts labels: a taller one shrinks). */
+static int fits(page *pg, plan *P, const char *head, int f, const int *idx, int m, double share)
+{
+	piece **lead = malloc(sizeof *lead * (size_t)(P->n + 1)), **after = malloc(sizeof *after * (size_t)(m + 1));
+	figtext F = { P->figs[f], P->cmds[f], lead, after, 0, 0, NULL };
+	int ok = 0;
+	if (lead && after) {
+		for (int i = 0; i < P->n; i++)
+			if (P->p[i].seg == f && P->p[i].role == R_LEAD)
+				lead[F.nl++] = &P->p[i];
+		for (int j = 0; j < m; j++)
+			if (P->p[idx[j]].kind != P_QUESTION)
+				after[F.na++] = &P->p[idx[j]];
+		char *qs = questions_of(P, idx, m);
+		F.qs = qs;
+		double room = fig_slide(pg, head, &F, SL_CAP_MIN, 0), w = pg->W - 2 * SL_SIDE;
+		int v = room > 40 ? best_variant(F.fig, w, room) : -1;
+		ok = v >= 0 && room >= share * pg->H && fmin(w / FIG_W, room / SLIDE_H(v)) >= SL_K_MIN;
+		free(qs);
+	}
+	free(lead);
+	free(after);
+	return ok;
+}
+
+/* The pieces after figure f (the next segment but its lead-in) into idx; their count. */
+static int after_of(const plan *P, int f, int *idx)
+{
+	int a, b, n = 0;
+	seg_range(P, f + 1, &a, &b);
+	for (int i = a; i < b; i++)
+		if (P->p[i].role != R_LEAD)
+			idx[n++] = i;
+	return n;
+}
+
+/* How many of the pieces idx[0, n) after figure f may go under it: prose, list items, a
+ * formula, then its questions (output and tables go on slides of text), as many as fit; *allowed
+ * gets how many might, room permitting. */
+static int under(page *pg, plan *P, const char *head, int f, const int *idx, int n, int *allowed)
+{
+	int q = 0, m;
+	for (*allowed = 0; *allowed < n; (*allowed)++) {
+		const piece *p = &P->p[idx[*allowed]];
+		if ((q && p->kind != P_QUESTION) || p->kind == P_OUTPUT || (p->kind == P_LITERAL && !short_literal(p)))
+			break;
+		q |= p->kind == P_QUESTION;
+	}
+	for (m = *allowed; m > 0 && !fits(pg, P, head, f, idx, m, SL_FIG_MIN); m--)
+		;
+	return m;
+}
+
+
+/* Which slide shows what. A step without a figure is slides of text. With figures, text stays
+ * with what it is about: the text before a figure that leads into it (a last paragraph ending
+ * in a colon, or a sentence the figure interrupts: "Its last query, ` to`," figure, "gives
+ * ...") goes above it, and so does the whole text before a step's first figure when it is
+ * short prose; what comes after a figure (what to see in it, the questions about it) goes under
+ * it as far as it fits with the figure keeping SL_FIG_MIN of the page, a paragraph that does
+ * not fit whole by its first sentences; the rest goes on slides of text after it (before the
+ * first figure: before it). Nothing said after a question is shown on its slide. */
+static void plan_slides(plan *P, page *pg, const char *head)
+{
+	int nf = P->n_figs;
+	double lw = pg->W - 2 * SL_SIDE - 8;
+	int *idx = calloc((size_t)(P->n + 2 * nf + 8), sizeof *idx), n, a, b, m, allowed;
+	if (!idx) {
+		P->oom = 1;
+		return;
+	}
+	if (!nf) {
+		for (n = 0; n < P->n; n++)
+			idx[n] = n;
+		text_groups(P, idx, n);
+		free(idx);
+		return;
+	}
+	/* the lead-ins */
+	for (int s = 0; s < nf && !P->oom; s++) {
+		seg_range(P, s, &a, &b);
+		if (a == b)
+			continue;
+		/* a paragraph ending in a colon or mid-sentence leads into the figure; before the
+		 * first figure, so does any short last paragraph ("The strongest induction head is
+		 * layer 4, head 3." over its attention) */
+		piece *L = &P->p[b - 1];
+		if (L->kind != P_PROSE || (s > 0 && !open_end(L->text)))
+			continue;
+		size_t k = last_sentence(L->text);
+		if ((s == 0 || !k) && prose_lines(pg, L->text, SL_CAP_MIN, lw) <= SL_LEAD_LINES)
+			L->role = R_LEAD;
+		else if (k && prose_lines(pg, L->text + k, SL_CAP_MIN, lw) <= SL_LEAD_LINES && split_piece(P, b - 1, k))
+			P->p[b].role = R_LEAD; /* its last sentence leads into the figure */
+	}
+	/* short prose before the first figure: all of it above the figure, unless that leaves less
+	 * of what follows the figure under it, or its last paragraph, or none */
+	seg_range(P, 0, &a, &b);
+	int lines = 0, prose = a < b;
+	for (int i = a; i < b && prose; i++) {
+		prose &= P->p[i].kind == P_PROSE || P->p[i].kind == P_ITEM;
+		lines += prose ? prose_lines(pg, P->p[i].text, SL_CAP_MIN, lw) : 0;
+	}
+	if (prose && lines <= SL_LEAD_LINES) {
+		int last = P->p[b - 1].role == R_LEAD, best = -1, best_m = -1;
+		for (int c = 0; c < 3; c++) { /* all, the last paragraph as it was, none */
+			if ((c == 1 && !last) || (c == 2 && open_end(P->p[b - 1].text)))
+				continue; /* (a paragraph that leads into the figure stays with it) */
+			for (int i = a; i < b; i++)
+				P->p[i].role = c == 0 || (c == 1 && i == b - 1) ? R_LEAD : R_BODY;
+			n = after_of(P, 0, idx);
+			m = under(pg, P, head, 0, idx, n, &allowed);
+			if (m > best_m) {
+				best_m = m;
+				best = c;
+			}
+		}
+		for (int i = a; i < b; i++)
+			P->p[i].role = best == 0 || (best == 1 && i == b - 1) ? R_LEAD : R_BODY;
+	}
+	/* the text before the first figure, on slides of its own */
+	seg_range(P, 0, &a, &b);
+	n = 0;
+	for (int i = a; i < b; i++)
+		if (P->p[i].role != R_LEAD)
+			idx[n++] = i;
+	text_groups(P, idx, n);
+	for (int f = 0; f < nf && !P->oom; f++) {
+		int sl = add_slide(P, f), q;
+		seg_range(P, f, &a, &b);
+		for (int i = a; i < b; i++)
+			if (P->p[i].role == R_LEAD)
+				P->p[i].slide = sl;
+		n = after_of(P, f, idx);
+		m = under(pg, P, head, f, idx, n, &allowed);
+		/* more than the paragraph that says what to see, with no question after it: only
+		 * where the figure keeps SL_FIG_MORE of the page (the rest reads better larger) */
+		for (q = 0; q < m && P->p[idx[q]].kind != P_QUESTION; q++)
+			;
+		if (q == m)
+			while (m > 1 && !fits(pg, P, head, f, idx, m, SL_FIG_MORE))
+				m--;
+		/* a paragraph that does not fit whole: its first sentences, where they fit */
+		if (m < allowed && P->p[idx[m]].kind == P_PROSE) {
+			size_t at[64];
+			char *t = P->p[idx[m]].text;
+			for (int j = sentence_starts(t, at, 64) - 1; j >= 0; j--) {
+				char c = t[at[j]];
+				t[at[j]] = 0;
+				int ok = fits(pg, P, head, f, idx, m + 1, m ? SL_FIG_MORE : SL_FIG_MIN);
+				t[at[j]] = c;
+				if (ok) {
+					if (split_piece(P, idx[m], at[j])) {
+						for (int i = n; i > m + 1; i--)
+							idx[i] = idx[i - 1] + 1;
+						idx[m + 1] = idx[m] + 1;
+						n++;
+						m++;
+					}
+					break;
+				}
+			}
+		}
+		for (int j = 0; j < m; j++) {
+			P->p[idx[j]].slide = sl;
+			P->p[idx[j]].role = P->p[idx[j]].kind == P_QUESTION ? R_BODY : R_AFTER;
+		}
+		text_groups(P, idx + m, n - m);
+	}
+	free(idx);
+}
+
+/* ---- slides of text ------------------------------------------------------------------------ */
 
 /* The largest prose size, from SL_BODY_MAX down by 1 pt, at which the pieces fit in room,
  * output in columns only when one column does not fit (*cols); 0 when not even at SL_MIN. */
@@ -1257,62 +1664,60 @@ static void draw_text_slide(page *pg, const char *head, piece *const *ps, int n,
 	end_page(pg);
 }
 
-/* The slides of a step's text (pieces in order, questions among them): as large as it fits
- * on one slide; when that is smaller than SL_COMFY, split into two or three slides of about
- * equal length where each is set larger, each question on the slide of the piece it follows;
- * what fits nowhere at SL_MIN is cut at the slide's bottom. */
+/* A step's text slides so far: the first has the step's heading, the others "(continued)". */
+typedef struct tslides {
+	const char *head;
+	char h2[600];
+	int made;
+} tslides;
+
+static const char *next_head(tslides *T)
+{
+	return T->made++ ? T->h2 : T->head;
+}
+
+/* Body pieces B[a, b) of a slide of text (questions Q anchored among them): as large as it
+ * fits on one slide; when that is smaller than SL_COMFY, split into two or three slides of
+ * about equal length where each is set larger, each question on the slide of the piece it
+ * follows; what fits nowhere at SL_MIN is cut at the slide's bottom. */
 #define SL_COMFY 16.0
-static void text_slides(page *pg, const char *head, piece *const *all, int n_all)
+static void text_run(page *pg, tslides *T, piece **B, int a, int b, piece **Q, const int *anchor, int nq)
 {
 	const double w = pg->W - 2 * (SL_SIDE + 8);
-	piece **B = malloc(sizeof *B * (size_t)(n_all + 1)), **Q = malloc(sizeof *Q * (size_t)(n_all + 1));
-	int *anchor = malloc(sizeof *anchor * (size_t)(n_all + 1)), nb = 0, nq = 0;
-	double *hh = malloc(sizeof *hh * (size_t)(n_all + 1));
-	if (!B || !Q || !anchor || !hh)
-		goto out;
-	for (int i = 0; i < n_all; i++) {
-		if (all[i]->kind == P_QUESTION) {
-			anchor[nq] = nb;
-			Q[nq++] = all[i];
-		} else
-			B[nb++] = all[i];
+	int nb = b - a;
+	double *hh = malloc(sizeof *hh * (size_t)(nb + 1));
+	if (!hh || nb <= 0) {
+		free(hh);
+		return;
 	}
-	char h2[600];
-	snprintf(h2, sizeof h2, "%s (continued)", head);
-	double top = slide_heading(pg, head, 0) + 10;
-	if (!nb) { /* questions alone */
-		char *qs = anchored_questions(Q, anchor, nq, 0, 1);
-		draw_text_slide(pg, head, B, 0, SL_MIN, 0, qs);
-		free(qs);
-		goto out;
-	}
+	double top = slide_heading(pg, T->head, 0) + 10;
 	/* each piece's height at SL_MIN, to cut the text into slides of about equal length */
 	double total = 0;
 	for (int i = 0; i < nb; i++)
-		total += hh[i] = body(pg, &B[i], 1, SL_MIN, 1, 0, 0, w, 0) + 0.55 * SL_MIN;
+		total += hh[i] = body(pg, &B[a + i], 1, SL_MIN, 1, 0, 0, w, 0) + 0.55 * SL_MIN;
 	int best_k = 0, cut[4] = { 0 }, best_cut[4] = { 0 };
 	double best = -1;
 	for (int k = 1; k <= 3 && k <= nb; k++) {
 		/* cut g ends where the running height comes nearest g/k of the total */
 		double run = 0, score = 1e9;
 		int g = 1;
-		cut[0] = 0;
-		for (int i = 0; i < nb && g < k; i++) {
+		cut[0] = a;
+		for (int i = a; i < b && g < k; i++) {
 			double before = run;
-			run += hh[i];
+			run += hh[i - a];
 			if (run >= total * g / k) {
 				int end = run - total * g / k < total * g / k - before || i == cut[g - 1] ? i + 1 : i;
 				cut[g++] = end;
 			}
 		}
 		while (g < k) /* fewer pieces than slides: not this k */
-			cut[g++] = nb;
-		cut[k] = nb;
+			cut[g++] = b;
+		cut[k] = b;
 		/* a paragraph that ends in a colon stays with what it introduces */
 		for (int j = 1; j < k; j++) {
-			const char *t = B[cut[j] - 1]->text;
-			size_t tl = strlen(t);
-			if (cut[j] < nb && B[cut[j] - 1]->kind == P_PROSE && tl && t[tl - 1] == ':')
+			if (cut[j] <= a || cut[j] >= b)
+				continue;
+			if (B[cut[j] - 1]->kind == P_PROSE && open_end(B[cut[j] - 1]->text) == 1)
 				cut[j] += cut[j] - 1 > cut[j - 1] ? -1 : 1;
 		}
 		for (int j = 0; j < k; j++) {
@@ -1337,69 +1742,332 @@ static void text_slides(page *pg, const char *head, piece *const *all, int n_all
 			char *qs = anchored_questions(Q, anchor, nq, best_cut[j], best_cut[j + 1]);
 			double room = slide_questions(pg, qs, SL_Q_TEXT, 0) - top - 6;
 			double px = fit_px(pg, B + best_cut[j], best_cut[j + 1] - best_cut[j], w, room, &cols);
-			draw_text_slide(pg, j ? h2 : head, B + best_cut[j], best_cut[j + 1] - best_cut[j], px, cols, qs);
+			draw_text_slide(pg, next_head(T), B + best_cut[j], best_cut[j + 1] - best_cut[j], px, cols, qs);
 			free(qs);
 		}
-		goto out;
+		free(hh);
+		return;
 	}
 	/* too much even for three slides at SL_MIN: as many pieces a slide as fit, in order */
-	for (int i = 0; i < nb;) {
+	for (int i = a; i < b;) {
 		int j = i + 1;
 		for (;;) {
 			char *qs = anchored_questions(Q, anchor, nq, i, j + 1);
 			double room = slide_questions(pg, qs, SL_Q_TEXT, 0) - top - 6;
 			free(qs);
-			if (j >= nb || body(pg, B + i, j + 1 - i, SL_MIN, 1, 0, 0, w, 0) > room)
+			if (j >= b || body(pg, B + i, j + 1 - i, SL_MIN, 1, 0, 0, w, 0) > room)
 				break;
 			j++;
 		}
 		char *qs = anchored_questions(Q, anchor, nq, i, j);
-		draw_text_slide(pg, i ? h2 : head, B + i, j - i, SL_MIN, 1, qs);
+		draw_text_slide(pg, next_head(T), B + i, j - i, SL_MIN, 1, qs);
 		free(qs);
 		i = j;
+	}
+	free(hh);
+}
+
+/* Whether a piece is a long dump of terminal output (`info`, `heads`, `trace`): set as large
+ * as it fits its width (SL_MONO of SL_BODY_MAX at most), it would take more than half a slide
+ * of text; it gets a slide of its own, where nothing else makes it smaller. */
+static int big_output(page *pg, const piece *p)
+{
+	if (p->kind != P_OUTPUT)
+		return 0;
+	const double w = pg->W - 2 * (SL_SIDE + 8) - 16;
+	int lines = 1;
+	for (const char *s = p->text; *s; s++)
+		lines += *s == '\n';
+	double mono = mono_fit(pg, p->text, w, SL_BODY_MAX * SL_MONO);
+	if (mono <= 0)
+		return 1;
+	PangoLayout *l = mono_layout(pg, mono, p->text, 0);
+	double h = layout_h(l);
+	g_object_unref(l);
+	return h > 0.5 * (pg->H - slide_heading(pg, "X", 0));
+}
+
+/* Lines [from, to) of text (lines counted from 0), malloc'd. */
+static char *lines_of(const char *text, int from, int to)
+{
+	const char *s = text, *e;
+	for (int i = 0; i < from && s; i++)
+		s = (e = strchr(s, '\n')) ? e + 1 : NULL;
+	if (!s)
+		return strdup("");
+	e = s;
+	for (int i = from; i < to && e && *e; i++) {
+		const char *nx = strchr(e, '\n');
+		e = nx ? nx + 1 : e + strlen(e);
+	}
+	size_t n = (size_t)(e - s);
+	while (n && s[n - 1] == '\n')
+		n--;
+	return strndup(s, n);
+}
+
+/* The smallest monospace size of pieces ps[0, n) set as large as they fit a slide of text with
+ * questions qs (0: they do not fit at SL_MIN); *px and *cols get the prose size and columns. */
+static double dump_size(page *pg, const char *head, piece *const *ps, int n, const char *qs, double *px, int *cols)
+{
+	const double w = pg->W - 2 * (SL_SIDE + 8);
+	double room = slide_questions(pg, qs, SL_Q_TEXT, 0) - (slide_heading(pg, head, 0) + 10) - 6, mono = 0;
+	*px = fit_px(pg, ps, n, w, room, cols);
+	if (*px > 0)
+		body_m(pg, ps, n, *px, *cols, 0, 0, w, 0, &mono);
+	return *px > 0 ? mono : 0;
+}
+
+/* A long dump of output (the last of B[a, b), after the paragraph that introduces it) on a
+ * slide of its own, as large as it fits; a tall one whose lines are set small to fit the
+ * height (`trace`) goes on two or three slides, its lines dealt out in order, when each is
+ * set larger for it. */
+static void dump_run(page *pg, tslides *T, piece **B, int a, int b, piece **Q, const int *anchor, int nq)
+{
+	piece *d = B[b - 1];
+	int lines = 1, cols, best_k = 1;
+	for (const char *s = d->text; *s; s++)
+		lines += *s == '\n';
+	char *qs = anchored_questions(Q, anchor, nq, a, b);
+	double px, one = dump_size(pg, T->head, B + a, b - a, qs, &px, &cols), best = one;
+	int body_lines = lines - !strncmp(d->text, "glassbox> ", 10);
+	/* (a table split in two loses its header: only when it is set small otherwise) */
+	for (int k = 2; k <= 3 && one < 13 && body_lines >= 8 * k; k++) {
+		double score = 1e9, p2;
+		int c2, first = lines - body_lines;
+		for (int j = 0; j < k; j++) {
+			int from = first + body_lines * j / k, to = first + body_lines * (j + 1) / k;
+			piece part = *d, *ps[2];
+			int n = 0;
+			part.text = lines_of(d->text, j ? from : 0, to);
+			if (!j && b - a > 1)
+				ps[n++] = B[a];
+			ps[n++] = &part;
+			score = fmin(score, part.text ? dump_size(pg, T->h2, ps, n, j == k - 1 ? qs : NULL, &p2, &c2) : 0);
+			free(part.text);
+		}
+		if (score > best + (best_k == 1 ? 3 : 1)) {
+			best = score;
+			best_k = k;
+		}
+	}
+	if (best_k == 1) {
+		if (one > 0)
+			draw_text_slide(pg, next_head(T), B + a, b - a, px, cols, qs);
+		else
+			text_run(pg, T, B, a, b, Q, anchor, nq);
+		free(qs);
+		return;
+	}
+	int first = lines - body_lines;
+	for (int j = 0; j < best_k; j++) {
+		int from = first + body_lines * j / best_k, to = first + body_lines * (j + 1) / best_k, n = 0;
+		piece part = *d, *ps[2];
+		part.text = lines_of(d->text, j ? from : 0, to);
+		if (!j && b - a > 1)
+			ps[n++] = B[a];
+		ps[n++] = &part;
+		const char *h = next_head(T), *q = j == best_k - 1 ? qs : NULL;
+		if (part.text && dump_size(pg, h, ps, n, q, &px, &cols) > 0)
+			draw_text_slide(pg, h, ps, n, px, cols, q);
+		free(part.text);
+	}
+	free(qs);
+}
+
+/* The slides of a step's text (pieces in order, questions last: a question ends its group):
+ * a long dump of output on a slide of its own (the paragraph that introduces it with it), the
+ * rest as large as it fits, each question on the slide of the piece it follows. */
+static void text_slides(page *pg, tslides *T, piece *const *all, int n_all)
+{
+	piece **B = malloc(sizeof *B * (size_t)(n_all + 1)), **Q = malloc(sizeof *Q * (size_t)(n_all + 1));
+	int *anchor = malloc(sizeof *anchor * (size_t)(n_all + 1)), nb = 0, nq = 0;
+	if (!B || !Q || !anchor)
+		goto out;
+	for (int i = 0; i < n_all; i++) {
+		if (all[i]->kind == P_QUESTION) {
+			anchor[nq] = nb;
+			Q[nq++] = all[i];
+		} else
+			B[nb++] = all[i];
+	}
+	if (!nb) { /* questions alone: in their box under the heading, as large as fits */
+		char *qs = anchored_questions(Q, anchor, nq, 0, 1);
+		const double m = SL_SIDE, w = pg->W - 2 * m;
+		double top = slide_heading(pg, next_head(T), 1) + 14, px = SL_BODY_MAX;
+		PangoLayout *ql = NULL;
+		for (; qs && px >= SL_MIN; px -= 1) {
+			if (ql)
+				g_object_unref(ql);
+			ql = text_layout(pg, "DejaVu Sans", 0, px, qs, w - 2 * px, 0);
+			if (layout_h(ql) + px <= pg->H - top - 12)
+				break;
+		}
+		if (ql) {
+			double qh = layout_h(ql);
+			cairo_set_source_rgb(pg->cr, 0.93, 0.95, 0.99);
+			cairo_rectangle(pg->cr, m, top, w, qh + px);
+			cairo_fill(pg->cr);
+			show_at(pg, ql, m + px, top + px / 2, 0.1);
+			g_object_unref(ql);
+		}
+		end_page(pg);
+		free(qs);
+		goto out;
+	}
+	for (int ra = 0, i = 0; i <= nb; i++) {
+		if (i < nb && !big_output(pg, B[i]))
+			continue;
+		int start = i;
+		if (i < nb && i > ra && B[i - 1]->kind == P_PROSE && open_end(B[i - 1]->text) == 1)
+			start = i - 1; /* "`info` prints:" stays with what it introduces */
+		if (i < nb && start > ra) { /* and so does the text before it that leaves it its size */
+			double px, alone, with;
+			int cols;
+			char *qs = anchored_questions(Q, anchor, nq, start, i + 1);
+			alone = dump_size(pg, T->head, B + start, i + 1 - start, qs, &px, &cols);
+			free(qs);
+			for (int s = ra; s < start && alone > 0; s++) {
+				qs = anchored_questions(Q, anchor, nq, s, i + 1);
+				with = dump_size(pg, T->head, B + s, i + 1 - s, qs, &px, &cols);
+				free(qs);
+				if (with >= alone - 0.25) {
+					start = s;
+					break;
+				}
+			}
+		}
+		if (start > ra)
+			text_run(pg, T, B, ra, start, Q, anchor, nq);
+		if (i == nb)
+			break;
+		dump_run(pg, T, B, start, i + 1, Q, anchor, nq);
+		ra = i + 1;
 	}
 out:
 	free(B);
 	free(Q);
 	free(anchor);
-	free(hh);
 }
+
+/* ---- a step, a deck ---------------------------------------------------------------------- */
 
 /* The slides of section [from, to) of bs. */
 static void step_slides(page *pg, const blocks *bs, int from, int to, const gb_pdfbook *b)
 {
 	plan P = { 0 };
-	collect(&P, bs, from, to, b);
-	plan_slides(&P, pg, pg->W - 2 * SL_SIDE);
-	if (P.oom) {
-		free_plan(&P);
-		return;
-	}
 	const char *name = bs->b[from].text;
+	collect(&P, bs, from, to, b);
+	plan_slides(&P, pg, name);
+	piece **ps = malloc(sizeof *ps * (size_t)(P.n + 1)), **lead = malloc(sizeof *lead * (size_t)(P.n + 1));
+	piece **after = malloc(sizeof *after * (size_t)(P.n + 1));
+	int *qi = malloc(sizeof *qi * (size_t)(P.n + 1));
+	if (P.oom || !ps || !lead || !after || !qi)
+		goto out;
+	tslides T = { name, "", 0 };
+	snprintf(T.h2, sizeof T.h2, "%s (continued)", name);
 	for (int sl = 0; sl < P.n_slides; sl++) {
-		char *qs = join(&P, sl, 0, 1);
-		int f = P.fig_of[sl];
+		int f = P.fig_of[sl], n = 0, nq = 0;
 		if (f >= 0) {
-			char head[600], *cap = join(&P, sl, 1, 0);
+			char head[600];
+			figtext F = { P.figs[f], P.cmds[f], lead, after, 0, 0, NULL };
+			for (int i = 0; i < P.n; i++) {
+				if (P.p[i].slide != sl)
+					continue;
+				if (P.p[i].kind == P_QUESTION)
+					qi[nq++] = i;
+				else if (P.p[i].role == R_LEAD)
+					lead[F.nl++] = &P.p[i];
+				else
+					after[F.na++] = &P.p[i];
+			}
+			char *qs = questions_of(&P, qi, nq);
+			F.qs = qs;
 			if (P.n_figs > 1)
 				snprintf(head, sizeof head, "%s  (%d/%d)", name, f + 1, P.n_figs);
 			else
 				snprintf(head, sizeof head, "%s", name);
-			fig_slide(pg, head, P.figs[f], cap, qs);
-			free(cap);
+			fig_slide(pg, head, &F, fig_text_px(pg, head, &F), 1);
+			free(qs);
 		} else {
-			piece **ps = malloc(sizeof *ps * (size_t)(P.n + 1));
-			int n = 0;
-			for (int i = 0; ps && i < P.n; i++)
-				if (P.p[i].slide == sl && !P.p[i].cap)
+			for (int i = 0; i < P.n; i++)
+				if (P.p[i].slide == sl)
 					ps[n++] = &P.p[i];
-			if (ps)
-				text_slides(pg, name, ps, n);
-			free(ps);
+			text_slides(pg, &T, ps, n);
 		}
-		free(qs);
 	}
+out:
+	free(ps);
+	free(lead);
+	free(after);
+	free(qi);
 	free_plan(&P);
+}
+
+/* The title slide: the lesson's title, its length ("5 steps, about 15 minutes", from the
+ * handout's line under the title), its steps, the glassbox that made it. */
+static void title_slide(page *pg, const blocks *bs, const char *version)
+{
+	const char *title = "glassbox lesson";
+	char sub[160] = "";
+	int steps = 0, mins = 0, first = -1;
+	for (int i = 0; i < bs->n; i++) {
+		if (bs->b[i].kind == B_TITLE && first < 0) {
+			title = bs->b[i].text;
+			first = i;
+		} else if (first >= 0 && bs->b[i].kind == B_PARA && !sub[0] &&
+		           sscanf(bs->b[i].text, "*A glassbox lesson: %d steps, about %d minutes", &steps, &mins) == 2)
+			snprintf(sub, sizeof sub, "%d step%s, about %d minute%s", steps, steps == 1 ? "" : "s", mins,
+			         mins == 1 ? "" : "s");
+		if (bs->b[i].kind == B_SECTION)
+			break;
+	}
+	const double m = 60, w = pg->W - 2 * m;
+	PangoLayout *tl = text_layout(pg, "DejaVu Sans", 1, 40, title, w, 0);
+	pango_layout_set_alignment(tl, PANGO_ALIGN_CENTER);
+	double y = 0.2 * pg->H;
+	show_at(pg, tl, m, y, 0.1);
+	y += layout_h(tl) + 16;
+	g_object_unref(tl);
+	if (sub[0]) {
+		PangoLayout *sl = text_layout(pg, "DejaVu Sans", 0, 24, sub, w, 1);
+		pango_layout_set_alignment(sl, PANGO_ALIGN_CENTER);
+		show_at(pg, sl, m, y, 0.3);
+		y += layout_h(sl) + 28;
+		g_object_unref(sl);
+	}
+	/* the steps, an agenda: a column centred on the page, as large as fits (18 pt down) */
+	size_t len = 1;
+	for (int i = 0; i < bs->n; i++)
+		if (bs->b[i].kind == B_SECTION)
+			len += strlen(bs->b[i].text) + 1;
+	char *list = malloc(len), *o = list;
+	if (list) {
+		*o = 0;
+		for (int i = 0; i < bs->n; i++)
+			if (bs->b[i].kind == B_SECTION && strcmp(bs->b[i].text, "Answers"))
+				o += sprintf(o, "%s%s", o > list ? "\n" : "", bs->b[i].text);
+		double room = pg->H - 60 - y;
+		for (double px = 18; px >= SL_MIN; px -= 1) {
+			PangoLayout *ll = text_layout(pg, "DejaVu Sans", 0, px, list, w, 0);
+			int lw, lh;
+			pango_layout_get_pixel_size(ll, &lw, &lh);
+			if (lh <= room || px < SL_MIN + 1) {
+				show_at(pg, ll, m + (w - lw) / 2, y, 0.2);
+				g_object_unref(ll);
+				break;
+			}
+			g_object_unref(ll);
+		}
+		free(list);
+	}
+	char made[96];
+	snprintf(made, sizeof made, "glassbox %s", version ? version : "");
+	PangoLayout *vl = text_layout(pg, "DejaVu Sans", 0, 14, made, w, 1);
+	pango_layout_set_alignment(vl, PANGO_ALIGN_CENTER);
+	show_at(pg, vl, m, pg->H - 40, 0.45);
+	g_object_unref(vl);
+	end_page(pg);
 }
 
 int gb_pdfbook_slides(gb_pdfbook *b, const char *md, const char *path, const char *version, int *pages,
@@ -1415,6 +2083,7 @@ int gb_pdfbook_slides(gb_pdfbook *b, const char *md, const char *path, const cha
 	const double W = 960, H = 540; /* 16:9 in points */
 	cairo_surface_t *surf = open_doc(&o, W, H, &bs, version, "a glassbox lesson: one slide a step");
 	page pg = { cairo_create(surf), W, H, 28, 28, 0, NULL };
+	title_slide(&pg, &bs, version);
 	for (int i = 0; i < bs.n; i++) {
 		if (bs.b[i].kind != B_SECTION || !strcmp(bs.b[i].text, "Answers"))
 			continue;

@@ -8,19 +8,28 @@
  * literal lines, "- " list items, "1. " numbered lines (the answers, one a line), "![alt](NAME)"
  * figures by the name they were recorded under, and inline **bold**, *italic* and `code`.
  *
- * Slides: a section (a step) carries what a teacher needs to teach it, in its order: its prose,
- * list items, literal lines (formulas, small tables), what its commands printed (not the
- * output of a command whose figure follows: the figure is its point), its questions (paragraphs
- * that start "**Question") with their options. A section of n figures makes n figure slides
- * ("k/n" in the heading when n > 1), each figure laid out for the room left; the text before a
- * figure is its caption when it is prose of two lines or less, else a slide of its own before
- * it (a closing paragraph that ends in a colon stays the figure's caption, so nothing ends on
- * a colon); text after the last figure is its caption too when it fits, else a slide after it.
- * A slide of text sets its text as large as fits (prose from 28 pt down to 11 pt on the 960 x
- * 540 page, 11 pt being 18 px at 1600 x 900; terminal text at 0.85 of it, smaller only to fit
- * its longest line, broken at 11 pt rather than set smaller), and when that is under 16 pt
- * splits it into two or three slides. A question goes on the slide of the text or figure it
- * follows. A section named "Answers" is the handout's alone.
+ * Slides: a title slide (the lesson's title, its steps and minutes, the glassbox that made
+ * it), then each section (a step) with what a teacher needs to teach it, in its order: its
+ * prose, list items, literal lines (formulas, small tables), what its commands printed (not
+ * the output of a command whose figure follows: the figure is its point), its questions
+ * (paragraphs that start "**Question") with their options. A section of n figures makes n
+ * figure slides ("k/n" in the heading when n > 1), each figure laid out for the room left,
+ * the command that drew it under it ("glassbox> attn 4 3"). Text stays with what it is
+ * about: the paragraph before a figure that leads into it (ending in a colon, or mid-sentence:
+ * the figure interrupts it) goes above it, as does the short text before a step's first
+ * figure; what follows a figure (what to see in it, the questions about it) goes under it as
+ * far as it fits with the figure keeping half the page's height (a paragraph that does not
+ * fit whole by its first sentences, never a sentence cut), a narrow figure (square maps)
+ * standing beside the text instead where that gives it more of the page; the rest goes on
+ * slides of text after it. Nothing said after a question is on the question's slide: a
+ * question ends its slide. A slide of text sets its text as large as fits (prose from 28 pt
+ * down to 11 pt on the 960 x 540 page, 11 pt being 18 px at 1600 x 900; terminal text at 0.85
+ * of it, smaller only to fit its longest line, a tenth of its lines broken where that sets
+ * the rest larger, broken at 11 pt rather than set smaller), and when that is under 16 pt
+ * splits it into two or three slides; a long dump of output (`info`, `heads`, `trace`) gets a
+ * slide of its own, with what introduces it, and a tall one set small even so two or three.
+ * Code spans in prose break only at their spaces. A section named "Answers" is the handout's
+ * alone.
  * In the handout, fenced code (commands and what they printed) is set in a monospace small
  * enough for its longest line, down to 6.5 pt; a longer line is broken there: a command at a
  * space with " \" at the end (it stays whole to copy), output with "↪" before the rest. */
@@ -32,17 +41,16 @@
 
 typedef struct gb_pdfbook gb_pdfbook;
 
-/* A slide's figure is laid out for the room the slide leaves it (a heading line above, a
- * caption below, the page's width), not shrunk from 16:9: at 1600 x 800, the layout of
- * `export FILE --size 1600x800`; a slide with a longer caption or questions takes a flatter
- * layout, down to 1600 x 560 by 20. */
-#define GB_SLIDE_FIG_W 1600
-#define GB_SLIDE_FIG_H 800
+/* A slide's figure is laid out for the room the slide leaves it (a heading line above, text
+ * and questions below), not shrunk from 16:9: at 1600 x 860 down to 1600 x 480 by 20, the
+ * layout of `export FILE --size 1600xH`, the one that fills the room best without leaving
+ * out more than another. */
 
 gb_pdfbook *gb_pdfbook_new(void);
 void gb_pdfbook_free(gb_pdfbook *b);
 
-/* Records f (as the PNG would lay it out at 1600 x 900) under name, e.g. "03-attn.png". */
+/* Records f under name, e.g. "03-attn.png": for the handout at 1200 x 675 (the PNG's layout at
+ * three quarters: its text larger on paper), for the slides at each of their sizes. */
 int gb_pdfbook_add_figure(gb_pdfbook *b, const char *name, const gb_figure *f, gb_verr *err);
 
 /* Writes the slides (one page per "## " section but Answers) or the handout of md to path;

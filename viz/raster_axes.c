@@ -34,6 +34,7 @@ int gb_axis_make(lay *L, gb_axis *a, char *const *labels, int n, int index0)
 	a->idx0 = index0 > 0 ? index0 : 1;
 	a->numeric = !labels;
 	a->stride = 1;
+	a->hide = -1;
 	a->px = spx(L, LABEL_PX);
 	if (n <= 0)
 		return 0;
@@ -74,11 +75,19 @@ void gb_axis_free(gb_axis *a)
 }
 
 /* Whether label i is drawn: all of them, or those at a multiple of the stride (by index), and
- * the first when the first multiple is far enough on (1, 10, 20, ... but 2, 4, 6: first_fits). */
+ * the first when the first multiple is far enough on (1, 10, 20, ... but 2, 4, 6: first_fits),
+ * and the last (the last query, the prediction's row), the multiple before it left out when
+ * the two would touch (..., 16, 18, 21 rather than ..., 18, 20). */
 int gb_axis_shows(const gb_axis *a, int i)
 {
 	int k = a->stride;
-	if (k <= 1 || (a->idx0 + i) % k == 0)
+	if (k <= 1)
+		return 1;
+	if (i == a->n - 1 && a->last)
+		return 1;
+	if (i == a->hide)
+		return 0;
+	if ((a->idx0 + i) % k == 0)
 		return 1;
 	return i == 0 && a->first;
 }
@@ -112,12 +121,27 @@ static void first_fits(lay *L, gb_axis *a, double pitch)
 	int k = a->stride, off = k > 1 ? (k - a->idx0 % k) % k : 0;
 	double room = off * pitch;
 	a->first = 0;
+	gb_axis_last(L, a, pitch);
 	if (k <= 1 || off == 0 || off >= a->n)
 		return;
 	if (a->rows || a->orient != 0)
 		a->first = room >= need(L, a, a->px);
 	else
 		a->first = room >= widest(L, a, a->px, k, INFINITY) + 8 * L->s;
+}
+
+void gb_axis_last(lay *L, gb_axis *a, double pitch)
+{
+	int k = a->stride, i = a->n - 1;
+	a->last = 0;
+	a->hide = -1;
+	if (k <= 1 || a->n < 2 || (a->idx0 + i) % k == 0)
+		return;
+	int prev = i - (a->idx0 + i) % k; /* the round one before it */
+	double room = (i - prev) * pitch;
+	a->last = 1;
+	if (prev >= 0 && room < (a->rows || a->orient != 0 ? need(L, a, a->px) : widest(L, a, a->px, k, INFINITY) + 8 * L->s))
+		a->hide = prev;
 }
 
 /* How long a label may be drawn: rows take a share of the width, turned columns a share of

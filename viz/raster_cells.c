@@ -3,8 +3,9 @@
  * its short text (the logit lens's top token), in black or white by the cell's lightness; and
  * the side columns right of the rows (layer norm's mean and variance), plain numbers under a
  * title, not on the colour scale. A cell text too long for its cell at TEXT_MIN goes on two
- * lines where the cell is tall enough, else it is shortened with "…" and counted; texts that
- * cannot be drawn at all are counted too. */
+ * lines, broken at a mark ("<|endoftext" / "|>", never inside a word), where the cell is tall
+ * enough, else it is shortened with "…" and counted; texts that cannot be drawn at all are
+ * counted too. */
 #include "viz/raster.h"
 #include "viz/raster_layout.h"
 #include "viz/colormap.h"
@@ -129,9 +130,10 @@ int gb_cells_text_px(lay *L, const gb_figure *const *panels, int n, double cw, d
 		L->cut += any;
 		return 0;
 	}
-	/* on one line where any size allows it, a word broken over two only where none does (a
-	 * cell's word split in the middle, "·kitche" / "n", reads as two words) */
-	for (int mode = CELL_ONE_LINE; mode <= CELL_ANYWHERE; mode++)
+	/* on one line where any size allows it, broken over two at a mark only where none does
+	 * ("<|endoftext" / "|>"); a word is never split ("·kitche" / "n" reads as two words): one
+	 * too long for its cell even so is shortened with "…" (and counted) */
+	for (int mode = CELL_ONE_LINE; mode <= CELL_AT_MARKS; mode++)
 		for (int px = top; px >= lo; px--) {
 			int fits = 1;
 			for (int p = 0; p < n && fits; p++) {
@@ -148,7 +150,7 @@ int gb_cells_text_px(lay *L, const gb_figure *const *panels, int n, double cw, d
 				return px;
 			}
 		}
-	L->cell_break = CELL_ANYWHERE;
+	L->cell_break = CELL_AT_MARKS;
 	return lo;
 }
 

@@ -28,7 +28,25 @@ typedef struct block {
  * panels already taken off). A matrix far from square (19 tokens x 512 units) fills the
  * room it has (cells up to 180 px, or what BAR_AIM needs); a squarish one (token x token
  * attention) keeps square cells while they fill BAR_SHARE of the slide both ways, and
- * otherwise stretches to the bar (a grid's panels by half again where there is room). */
+ * otherwise stretches to the bar (a row of panels by half again where there is room); a grid
+ * of them in rows and columns keeps them square, the height used up. */
+/* The cell width the widest cell text needs on one line at TEXT_MIN (the logit lens's
+ * "·everywhere"): a token is never broken, it gets the room (0: no texts). */
+static double text_cell_w(const lay *L, const block *B)
+{
+	double m = 0;
+	char d[LABEL_BUF];
+	for (int p = 0; p < B->n; p++) {
+		const gb_figure *f = B->panels[p];
+		for (size_t i = 0; f->cell_text && i < (size_t)f->rows * f->cols; i++)
+			if (f->cell_text[i] && f->cell_text[i][0]) {
+				gb_label_display(f->cell_text[i], LABEL_COLS, d, sizeof d);
+				m = fmax(m, tw((lay *)L, GB_FACE_SANS, spx(L, TEXT_MIN), d));
+			}
+	}
+	return m > 0 ? (m + 2 * L->s) / 0.92 + 1 : 0; /* as gb_cells_text_px measures the room */
+}
+
 static void size_cells(const lay *L, const block *B, double aw, double ah, double gapx, double gapy,
                        double pt_h, double *cw, double *ch)
 {
@@ -39,9 +57,13 @@ static void size_cells(const lay *L, const block *B, double aw, double ah, doubl
 	double cap = fmax(180 * s, fmax(cw_aim, ch_aim));
 	double sq = fmin(fmin(cwm, chm), cap), sqd = sq >= 12 ? floor(sq) : sq; /* as drawn */
 	if (!B->square) {
-		*cw = fmin(cwm, fmax(sq, fmax(180 * s, cw_aim)));
+		*cw = fmin(cwm, fmax(fmax(sq, text_cell_w(L, B)), fmax(180 * s, cw_aim)));
 		*ch = fmin(chm, fmax(sq, fmax(180 * s, ch_aim)));
-	} else if (nc * sqd + between_x >= BAR_SHARE * L->W && nr * sqd + between_y >= BAR_SHARE * L->H) {
+	} else if ((nc * sqd + between_x >= BAR_SHARE * L->W && nr * sqd + between_y >= BAR_SHARE * L->H) ||
+	           (B->gr > 1 && B->gc > 1)) {
+		/* square cells; small multiples of token x token maps in rows and columns (the model
+		 * view's layers x heads) stay square too, using the height: a map squashed to 2.5
+		 * times as wide as tall hid its diagonals */
 		*cw = *ch = sq;
 	} else {
 		/* to the bar; a row (or column) of small multiples on to cells half again as long,
@@ -49,10 +71,6 @@ static void size_cells(const lay *L, const block *B, double aw, double ah, doubl
 		double more = B->n > 1 ? 1.5 * sq : 0;
 		*cw = fmax(sq, fmin(cwm, fmax(cw_aim, more)));
 		*ch = fmax(sq, fmin(chm, fmax(ch_aim, more)));
-		/* small multiples whose height is used up take the width beside them too (the model
-		 * view's 4 x 4 heads): cells up to 2.5 times as wide as tall, the block to 85% */
-		if (B->n > 1 && *ch >= chm * 0.98)
-			*cw = fmax(*cw, fmin(cwm, fmin(2.5 * sq, (0.85 * L->W - between_x) / nc)));
 	}
 }
 
@@ -114,6 +132,7 @@ static void draw_own_axis(lay *L, const gb_axis *base, char *const *labels, int 
 	a.orient = base->orient;
 	a.rows = base->rows;
 	a.first = base->first;
+	gb_axis_last(L, &a, pitch);
 	gb_axis_finish(L, &a);
 	if (rows)
 		gb_axis_draw_rows(L, &a, x, y, pitch, n);
@@ -239,6 +258,24 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 	bx = floor(L->x0 + (CW - bw) / 2 + left);
 	by = floor(L->y0 + (CH - bh) / 2 + side_h + pt_h);
 
+	/* the panels' titles at one size, the largest at which each fits (on one line, or two):
+	 * a title that wraps is no larger than one that does not */
+	int title_px = spx(L, PANEL_PX);
+	for (int i = 0; B->titles && i < B->n; i++) {
+		const char *t = B->panels[i]->title;
+		int p = spx(L, PANEL_PX);
+		if (!t)
+			continue;
+		if (B->title_lines > 1) {
+			wrapped w;
+			int cut = L->cut; /* measured here, counted where it is drawn */
+			p = gb_lay_fit_lines(L, GB_FACE_SANS, spx(L, PANEL_PX), spx(L, TEXT_MIN), t, pw + gapx * 0.8, 2, &w);
+			L->cut = cut;
+		} else
+			while (p > spx(L, TEXT_MIN) && tw(L, GB_FACE_SANS, p, t) > pw + gapx * 0.8)
+				p--;
+		title_px = p < title_px ? p : title_px;
+	}
 	for (int i = 0; i < B->n; i++) {
 		const gb_figure *m = B->panels[i];
 		int gx = i % B->gc, gy = i / B->gc;
@@ -248,15 +285,13 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 		int last_in_column = i + B->gc >= B->n;
 		if (B->titles && m->title && B->title_lines > 1) {
 			wrapped w;
-			int tpx2 = gb_lay_fit_lines(L, GB_FACE_SANS, spx(L, PANEL_PX), spx(L, TEXT_MIN), m->title, pw + gapx * 0.8, 2, &w);
+			int tpx2 = gb_lay_fit_lines(L, GB_FACE_SANS, title_px, title_px, m->title, pw + gapx * 0.8, 2, &w);
 			for (int k = 0; k < w.n; k++)
 				text(L, GB_FACE_SANS, tpx2, x + pw / 2.0, y - 0.5 * tpx2 - 1.2 * tpx2 * (w.n - 1 - k), 0, GB_ANCHOR_MIDDLE,
 				     w.line[k], INK);
 		} else if (B->titles && m->title) {
-			int tpx2 = spx(L, PANEL_PX);
+			int tpx2 = title_px;
 			char t[LABEL_BUF];
-			while (tpx2 > spx(L, TEXT_MIN) && tw(L, GB_FACE_SANS, tpx2, m->title) > pw + gapx * 0.8)
-				tpx2--;
 			L->cut += gb_lay_shorten(L, GB_FACE_SANS, tpx2, m->title, pw + gapx * 0.8, t, sizeof t);
 			text(L, GB_FACE_SANS, tpx2, x + pw / 2.0, y - 0.45 * pt_h, 0, GB_ANCHOR_MIDDLE, t, INK);
 		}

@@ -138,6 +138,10 @@ typedef struct gb_axis {
 	int shown, cut;           /* labels drawn, and how many of them were shortened */
 	int rows;                 /* a row axis (labels stacked), not a column axis */
 	int first;                /* thinned, the first label shows too (it fits before the next) */
+	int last;                 /* thinned, the last label shows too (a lesson asks about the last
+	                           * query) ... */
+	int hide;                 /* ... and the round one before it is left out when the two would
+	                           * touch (-1: none) */
 } gb_axis;
 
 /* raster_layout.c: ticks, labels, the colorbar, a value's colour, the outline of cells */
@@ -160,6 +164,8 @@ void gb_lay_outline(lay *L, int x, int y, int w, int h);
 int gb_axis_make(lay *L, gb_axis *a, char *const *labels, int n, int index0);
 void gb_axis_free(gb_axis *a);
 int gb_axis_shows(const gb_axis *a, int i);
+/* Thinned labels: whether the last shows too, at this pitch (sets last and hide). */
+void gb_axis_last(lay *L, gb_axis *a, double pitch);
 void gb_axis_plan_rows(lay *L, gb_axis *a, double pitch);
 void gb_axis_plan_cols(lay *L, gb_axis *a, double pitch);
 double gb_axis_rows_width(lay *L, gb_axis *a);

@@ -131,6 +131,19 @@ static int mkdir_p(const char *dir)
 	return rc;
 }
 
+/* Whether dir holds nothing (a folder made with mkdir for the export): no --force needed. */
+static int empty_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int empty = d != NULL;
+	while (d && empty && (e = readdir(d)))
+		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+	if (d)
+		closedir(d);
+	return empty;
+}
+
 /* What an earlier export wrote (NN-name.png, lesson.md) goes, so no stale slide survives. */
 static void clean_export(const char *dir)
 {
@@ -161,7 +174,7 @@ int export_lesson(runner *r, int force)
 			errorf("%s exists and is not a folder: choose another folder for the export", r->dir);
 			return -1;
 		}
-		if (!force) {
+		if (!force && !empty_dir(r->dir)) {
 			errorf("%s already exists: choose another folder, or add --force to replace its figures and handout", r->dir);
 			return -1;
 		}

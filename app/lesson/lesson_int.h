@@ -171,7 +171,7 @@ enum { SNAP_MODEL = 1, SNAP_KEEP_FIG = 2 };
 
 typedef struct snapshot {
 	ids_copy ids;
-	int stage, layer, head, tour, textbook;
+	int stage, layer, head, on_show, tour, textbook;
 	char *text, *target;
 	const gb_kernels *k;
 	display_settings disp;    /* a command may `set palette`: the student's comes back */

@@ -61,6 +61,7 @@ void snap_take(session *s, snapshot *sn, int flags)
 	sn->text = s->text ? strdup(s->text) : NULL;
 	sn->target = s->target ? strdup(s->target) : NULL;
 	sn->stage = s->stage, sn->layer = s->layer, sn->head = s->head, sn->tour = s->tour;
+	sn->on_show = s->on_show;
 	sn->textbook = s->textbook;
 	sn->k = s->k;
 	sn->disp = display_get(s);
@@ -117,6 +118,7 @@ int snap_restore(session *s, snapshot *sn)
 	s->text = sn->text;
 	s->target = sn->target;
 	s->stage = sn->stage, s->layer = sn->layer, s->head = sn->head, s->tour = sn->tour;
+	s->on_show = sn->on_show;
 	display_set(s, &sn->disp);
 	/* Without a figure before, the command's own stays: the window may be showing it. The one
 	 * path every figure takes points the window back at it before the other is freed. */
