@@ -329,8 +329,10 @@ static int wp_step(void *ctx, int tok, int pos, float *logits)
 	struct wp_ctx *c = ctx;
 	int D = c->m->cfg.d_model;
 	(void)pos;
-	if (c->m->tok_embed) /* the token's embedding row, as the first layer would see it */
-		memcpy(c->x, c->m->tok_embed + (size_t)tok * D, (size_t)D * sizeof *c->x);
+	/* the token's embedding row, as the first layer would see it */
+	const float *row = gb_model_embed_row(c->m, tok, c->x);
+	if (row != c->x)
+		memcpy(c->x, row, (size_t)D * sizeof *c->x);
 	for (int i = 0; i < c->n_lin; i++) {
 		const gb_linear *L = c->lin[i];
 		float *o = i == c->n_lin - 1 ? logits : c->y;

@@ -336,9 +336,11 @@ static int stack(fctx *f, const gb_stack_w *s, const stack_in *in)
 	float *e = tens(f, TF(T, D), "%sembed.tok", p);
 	float scale = c->scale_embed ? (float)sqrt((double)D) : 1.0f;
 	for (int i = 0; i < T; i++) {
-		const float *row = f->m->tok_embed + (size_t)in->ids[i] * D;
+		/* a table kept 16-bit is widened into the row it fills, one token's row at a time */
+		float *ei = e + (size_t)i * D;
+		const float *row = gb_model_embed_row(f->m, in->ids[i], ei);
 		for (int d = 0; d < D; d++)
-			e[(size_t)i * D + d] = row[d] * scale;
+			ei[d] = row[d] * scale;
 	}
 	const float *pos = NULL;
 	if (c->pos == GB_POS_SINUSOIDAL) {
