@@ -495,6 +495,40 @@ static void test_threads(const gb_kernels *T)
 		free(s1);
 		free(s2);
 	}
+	/* A tiny model's sizes split too (64 tokens x d_model 128: 8K elements): every element-wise
+	 * operation and norm, around the split threshold, on 1, 2 and 3 threads. */
+	{
+		static const int rd[][2] = { { 64, 128 }, { 33, 127 }, { 64, 64 }, { 31, 129 }, { 2, 4100 }, { 5, 1000 } };
+		int same = 1;
+		for (size_t c = 0; c < sizeof rd / sizeof *rd; c++) {
+			int rows = rd[c][0], d = rd[c][1];
+			size_t n = (size_t)rows * d;
+			float *x = xmalloc(n * sizeof *x), *y = xmalloc(n * sizeof *y), *g = xmalloc((size_t)d * sizeof *g);
+			float *o[3], *st[3];
+			fill(x, n, 3);
+			fill(y, n, 2);
+			fill(g, (size_t)d, 1);
+			for (int th = 1; th <= 3; th++) {
+				float *p = o[th - 1] = xmalloc(6 * n * sizeof *p), *q = st[th - 1] = xmalloc(3 * (size_t)rows * sizeof *q);
+				gb_kernels_set_threads(th);
+				T->layernorm(p, q, q + rows, x, g, y, rows, d, 1e-5f, 0);
+				T->rmsnorm(p + n, q + 2 * rows, x, g, rows, d, 1e-6f);
+				T->activate(p + 2 * n, x, n, GB_ACT_GELU_TANH);
+				memcpy(p + 3 * n, x, n * sizeof *p);
+				T->add(p + 3 * n, y, n);
+				T->mul(p + 4 * n, x, y, n);
+				memcpy(p + 5 * n, x, n * sizeof *p);
+				T->softmax(p + 5 * n, rows, d);
+			}
+			for (int th = 2; th <= 3; th++)
+				same &= !memcmp(o[0], o[th - 1], 6 * n * sizeof *o[0]) && !memcmp(st[0], st[th - 1], 3 * (size_t)rows * sizeof *st[0]);
+			for (int th = 0; th < 3; th++)
+				free(o[th]), free(st[th]);
+			free(x), free(y), free(g);
+		}
+		tap_ok(same, "%s layernorm, rmsnorm, activate, add, mul, softmax on 4K-8K elements: 1, 2 and 3 threads agree bit for bit",
+		       T->name);
+	}
 	gb_kernels_set_threads(0);
 }
 
