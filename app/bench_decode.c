@@ -329,8 +329,10 @@ static int wp_step(void *ctx, int tok, int pos, float *logits)
 	struct wp_ctx *c = ctx;
 	int D = c->m->cfg.d_model;
 	(void)pos;
-	if (c->m->tok_embed) /* the token's embedding row, as the first layer would see it */
-		memcpy(c->x, c->m->tok_embed + (size_t)tok * D, (size_t)D * sizeof *c->x);
+	/* the token's embedding row, as the first layer would see it */
+	const float *row = gb_model_embed_row(c->m, tok, c->x);
+	if (row != c->x)
+		memcpy(c->x, row, (size_t)D * sizeof *c->x);
 	for (int i = 0; i < c->n_lin; i++) {
 		const gb_linear *L = c->lin[i];
 		float *o = i == c->n_lin - 1 ? logits : c->y;
@@ -476,6 +478,56 @@ static void shape_config(gb_config *c, int gpt2)
 	c->n_ctx = 1024;
 }
 
+/* `bench decode DIR` on a folder whose k16 weight matrices are kept 16-bit: the cached forward
+ * on them against the same folder widened to fp32 at load, 1 thread and `threads`, the two
+ * models' samples alternating (best of 7 each). Returns -1 when the fp32 copy cannot be made. */
+static int bench_kept16(FILE *out, const gb_model *m, const char *dir, int k16, int threads, int tokens)
+{
+	gb_model w;
+	gb_err err;
+	if (gb_model_load(&w, dir, &err) || gb_model_make_writable(&w, &err)) {
+		fprintf(stderr, "bench decode: %s\n", err.msg);
+		return -1;
+	}
+	struct kv_ctx k[2] = { { 0 }, { 0 } }; /* 0: kept 16-bit, 1: widened */
+	bench_stepper KS[2] = { { "cached forward, 16-bit weights kept", &k[0], kv_step },
+	                        { "cached forward, the same weights widened to fp32", &k[1], kv_step } };
+	float *lg = malloc((size_t)m->cfg.vocab * sizeof *lg);
+	int cap = m->cfg.n_ctx < tokens + 2 ? m->cfg.n_ctx : tokens + 2, nt = threads > 1 ? 2 : 1;
+	double tps[2][2] = { { 0, 0 }, { 0, 0 } }; /* [threads][model] */
+	for (int v = 0; v < 2; v++) {
+		k[v].m = v ? &w : m;
+		k[v].o.k = gb_kernels_fast();
+		k[v].kc = gb_kvcache_new(k[v].m, cap, &err);
+	}
+	fprintf(out, "decode: %s keeps %d weight matrices 16-bit; cached forward (full trace) against the same\n"
+	             "  weights widened to fp32 at load, samples alternating, best of 7 samples of %d tokens\n", dir, k16, tokens);
+	for (int ti = 0; lg && k[0].kc && k[1].kc && ti < nt; ti++) {
+		gb_kernels_set_threads(ti ? threads : 1);
+		for (int v = 0; v < 2; v++)
+			decode_run(&KS[v], 2, lg, m->cfg.vocab); /* warm-up */
+		for (int rep = 0; rep < 7; rep++)
+			for (int v = 0; v < 2; v++) {
+				double t = decode_run(&KS[v], tokens, lg, m->cfg.vocab);
+				if (t > 0 && tokens / t > tps[ti][v])
+					tps[ti][v] = tokens / t;
+			}
+		fprintf(out, "  %d thread%s: 16-bit kept %.1f tok/s, fp32 %.1f tok/s: %.2fx\n", ti ? threads : 1, ti ? "s" : " ",
+		        tps[ti][0], tps[ti][1], tps[ti][1] > 0 ? tps[ti][0] / tps[ti][1] : 0);
+	}
+	if (nt > 1 && tps[0][0] > 0 && tps[0][1] > 0)
+		fprintf(out, "  %d threads / 1 thread: 16-bit %.2fx, fp32 %.2fx\n", threads, tps[1][0] / tps[0][0],
+		        tps[1][1] / tps[0][1]);
+	gb_kernels_set_threads(0);
+	free(lg);
+	for (int v = 0; v < 2; v++) {
+		gb_kvcache_free(k[v].kc);
+		gb_trace_free(&k[v].tr);
+	}
+	gb_model_free(&w);
+	return 0;
+}
+
 int bench_decode_main(FILE *out, int argc, char **argv)
 {
 	const char *dir = NULL, *shape = "llama110m";
@@ -527,39 +579,21 @@ int bench_decode_main(FILE *out, int argc, char **argv)
 			fprintf(stderr, "bench decode: %s\n", err.msg);
 			return -1;
 		}
-		/* A folder of BF16/F16 weights decodes with them kept 16-bit: timed first, as they
-		 * are; then widened for the fp32 figures below (the weights pass reads floats). */
+		/* A folder of BF16/F16 weights decodes with them kept 16-bit. Timed against a second
+		 * copy widened to fp32 (the same weights, exactly), their samples alternating so both
+		 * see the same machine state; then m itself is widened for the fp32 figures below (the
+		 * weights pass reads floats). */
 		int k16 = 0;
 		for (int i = 0; i < m.n_params; i++)
 			k16 += m.params[i].data16 != NULL;
-		if (k16 && !m.cfg.encdec) {
-			struct kv_ctx k = { 0 };
-			bench_stepper KS = { "cached forward on the kept 16-bit weights", &k, kv_step };
-			float *lg = malloc((size_t)m.cfg.vocab * sizeof *lg);
-			k.m = &m;
-			k.o.k = gb_kernels_fast();
-			k.kc = gb_kvcache_new(&m, m.cfg.n_ctx < tokens + 2 ? m.cfg.n_ctx : tokens + 2, &err);
-			fprintf(out, "decode: %s keeps %d weight matrices 16-bit\n", dir, k16);
-			for (int ti = 0; lg && k.kc && ti < (threads > 1 ? 2 : 1); ti++) {
-				double best = 1e30;
-				gb_kernels_set_threads(ti ? threads : 1);
-				decode_run(&KS, 2, lg, m.cfg.vocab);
-				for (int rep = 0; rep < 5; rep++) {
-					double t = decode_run(&KS, tokens, lg, m.cfg.vocab);
-					best = t > 0 && t < best ? t : best;
-				}
-				fprintf(out, "  glassbox (cached forward, 16-bit weights kept), %d thread%s: %.1f tok/s\n", ti ? threads : 1,
-				        ti && threads > 1 ? "s" : "", tokens / best);
-			}
-			gb_kernels_set_threads(0);
-			free(lg);
-			gb_kvcache_free(k.kc);
-			gb_trace_free(&k.tr);
-			if (gb_model_make_writable(&m, &err)) {
-				fprintf(stderr, "bench decode: %s\n", err.msg);
-				gb_model_free(&m);
-				return -1;
-			}
+		if (k16 && !m.cfg.encdec && bench_kept16(out, &m, dir, k16, threads, tokens)) {
+			gb_model_free(&m);
+			return -1;
+		}
+		if (k16 && gb_model_make_writable(&m, &err)) {
+			fprintf(stderr, "bench decode: %s\n", err.msg);
+			gb_model_free(&m);
+			return -1;
 		}
 	} else {
 		gb_config c;

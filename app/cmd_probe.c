@@ -395,19 +395,30 @@ int cmd_near(session *s, int argc, char **argv, const char *rest)
 	if (n > 1)
 		printf("'%s' is %d tokens; using the first, %s\n", text, n, piece);
 	free(ids);
-	const float *E = s->model.tok_embed, *e = E + (size_t)id * D;
+	/* rows through the model's accessor: a table kept 16-bit is widened a row at a time */
+	double *sim = malloc(sizeof(double) * (size_t)V);
+	float *ebuf = malloc(sizeof(float) * 2 * (size_t)D);
+	if (!sim || !ebuf) {
+		free(sim);
+		free(ebuf);
+		errorf("out of memory");
+		return -1;
+	}
+	float *rbuf = ebuf + D;
+	const float *e = gb_model_embed_row(&s->model, id, ebuf);
 	double ne = 0;
 	for (int d = 0; d < D; d++)
 		ne += (double)e[d] * e[d];
-	double *sim = malloc(sizeof(double) * (size_t)V);
 	for (int v = 0; v < V; v++) {
+		const float *r = gb_model_embed_row(&s->model, v, rbuf);
 		double dot = 0, nv = 0;
 		for (int d = 0; d < D; d++) {
-			dot += (double)e[d] * E[(size_t)v * D + d];
-			nv += (double)E[(size_t)v * D + d] * E[(size_t)v * D + d];
+			dot += (double)e[d] * r[d];
+			nv += (double)r[d] * r[d];
 		}
 		sim[v] = nv > 0 && ne > 0 ? dot / sqrt(ne * nv) : 0;
 	}
+	free(ebuf);
 	printf("tokens whose embedding is closest to %s (cosine similarity):\n", piece);
 	sim[id] = -2; /* itself */
 	for (int i = 0; i < k; i++) {

@@ -7,14 +7,52 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Copies columns [off, off + H E) of src (T rows of `stride` floats) into dst (H, T, E). */
-static void split_heads(float *dst, const float *src, int T, int H, int E, int stride, int off)
+/* Where one run's heads take their queries, keys and values from: the projections (q at
+ * columns qo + h E of qs, rows qst floats apart; k and v likewise in ks, vs), RoPE, and the
+ * layer's cache, into the trace's q (H, Tq, E), k and v (K, Tk, E). */
+typedef struct heads_in {
+	const gb_config *c;
+	const attn_in *in;
+	const float *qs, *ks, *vs;  /* ks NULL: cached cross-attention, k and v read from the cache */
+	int qst, kst, qo, ko, vo;
+	float *q, *k, *v;
+	int Tq, Tk;                 /* the rows computed here */
+} heads_in;
+
+/* Query head h: its columns, then RoPE. */
+static void prep_q(const heads_in *p, int h)
 {
-	for (int h = 0; h < H; h++)
-		for (int t = 0; t < T; t++)
-			memcpy(dst + ((size_t)h * T + t) * E, src + (size_t)t * stride + off + h * E, (size_t)E * sizeof(float));
+	int E = p->c->d_head;
+	float *q = p->q + (size_t)h * p->Tq * E;
+	for (int t = 0; t < p->Tq; t++)
+		memcpy(q + (size_t)t * E, p->qs + (size_t)t * p->qst + p->qo + h * E, (size_t)E * sizeof(float));
+	if (p->in->self && p->c->pos == GB_POS_ROPE)
+		gb_rope(q, p->Tq, E, p->in->pos0, p->c);
 }
 
+/* Key/value head h: its columns (or a cached cross-attention's rows), RoPE on the keys, and
+ * with a cache, self-attention's new rows appended to it at pos0. */
+static void prep_kv(const heads_in *p, int h)
+{
+	const attn_in *in = p->in;
+	int E = p->c->d_head, Tk = p->Tk;
+	float *k = p->k + (size_t)h * Tk * E, *v = p->v + (size_t)h * Tk * E;
+	if (!p->ks) { /* cached cross-attention: the trace shows the keys and values it used */
+		memcpy(k, in->ck + h * in->cstride, (size_t)Tk * E * sizeof(float));
+		memcpy(v, in->cv + h * in->cstride, (size_t)Tk * E * sizeof(float));
+		return;
+	}
+	for (int t = 0; t < Tk; t++) {
+		memcpy(k + (size_t)t * E, p->ks + (size_t)t * p->kst + p->ko + h * E, (size_t)E * sizeof(float));
+		memcpy(v + (size_t)t * E, p->vs + (size_t)t * p->kst + p->vo + h * E, (size_t)E * sizeof(float));
+	}
+	if (in->self && p->c->pos == GB_POS_ROPE)
+		gb_rope(k, Tk, E, in->pos0, p->c);
+	if (in->ck) {
+		memcpy(in->ck + h * in->cstride + (size_t)in->pos0 * E, k, (size_t)Tk * E * sizeof(float));
+		memcpy(in->cv + h * in->cstride + (size_t)in->pos0 * E, v, (size_t)Tk * E * sizeof(float));
+	}
+}
 
 /* Multi-head attention; records name.{q,k,v,scores,masked,weights,head_out,merged,out}.
  * q and k/v hold the rows computed in this run; scores and weights span every key attended to
@@ -32,6 +70,9 @@ typedef struct head_job {
 	const float *relb;    /* (buckets, H) T5's bias, or NULL */
 	float *rb;            /* (H, Tq, Tk) the bias each score got (the trace's rel_bias) */
 	int nb, maxd;
+	/* A whole run's task also prepares its head's inputs (prep) and merges its output: */
+	const heads_in *hi;   /* where the inputs come from, or NULL (done before) */
+	float *merged;        /* (Tq, H E) head h's columns h E .. h E + E - 1, or NULL */
 } head_job;
 
 /* Head h: scores q . k, the scaled and masked scores (causal, window, padding, ALiBi, T5's
@@ -89,14 +130,23 @@ static void head_at(const head_job *j, int h, const float *qh, const float *kh, 
 			o[i] *= in->scale[h];
 }
 
+/* Head h of a whole run, a task of its own: its inputs (when j->hi: one query head per
+ * key/value head, so no other task reads them), its share of attention, and its columns of
+ * the merged output (when j->merged). */
 static void one_head(void *arg, int h, int worker)
 {
 	const head_job *j = arg;
 	size_t tt = (size_t)j->Tq * j->Tk, kv = (size_t)(h / j->group) * j->kstr;
+	float *o = j->ho + (size_t)h * j->Tq * j->E;
 	(void)worker;
+	if (j->hi) {
+		prep_q(j->hi, h);
+		prep_kv(j->hi, h);
+	}
 	head_at(j, h, j->q + (size_t)h * j->Tq * j->E, j->kall + kv, j->vall + kv, j->sc + h * tt, j->mk + h * tt,
-	        j->wt + h * tt, j->rb ? j->rb + h * tt : NULL, j->rc ? j->rc + (size_t)h * j->Tq : NULL,
-	        j->ho + (size_t)h * j->Tq * j->E);
+	        j->wt + h * tt, j->rb ? j->rb + h * tt : NULL, j->rc ? j->rc + (size_t)h * j->Tq : NULL, o);
+	for (int t = 0; j->merged && t < j->Tq; t++)
+		memcpy(j->merged + (size_t)t * j->H * j->E + (size_t)h * j->E, o + (size_t)t * j->E, (size_t)j->E * sizeof(float));
 }
 
 /* Linear attention's keys that padding leaves (Tk), or NULL when nothing is padded. */
@@ -177,11 +227,13 @@ static float *linear_heads(fctx *f, const char *name, const attn_in *in, const f
 	return ho;
 }
 
-/* Softmax attention's heads: scores, masks and biases, weights, reach and each head's output;
- * returns head_out. */
-static float *softmax_heads(fctx *f, const gb_attn_w *a, const char *name, const attn_in *in, const float *q,
+/* Softmax attention's heads: scores, masks and biases, weights, reach, each head's output and
+ * the merged output (returned). p's inputs are prepared here too, in the heads' tasks when each
+ * query head has a key/value head of its own (the fast tables), else first. */
+static float *softmax_heads(fctx *f, const gb_attn_w *a, const char *name, const attn_in *in, const heads_in *p,
                             const float *kall, const float *vall, size_t kstr, int Tk)
 {
+	const float *q = p->q;
 	const gb_config *c = f->c;
 	int H = c->n_head, K = c->n_kv_head, E = c->d_head, Tq = in->Tq, group = H / K;
 	const unsigned char *hqk = AXES(GB_AX_HEAD, GB_AX_QUERY, GB_AX_KEY);
@@ -191,21 +243,34 @@ static float *softmax_heads(fctx *f, const gb_attn_w *a, const char *name, const
 	float *ho = tens(f, 3, SHAPE(H, Tq, E), AXES(GB_AX_HEAD, GB_AX_TOKEN, GB_AX_FEATURE), "%s.head_out", name);
 	head_job j = { f->k, in, q, kall, vall, kstr, sc, mk, wt, ho, NULL, H, Tq, Tk, E, group,
 	               in->self ? c->window : 0, c->pad_id, (float)(1.0 / sqrt((double)E)),
-	               in->self && c->pos == GB_POS_ALIBI, NULL, NULL, c->rel_buckets, c->rel_max_dist };
+	               in->self && c->pos == GB_POS_ALIBI, NULL, NULL, c->rel_buckets, c->rel_max_dist, NULL, NULL };
 	if (in->self && c->pos == GB_POS_T5 && a->rel_bias) {
 		j.relb = a->rel_bias;
 		j.rb = tens(f, 3, SHAPE(H, Tq, Tk), hqk, "%s.rel_bias", name);
 	}
 	if (in->self) /* how far back each query looks: cheap, kept by lazy runs */
 		j.rc = tens(f, 2, SHAPE(H, Tq), AXES(GB_AX_HEAD, GB_AX_QUERY), "%s.reach", name);
+	j.merged = tens(f, TF(Tq, H * E), "%s.merged", name);
 	/* The heads are independent: on the fast tables they run side by side (the kernels they
-	 * call then run on one thread each, with the same results); the reference keeps one. */
-	if (f->k == gb_kernels_ref() || H < 2)
+	 * call then run on one thread each, with the same results), each copying its own inputs
+	 * and outputs, so that one parallel region covers the whole of attention between the
+	 * projections; the reference keeps one thread. Either way every number is computed by the
+	 * same operations. */
+	int par = f->k != gb_kernels_ref() && H >= 2;
+	if (par && group == 1) {
+		j.hi = p;
+	} else {
+		for (int h = 0; h < H; h++)
+			prep_q(p, h);
+		for (int h = 0; h < K; h++)
+			prep_kv(p, h);
+	}
+	if (par)
+		gb_pool_run(H, one_head, &j);
+	else
 		for (int h = 0; h < H; h++)
 			one_head(&j, h, 0);
-	else
-		gb_pool_run(H, one_head, &j);
-	return ho;
+	return j.merged;
 }
 
 int gb_fwd_attention(fctx *f, const gb_attn_w *a, const char *name, const attn_in *in)
@@ -237,39 +302,29 @@ int gb_fwd_attention(fctx *f, const gb_attn_w *a, const char *name, const attn_i
 	float *q = tens(f, 3, SHAPE(H, Tq, E), AXES(GB_AX_HEAD, GB_AX_TOKEN, GB_AX_FEATURE), "%s.q", name);
 	float *k = tens(f, 3, SHAPE(K, Tk, E), AXES(GB_AX_KV_HEAD, GB_AX_TOKEN, GB_AX_FEATURE), "%s.k", name);
 	float *v = tens(f, 3, SHAPE(K, Tk, E), AXES(GB_AX_KV_HEAD, GB_AX_TOKEN, GB_AX_FEATURE), "%s.v", name);
-	split_heads(q, qs, Tq, H, E, qst, qo);
-	if (ks) {
-		split_heads(k, ks, Tk, K, E, kst, ko);
-		split_heads(v, vs, Tk, K, E, kst, vo);
-	} else /* cached cross-attention: the trace shows the keys and values it used */
-		for (int h = 0; h < K; h++) {
-			memcpy(k + (size_t)h * Tk * E, in->ck + h * in->cstride, (size_t)Tk * E * sizeof(float));
-			memcpy(v + (size_t)h * Tk * E, in->cv + h * in->cstride, (size_t)Tk * E * sizeof(float));
-		}
-	if (in->self && c->pos == GB_POS_ROPE) {
-		for (int h = 0; h < H; h++)
-			gb_rope(q + (size_t)h * Tq * E, Tq, E, in->pos0, c);
-		for (int h = 0; h < K; h++)
-			gb_rope(k + (size_t)h * Tk * E, Tk, E, in->pos0, c);
-	}
+	heads_in p = { c, in, qs, ks, vs, qst, kst, qo, ko, vo, q, k, v, Tq, Tk };
 	/* The keys attended to: kv head h's Tk rows at kall + h * kstr. With a cache, self-attention
 	 * appends its new rows in place and reads every row so far (Tk grows to pos0 + Tk). */
 	const float *kall = k, *vall = v;
 	size_t kstr = (size_t)Tk * E;
 	if (in->ck && ks) {
-		for (int h = 0; h < K; h++) {
-			memcpy(in->ck + h * in->cstride + (size_t)in->pos0 * E, k + (size_t)h * Tk * E, (size_t)Tk * E * sizeof(float));
-			memcpy(in->cv + h * in->cstride + (size_t)in->pos0 * E, v + (size_t)h * Tk * E, (size_t)Tk * E * sizeof(float));
-		}
 		kall = in->ck, vall = in->cv, kstr = in->cstride;
 		Tk = in->pos0 + Tk;
 	}
-	float *ho = in->self && c->attn_kind == GB_ATTN_LINEAR ? linear_heads(f, name, in, q, kall, vall, kstr, Tk)
-	                                                       : softmax_heads(f, a, name, in, q, kall, vall, kstr, Tk);
-	float *merged = tens(f, TF(Tq, qw), "%s.merged", name);
-	for (int t = 0; t < Tq; t++)
+	float *merged;
+	if (in->self && c->attn_kind == GB_ATTN_LINEAR) {
 		for (int h = 0; h < H; h++)
-			memcpy(merged + (size_t)t * qw + h * E, ho + ((size_t)h * Tq + t) * E, (size_t)E * sizeof(float));
+			prep_q(&p, h);
+		for (int h = 0; h < K; h++)
+			prep_kv(&p, h);
+		float *ho = linear_heads(f, name, in, q, kall, vall, kstr, Tk);
+		merged = tens(f, TF(Tq, qw), "%s.merged", name);
+		for (int t = 0; t < Tq; t++)
+			for (int h = 0; h < H; h++)
+				memcpy(merged + (size_t)t * qw + h * E, ho + ((size_t)h * Tq + t) * E, (size_t)E * sizeof(float));
+	} else {
+		merged = softmax_heads(f, a, name, in, &p, kall, vall, kstr, Tk);
+	}
 	float *out = tens(f, TF(Tq, D), "%s.out", name);
 	lin(f, out, merged, Tq, &a->o);
 	return last(f);
@@ -347,7 +402,7 @@ int gb_fwd_attention_head(fctx *f, const gb_attn_w *a, const char *name, const a
 	float *ho = tens(f, 3, SHAPE(1, Tq, E), hte, "%s.head_out", name);
 	head_job j = { f->k, in, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, H, Tq, Tk, E, group,
 	               in->self ? c->window : 0, c->pad_id, (float)(1.0 / sqrt((double)E)),
-	               in->self && c->pos == GB_POS_ALIBI, NULL, NULL, c->rel_buckets, c->rel_max_dist };
+	               in->self && c->pos == GB_POS_ALIBI, NULL, NULL, c->rel_buckets, c->rel_max_dist, NULL, NULL };
 	float *rb = NULL;
 	if (in->self && c->pos == GB_POS_T5 && a->rel_bias) {
 		j.relb = a->rel_bias;

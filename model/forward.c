@@ -71,6 +71,20 @@ void gb_linear_apply(const gb_kernels *k, float *out, const float *x, int T, con
 
 void gb_fwd_lin(fctx *f, float *out, const float *x, int T, const gb_linear *l) { gb_linear_apply(f->k, out, x, T, l); }
 
+/* out = x W + b and act_out = act(out): in one pass where the table has matmul_act (the same
+ * numbers as the two steps), else the two steps. */
+static void lin_act(fctx *f, float *out, float *act_out, const float *x, int T, const gb_linear *l, int act)
+{
+	if (!f->k->matmul_act) {
+		lin(f, out, x, T, l);
+		f->k->activate(act_out, out, (size_t)T * l->out, act);
+	} else if (l->w16) {
+		f->k->matmul_act(out, act_out, x, l->w16, l->wtype, l->b, T, l->in, l->out, l->trans, act);
+	} else {
+		f->k->matmul_act(out, act_out, x, l->w, GB_W_F32, l->b, T, l->in, l->out, l->trans, act);
+	}
+}
+
 /* The sinusoidal encoding of positions pos0 .. pos0 + T - 1 into pe (T, D). */
 static void sinusoid_at(float *pe, int pos0, int T, int D)
 {
@@ -178,9 +192,8 @@ static int ffn(fctx *f, const gb_ffn_w *w, const char *name, const float *x, int
 		f->k->mul(hidden, hidden, up, (size_t)T * F);
 	} else {
 		float *up = tens(f, 2, SHAPE(T, F), tf, "%s.up", name);
-		lin(f, up, x, T, &w->up);
 		hidden = tens(f, 2, SHAPE(T, F), tf, "%s.hidden", name);
-		f->k->activate(hidden, up, (size_t)T * F, c->act);
+		lin_act(f, up, hidden, x, T, &w->up, c->act);
 	}
 	float *out = tens(f, TF(T, D), "%s.out", name);
 	lin(f, out, hidden, T, &w->down);
@@ -336,9 +349,11 @@ static int stack(fctx *f, const gb_stack_w *s, const stack_in *in)
 	float *e = tens(f, TF(T, D), "%sembed.tok", p);
 	float scale = c->scale_embed ? (float)sqrt((double)D) : 1.0f;
 	for (int i = 0; i < T; i++) {
-		const float *row = f->m->tok_embed + (size_t)in->ids[i] * D;
+		/* a table kept 16-bit is widened into the row it fills, one token's row at a time */
+		float *ei = e + (size_t)i * D;
+		const float *row = gb_model_embed_row(f->m, in->ids[i], ei);
 		for (int d = 0; d < D; d++)
-			e[(size_t)i * D + d] = row[d] * scale;
+			ei[d] = row[d] * scale;
 	}
 	const float *pos = NULL;
 	if (c->pos == GB_POS_SINUSOIDAL) {

@@ -79,6 +79,21 @@ static void linear(walker *w, gb_linear *l, int in, int out, int trans, int bias
 		add(w, &l->b, 2, 1, out, 0, "%s.bias", name);
 }
 
+/* The token embedding (V, D): kept 16-bit like a linear layer's weights (it is the tied
+ * output head's), its rows widened one at a time by gb_model_embed_row. */
+static void embedding(walker *w, const char *name)
+{
+	gb_model *m = w->m;
+	m->embed.in = m->cfg.d_model;
+	m->embed.out = m->cfg.vocab;
+	m->embed.trans = 1;
+	m->embed.b = NULL;
+	m->embed.w16 = NULL;
+	add(w, &m->embed.w, 0, 2, m->cfg.vocab, m->cfg.d_model, "%s", name);
+	if (!w->failed)
+		m->params[w->n - 1].lin = &m->embed;
+}
+
 static void norm(walker *w, gb_normw *n, const char *name)
 {
 	const gb_config *c = &w->m->cfg;
@@ -176,7 +191,7 @@ static void enumerate(walker *w)
 	int learned = c->pos == GB_POS_LEARNED;
 
 	if (c->family == GB_FAM_GPT2) {
-		add(w, &m->tok_embed, 0, 2, c->vocab, c->d_model, "wte.weight");
+		embedding(w, "wte.weight");
 		if (learned)
 			add(w, &m->dec.pos, 0, 2, c->n_ctx, c->d_model, "wpe.weight");
 		if (alloc_layers(w, &m->dec, c->n_layer))
@@ -201,7 +216,7 @@ static void enumerate(walker *w)
 		if (c->final_norm)
 			norm(w, &m->dec.final, "ln_f");
 	} else if (c->family == GB_FAM_LLAMA) {
-		add(w, &m->tok_embed, 0, 2, c->vocab, c->d_model, "model.embed_tokens.weight");
+		embedding(w, "model.embed_tokens.weight");
 		if (learned)
 			add(w, &m->dec.pos, 0, 2, c->n_ctx, c->d_model, "model.embed_positions.weight");
 		if (alloc_layers(w, &m->dec, c->n_layer))
@@ -226,7 +241,7 @@ static void enumerate(walker *w)
 		if (c->final_norm)
 			norm(w, &m->dec.final, "model.norm");
 	} else {
-		add(w, &m->tok_embed, 0, 2, c->vocab, c->d_model, "model.shared.weight");
+		embedding(w, "model.shared.weight");
 		for (int s = 0; s < 2; s++) {
 			const char *sn = s ? "decoder" : "encoder";
 			gb_stack_w *st = s ? &m->dec : &m->enc;
@@ -312,7 +327,19 @@ static void bind_slots(gb_model *m)
 		}
 	}
 	if (m->cfg.tied)
-		m->lm_head.w = m->tok_embed;
+		m->lm_head = m->embed;
+}
+
+const float *gb_model_embed_row(const gb_model *m, int id, float *buf)
+{
+	const gb_linear *e = &m->embed;
+	size_t D = (size_t)e->in;
+	if (e->w)
+		return e->w + (size_t)id * D;
+	const uint16_t *r = e->w16 + (size_t)id * D;
+	for (size_t d = 0; d < D; d++)
+		buf[d] = gb_w16_to_float(r[d], e->wtype);
+	return buf;
 }
 
 gb_param *gb_model_param(const gb_model *m, const char *name)

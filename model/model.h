@@ -90,8 +90,12 @@ typedef struct gb_param {
 typedef struct gb_model {
 	gb_config cfg;
 	char dir[1024];             /* the folder it was loaded from, or "" */
-	const float *tok_embed;     /* (V, D) */
-	gb_linear lm_head;          /* D -> V; the token embedding (trans) when tied */
+	/* The token embedding (V, D), held as the linear layer D -> V (trans) that a tied output
+	 * head is: embed.w the float table, or NULL while a BF16/F16 file's table is kept 16-bit
+	 * in embed.w16. Rows are read through gb_model_embed_row, products through
+	 * gb_linear_apply (forward.h); only a writable model (training) reads embed.w directly. */
+	gb_linear embed;
+	gb_linear lm_head;          /* D -> V; a copy of embed when tied */
 	gb_stack_w dec;             /* decoder-only: the stack; encoder-decoder: the decoder */
 	gb_stack_w enc;             /* encoder-decoder: the encoder */
 	gb_param *params;
@@ -163,6 +167,10 @@ void gb_model_free(gb_model *m);
  * layers that pointed into *from (the embedding, the output head) point into *m again, so a
  * later rebinding (gb_model_make_writable) writes into m, not into the old copy. */
 void gb_model_moved(gb_model *m, const gb_model *from);
+
+/* Token id's embedding row (d_model floats), unscaled: a pointer into the table when it is
+ * float, else the row widened (exactly) into buf (d_model floats) and buf. */
+const float *gb_model_embed_row(const gb_model *m, int id, float *buf);
 
 /* The parameter with this name, or NULL. */
 gb_param *gb_model_param(const gb_model *m, const char *name);

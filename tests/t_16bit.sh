@@ -1,8 +1,9 @@
 #!/bin/sh
 # t_16bit.sh — weights stored as BF16 or F16 in model.safetensors stay 16-bit in memory and are
-# widened inside the kernels (issue 12): the logits equal those of the same file widened at load
-# (GLASSBOX_WEIGHTS=f32) bit for bit, on a short text (the few-row decode kernels), a long one
-# (the widened copy of many rows) and cached generation; info says what was kept; a NaN in a
+# widened inside the kernels (issue 12), the token embedding (GPT-2's tied output head) among them:
+# the logits equal those of the same file widened at load (GLASSBOX_WEIGHTS=f32) bit for bit, on a
+# short text (the few-row decode kernels), a long one (the widened copy of many rows), the lens,
+# the nearest embeddings and cached generation; info says what was kept; a NaN in a
 # 16-bit weight is refused in one line; exporting to llama2.c widens first; export-model
 # --safetensors --dtype bf16 writes the same tensors as to_16bit.py, refuses to overwrite. The 16-bit folders
 # are written by tests/to_16bit.py (numpy), from random models made by init.
@@ -15,7 +16,7 @@ fi
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 G=./glassbox
-echo "1..20"
+echo "1..21"
 SHORT="the cat sat"
 LONG="the cat sat on the mat and the dog ran to the park"
 for fam in gpt2 llama; do
@@ -24,16 +25,24 @@ for fam in gpt2 llama; do
 		/usr/bin/python3 tests/to_16bit.py "$T/$fam" "$T/$fam-$kind" $kind
 		K=$(echo $kind | tr a-z A-Z)
 		$G -c "load $T/$fam-$kind; info" >"$T/info" 2>&1
-		check "$fam $kind: info says the linear layers are kept as $K" grep -q "kept as $K in memory" "$T/info"
+		# every matrix: 4 per GPT-2 layer, 7 per Llama layer, the token embedding (GPT-2's tied
+		# output head), Llama's own lm_head
+		want=$([ $fam = gpt2 ] && echo 9 || echo 16)
+		check "$fam $kind: info says the $want matrices, the token embedding among them, are kept as $K" \
+			grep -q "$want matrices (linear layers, token embedding), .* kept as $K in memory" "$T/info"
+		# files of their own per folder: dump keeps an existing file (the script would stop there)
 		for w in keep f32; do
 			if [ $w = f32 ]; then export GLASSBOX_WEIGHTS=f32; else unset GLASSBOX_WEIGHTS; fi
-			$G -c "load $T/$fam-$kind; run $SHORT; dump logits $T/s-$w.npy; run $LONG; dump logits $T/l-$w.npy; generate 6 --top-k 1" \
-				>"$T/gen-$w" 2>"$T/err"
+			X=$T/$fam-$kind-$w
+			$G -c "load $T/$fam-$kind; run $SHORT; dump logits $X-s.npy; run $LONG; dump logits $X-l.npy; lens; near the 5; generate 6 --top-k 1" \
+				>"$X.gen" 2>"$T/err"
 		done
+		A=$T/$fam-$kind-keep B=$T/$fam-$kind-f32
 		unset GLASSBOX_WEIGHTS
 		check "$fam $kind: logits of a short and a long text, kept 16-bit = widened at load, bit for bit" \
-			sh -c "cmp -s $T/s-keep.npy $T/s-f32.npy && cmp -s $T/l-keep.npy $T/l-f32.npy && test -s $T/l-keep.npy"
-		check "$fam $kind: cached generation gives the same tokens and probabilities" cmp -s "$T/gen-keep" "$T/gen-f32"
+			sh -c "cmp -s $A-s.npy $B-s.npy && cmp -s $A-l.npy $B-l.npy && test -s $A-s.npy && test -s $A-l.npy"
+		check "$fam $kind: the lens, the nearest embeddings and cached generation give the same tokens and numbers" \
+			sh -c "cmp -s $A.gen $B.gen && grep -q 'closest to' $A.gen && grep -q '^layer 2 ' $A.gen"
 	done
 	# glassbox's own bf16 writer against numpy's rounding (to_16bit.py): every tensor's dtype and bytes
 	$G -c "export-model $T/$fam --safetensors $T/$fam-gb16 --dtype bf16" >/dev/null 2>"$T/err"
@@ -59,6 +68,16 @@ check "export-model --safetensors over an existing folder is refused without --f
 $G -c "export-model $T/gpt2 --safetensors $T/x --dtype f16" >/dev/null 2>"$T/err"
 check "export-model --dtype f16 is refused in one line, naming what it takes ($(cat "$T/err"))" \
 	sh -c "test \$(wc -l <$T/err) -eq 1 && grep -q 'f32 or bf16' $T/err && test ! -e $T/x"
+# GPT-2 as the hub ships it, BF16: lm_head.weight stored too, a BF16 copy of the tied wte
+/usr/bin/python3 tests/hub_folder.py "$T/gpt2-bf16" "$T/gpt2-hub" gpt2
+for w in keep f32; do
+	if [ $w = f32 ]; then export GLASSBOX_WEIGHTS=f32; else unset GLASSBOX_WEIGHTS; fi
+	$G -c "load $T/gpt2-hub; info; run $LONG; dump logits $T/h-$w.npy" >"$T/hub-$w" 2>&1
+done
+unset GLASSBOX_WEIGHTS
+check "hub-layout BF16 GPT-2: its lm_head is read as the tied embedding's copy, kept 16-bit, logits = widened at load" \
+	sh -c "grep -q 'lm_head.weight is a copy of the token embedding' $T/hub-keep && grep -q '9 matrices' $T/hub-keep &&
+		cmp -s $T/h-keep.npy $T/h-f32.npy && test -s $T/h-keep.npy"
 # a NaN among 16-bit weights: one line naming the tensor
 /usr/bin/python3 - "$T/llama-bf16/model.safetensors" <<'PY'
 import json, struct, sys

@@ -217,7 +217,7 @@ static void gpt2_hub(void)
 		snprintf(name, sizeof name, "transformer.h.%d.attn.masked_bias", i);
 		wl_add(&l, name, "F32", 0, msh, &fill, 4);
 	}
-	wl_add(&l, "lm_head.weight", "F32", 2, vd, m.tok_embed, (size_t)c.vocab * c.d_model * 4);
+	wl_add(&l, "lm_head.weight", "F32", 2, vd, m.embed.w, (size_t)c.vocab * c.d_model * 4);
 	fresh(&m);
 	st_path(p, sizeof p, "model.safetensors");
 	write_st(p, &l, 0, l.n);
@@ -227,15 +227,15 @@ static void gpt2_hub(void)
 
 	/* A tied model whose lm_head differs from the embedding: config.json is wrong. */
 	static float other[11 * 16];
-	memcpy(other, m.tok_embed, sizeof other);
+	memcpy(other, m.embed.w, sizeof other);
 	other[17] += 0.25f;
 	l.t[l.n - 1].data = other;
 	write_st(p, &l, 0, l.n);
 	expect_fail("tied, but lm_head.weight differs", "\"lm_head.weight\" differs from the token embedding");
 
 	/* The same weight twice, with and without the prefix. */
-	l.t[l.n - 1].data = m.tok_embed;
-	wl_add(&l, "wte.weight", "F32", 2, vd, m.tok_embed, (size_t)c.vocab * c.d_model * 4);
+	l.t[l.n - 1].data = m.embed.w;
+	wl_add(&l, "wte.weight", "F32", 2, vd, m.embed.w, (size_t)c.vocab * c.d_model * 4);
 	write_st(p, &l, 0, l.n);
 	expect_fail("a weight with and without the prefix", "are the same weight");
 	l.n--;

@@ -495,6 +495,40 @@ static void test_threads(const gb_kernels *T)
 		free(s1);
 		free(s2);
 	}
+	/* A tiny model's sizes split too (64 tokens x d_model 128: 8K elements): every element-wise
+	 * operation and norm, around the split threshold, on 1, 2 and 3 threads. */
+	{
+		static const int rd[][2] = { { 64, 128 }, { 33, 127 }, { 64, 64 }, { 31, 129 }, { 2, 4100 }, { 5, 1000 } };
+		int same = 1;
+		for (size_t c = 0; c < sizeof rd / sizeof *rd; c++) {
+			int rows = rd[c][0], d = rd[c][1];
+			size_t n = (size_t)rows * d;
+			float *x = xmalloc(n * sizeof *x), *y = xmalloc(n * sizeof *y), *g = xmalloc((size_t)d * sizeof *g);
+			float *o[3], *st[3];
+			fill(x, n, 3);
+			fill(y, n, 2);
+			fill(g, (size_t)d, 1);
+			for (int th = 1; th <= 3; th++) {
+				float *p = o[th - 1] = xmalloc(6 * n * sizeof *p), *q = st[th - 1] = xmalloc(3 * (size_t)rows * sizeof *q);
+				gb_kernels_set_threads(th);
+				T->layernorm(p, q, q + rows, x, g, y, rows, d, 1e-5f, 0);
+				T->rmsnorm(p + n, q + 2 * rows, x, g, rows, d, 1e-6f);
+				T->activate(p + 2 * n, x, n, GB_ACT_GELU_TANH);
+				memcpy(p + 3 * n, x, n * sizeof *p);
+				T->add(p + 3 * n, y, n);
+				T->mul(p + 4 * n, x, y, n);
+				memcpy(p + 5 * n, x, n * sizeof *p);
+				T->softmax(p + 5 * n, rows, d);
+			}
+			for (int th = 2; th <= 3; th++)
+				same &= !memcmp(o[0], o[th - 1], 6 * n * sizeof *o[0]) && !memcmp(st[0], st[th - 1], 3 * (size_t)rows * sizeof *st[0]);
+			for (int th = 0; th < 3; th++)
+				free(o[th]), free(st[th]);
+			free(x), free(y), free(g);
+		}
+		tap_ok(same, "%s layernorm, rmsnorm, activate, add, mul, softmax on 4K-8K elements: 1, 2 and 3 threads agree bit for bit",
+		       T->name);
+	}
 	gb_kernels_set_threads(0);
 }
 
@@ -683,6 +717,61 @@ static void test_w16(const gb_kernels *T)
 	}
 }
 
+/* matmul_act (the FFN's up projection and its activation in one pass) must give exactly
+ * matmul's (or matmul_w16's) output and activate's of it: few rows and many, both layouts,
+ * float and 16-bit weights, every activation, 1-3 threads. */
+static void test_matmul_act(const gb_kernels *T)
+{
+	static const int kn[][2] = { { 128, 512 }, { 33, 17 }, { 257, 1031 }, { 7, 100 } };
+	static const int ms[] = { 1, 5, 16, 17, 64, 130 };
+	static const int acts[] = { GB_ACT_RELU, GB_ACT_GELU, GB_ACT_GELU_TANH, GB_ACT_SILU };
+	int same = 1, cases = 0;
+	if (!T->matmul_act) {
+		tap_ok(0, "%s has matmul_act", T->name);
+		return;
+	}
+	for (int wt = GB_W_F32; wt <= GB_W_F16; wt++)
+		for (size_t s = 0; s < sizeof kn / sizeof *kn; s++)
+			for (int bt = 0; bt < 2; bt++)
+				for (size_t mi = 0; mi < sizeof ms / sizeof *ms; mi++) {
+					int M = ms[mi], K = kn[s][0], N = kn[s][1], act = acts[(mi + s + bt) % 4];
+					size_t no = (size_t)M * N, nb = (size_t)K * N;
+					float *a = xmalloc((size_t)M * K * sizeof *a), *w = xmalloc(nb * sizeof *w);
+					float *bias = xmalloc((size_t)N * sizeof *bias), *o1 = xmalloc(no * sizeof *o1);
+					float *h1 = xmalloc(no * sizeof *h1), *o2 = xmalloc(no * sizeof *o2), *h2 = xmalloc(no * sizeof *h2);
+					uint16_t *w16 = xmalloc(nb * sizeof *w16);
+					const float *bb = mi & 1 ? bias : NULL;
+					fill(a, (size_t)M * K, 1);
+					fill(w, nb, 1.0 / sqrt((double)K));
+					fill(bias, (size_t)N, 1);
+					if (wt != GB_W_F32)
+						fill16(w16, nb, wt);
+					for (int th = 1; th <= 3; th++) {
+						gb_kernels_set_threads(th);
+						if (wt == GB_W_F32)
+							T->matmul(o1, a, w, bb, M, K, N, bt);
+						else
+							T->matmul_w16(o1, a, w16, wt, bb, M, K, N, bt);
+						T->activate(h1, o1, no, act);
+						memset(o2, 0xff, no * sizeof *o2);
+						memset(h2, 0xff, no * sizeof *h2);
+						T->matmul_act(o2, h2, a, wt == GB_W_F32 ? (const void *)w : (const void *)w16, wt, bb, M, K, N, bt,
+						              act);
+						if (memcmp(o1, o2, no * sizeof *o1) || memcmp(h1, h2, no * sizeof *h1)) {
+							if (same)
+								tap_diag("first difference: %s M %d K %d N %d b_trans %d act %d, %d threads", wt == GB_W_F32
+								         ? "f32" : wt == GB_W_BF16 ? "bf16" : "f16", M, K, N, bt, act, th);
+							same = 0;
+						}
+						cases++;
+					}
+					free(a), free(w), free(bias), free(o1), free(h1), free(o2), free(h2), free(w16);
+				}
+	gb_kernels_set_threads(0);
+	tap_ok(same, "%s matmul_act = matmul (or matmul_w16) then activate, both outputs bit for bit (%d cases: f32, bf16, "
+	       "f16 weights, M 1..130, both layouts, every activation, 1-3 threads)", T->name, cases);
+}
+
 static void test_ftz(const gb_kernels *T)
 {
 	/* 1e-20 * 1e-20 = 1e-40 is a float denormal: the reference keeps it, the fast table
@@ -729,6 +818,21 @@ static void test_pool(void)
 				ok = 0;
 	}
 	tap_ok(ok, "pool: 50 runs of 1000 tasks each run every task exactly once, worker ids in range");
+	/* each thread's own range first, then the others': every task once whatever the count */
+	ok = 1;
+	gb_pool_set_threads(3);
+	for (int n = 1; n <= 40; n++)
+		for (int rep = 0; rep < 20; rep++) {
+			for (int i = 0; i < n; i++)
+				atomic_store(&hits[i], 0);
+			gb_pool_run(n, count_task, NULL);
+			for (int i = 0; i < n; i++)
+				if (atomic_load(&hits[i]) != 1)
+					ok = 0;
+		}
+	gb_pool_set_threads(2);
+	tap_ok(ok, "pool: on 3 threads, runs of 1 to 40 tasks (fewer tasks than threads, ranges of unequal length) run "
+	       "every task exactly once");
 	for (int i = 0; i < 10; i++)
 		atomic_store(&hits[i], 0);
 	gb_pool_run(4, nested_task, NULL);
@@ -827,6 +931,7 @@ int main(int argc, char **argv)
 		test_threads(T);
 		test_matvec(T);
 		test_w16(T);
+		test_matmul_act(T);
 		test_ftz(T);
 	}
 	test_pool();

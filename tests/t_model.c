@@ -167,14 +167,14 @@ static void round_trips(void)
 		gb_model *moved = malloc(sizeof *moved);
 		*moved = back;
 		gb_model_moved(moved, &back);
-		const float *old_embed = back.tok_embed;
+		const float *old_embed = back.embed.w;
 		int wr = gb_model_make_writable(moved, &err);
 		const gb_param *emb = NULL;
 		for (int i = 0; i < moved->n_params; i++)
-			if (moved->params[i].slot == &moved->tok_embed)
+			if (moved->params[i].slot == &moved->embed.w)
 				emb = &moved->params[i];
-		tap_ok(wr == 0 && emb && moved->tok_embed == emb->data && moved->tok_embed != old_embed &&
-		       back.tok_embed == old_embed && !memcmp(moved->tok_embed, m.tok_embed, emb->n * 4),
+		tap_ok(wr == 0 && emb && moved->embed.w == emb->data && moved->embed.w != old_embed &&
+		       back.embed.w == old_embed && !memcmp(moved->embed.w, m.embed.w, emb->n * 4),
 		       "%s: a moved model made writable reads its own copy of the embedding (the old struct untouched)",
 		       gb_family_name(c.family));
 		gb_model_free(moved);
@@ -211,6 +211,20 @@ static void round_trips(void)
 			}
 		tap_ok(worst <= tol[i], "%s read within its precision (worst relative %.2g <= %.2g)",
 		       i ? "BF16" : "F16", worst, tol[i]);
+		/* the tied embedding stays 16-bit too: the output head reads the same 16-bit table, and
+		 * a row comes widened (exactly) through gb_model_embed_row */
+		const gb_param *ep = &back.params[0];
+		int rows_ok = back.embed.w == NULL && back.embed.w16 == ep->data16 && ep->data16 &&
+		              back.lm_head.w16 == ep->data16 && back.lm_head.w == NULL &&
+		              back.lm_head.wtype == (i ? GB_W_BF16 : GB_W_F16);
+		float row[64];
+		for (int id = 0; rows_ok && id < c.vocab && c.d_model <= 64; id++) {
+			const float *r = gb_model_embed_row(&back, id, row);
+			for (int d = 0; d < c.d_model; d++)
+				rows_ok &= r == row && r[d] == gb_w16_to_float(ep->data16[(size_t)id * c.d_model + d], ep->wtype);
+		}
+		tap_ok(rows_ok && c.d_model <= 64, "%s: the tied embedding (%s) stays 16-bit, the output head reads it as "
+		       "it is, and its rows widen exactly", i ? "BF16" : "F16", ep->name);
 		gb_model_free(&back);
 	}
 	gb_model_free(&m);

@@ -375,6 +375,7 @@ static int bind(gb_model *m, st_entry *e, int n, const char *what, gb_err *err)
 		}
 	size_t need = 0; /* floats to own: converted or misaligned tensors */
 	size_t kept16[2] = { 0, 0 }; /* F16, BF16 weights kept as they are */
+	int kept_mats[2] = { 0, 0 };  /* and the matrices they are in */
 	/* GLASSBOX_WEIGHTS=f32 widens 16-bit weights at load instead (a comparison, or a machine
 	 * where the float path is faster) */
 	const char *wenv = getenv("GLASSBOX_WEIGHTS");
@@ -408,11 +409,13 @@ static int bind(gb_model *m, st_entry *e, int n, const char *what, gb_err *err)
 		if (t->dtype == DT_F32 && ((uintptr_t)t->data & 3) == 0)
 			p->data = (float *)t->data;
 		else if (keep16 && p->lin && (t->dtype == DT_BF16 || t->dtype == DT_F16) && ((uintptr_t)t->data & 1) == 0) {
-			/* a linear layer's 16-bit weights stay as the file has them: decoding reads half
-			 * the bytes, and the kernels widen them (exactly) as they go */
+			/* a matrix's 16-bit weights (a linear layer's, the token embedding's) stay as the
+			 * file has them: decoding reads half the bytes, and the kernels widen them
+			 * (exactly) as they go */
 			p->data16 = (const uint16_t *)t->data;
 			p->wtype = t->dtype == DT_BF16 ? GB_W_BF16 : GB_W_F16;
 			kept16[t->dtype == DT_BF16] += p->n;
+			kept_mats[t->dtype == DT_BF16]++;
 		} else
 			need += p->n;
 	}
@@ -450,10 +453,14 @@ static int bind(gb_model *m, st_entry *e, int n, const char *what, gb_err *err)
 		const gb_param *emb = &m->params[0];
 		int same = head->ndim == 2 && head->shape[0] == c->vocab && head->shape[1] == c->d_model &&
 		           dtypes[head->dtype].is_float;
-		if (same && head->dtype == DT_F32) /* a copy is bit-identical: compare bytes (fast) */
-			same = !memcmp(head->data, emb->data, emb->n * sizeof(float));
-		for (size_t k = 0; same && head->dtype != DT_F32 && k < emb->n; k++)
-			same = elem(head, k) == emb->data[k];
+		/* a copy in the embedding's own format is bit-identical: compare bytes (fast) */
+		int wt16 = head->dtype == DT_BF16 ? GB_W_BF16 : head->dtype == DT_F16 ? GB_W_F16 : -1;
+		int bytes = emb->data ? head->dtype == DT_F32 : emb->data16 && wt16 == emb->wtype;
+		if (same && bytes)
+			same = !memcmp(head->data, emb->data ? (const void *)emb->data : (const void *)emb->data16,
+			               emb->n * (emb->data ? sizeof(float) : sizeof(uint16_t)));
+		for (size_t k = 0; same && !bytes && k < emb->n; k++) /* the embedding kept 16-bit: widened */
+			same = elem(head, k) == (emb->data ? emb->data[k] : gb_w16_to_float(emb->data16[k], emb->wtype));
 		if (!same) {
 			gb_fail(err, "%s: tensor \"%s\" differs from the token embedding, but config.json ties them "
 			        "(set tie_word_embeddings false)", head->file, head->name);
@@ -472,8 +479,8 @@ static int bind(gb_model *m, st_entry *e, int n, const char *what, gb_err *err)
 			note(m, "skipped %d x %s (%s, a buffer, not a weight)", skipped[b], buffers[b].shown, buffers[b].why);
 	for (int b = 0; b < 2; b++)
 		if (kept16[b])
-			note(m, "%.1fM weights of the linear layers kept as %s in memory (%.0f MB), widened inside the kernels",
-			     kept16[b] / 1e6, b ? "BF16" : "F16", kept16[b] * 2 / 1e6);
+			note(m, "%d matrices (linear layers, token embedding), %.1fM weights, kept as %s in memory (%.0f MB), "
+			     "widened inside the kernels", kept_mats[b], kept16[b] / 1e6, b ? "BF16" : "F16", kept16[b] * 2 / 1e6);
 	for (int i = 0; i < m->n_params; i++) {
 		const gb_param *p = &m->params[i];
 		/* a 16-bit NaN or infinity: every exponent bit set */

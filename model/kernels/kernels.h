@@ -37,6 +37,14 @@ typedef struct gb_kernels {
 	void (*matmul_w16)(float *out, const float *a, const uint16_t *b, int wtype,
 	                   const float *bias, int M, int K, int N, int b_trans);
 
+	/* Optional (NULL in the reference table: call matmul or matmul_w16, then activate):
+	 * out (M,N) = a · B + bias as matmul computes it (b float when wtype is GB_W_F32) or
+	 * matmul_w16 (b 16-bit, wtype GB_W_BF16 or GB_W_F16), and act_out (M,N) = activate(out, act),
+	 * the same numbers as those two calls, each block of out activated while it is still in
+	 * the cache of the thread that computed it (a non-gated FFN's up projection). */
+	void (*matmul_act)(float *out, float *act_out, const float *a, const void *b, int wtype,
+	                   const float *bias, int M, int K, int N, int b_trans, int act);
+
 	/* Row-wise softmax in place over x (rows, n). -INFINITY entries become exactly 0; a row
 	 * that is entirely -INFINITY becomes all 0 (nothing to attend to). */
 	void (*softmax)(float *x, int rows, int n);

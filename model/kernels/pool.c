@@ -8,8 +8,15 @@
  * gen again; the caller makes gen odd, then waits for `active` to drain before touching the job
  * fields. Both sides use sequentially consistent atomics, so either the caller sees the worker
  * in `active` or the worker sees the odd gen and backs off: no worker ever reads a job while it
- * is being rewritten. Tasks are claimed with a fetch-add on `next`, and `done` counts finished
- * tasks; the caller returns once done == n_tasks. */
+ * is being rewritten. `done` counts finished tasks; the caller returns once done == n_tasks.
+ *
+ * Claiming. The tasks are cut into one contiguous range per thread taking part (the caller's
+ * first); each thread claims the tasks of its own range with a fetch-add on that range's
+ * counter, then helps the others, claiming from their ranges in turn. So a loop run again with
+ * the same task count gives each thread the same tasks as last time, and the data a task reads
+ * (a matrix's columns, a head's keys) is still in that core's cache: a tiny model's weights, 3 MB,
+ * fit in two cores' L2 but not in one's. A thread that is slow to come (preempted, asleep)
+ * only leaves its range to the others. */
 #include "model/kernels/pool.h"
 
 #include <pthread.h>
@@ -32,6 +39,13 @@ enum {
 	FTZ_DAZ = 0x8040,    /* MXCSR bits 15 (flush to zero) and 6 (denormals are zero) */
 };
 
+/* One thread's range of a job's tasks: [next, end) not yet claimed. A cache line each, so
+ * threads claiming their own tasks do not contend. */
+static struct range {
+	atomic_int next;
+	int end;
+} __attribute__((aligned(64))) R[POOL_MAX];
+
 static struct {
 	pthread_mutex_t mu;      /* guards sleeping, starting and stopping workers */
 	pthread_cond_t wake;
@@ -43,7 +57,7 @@ static struct {
 	atomic_int active;
 	atomic_int sleepers;
 	atomic_int running;      /* a run is in progress */
-	atomic_int next, done;
+	atomic_int done;
 	atomic_int quit;
 	/* The job: written only while gen is odd and active == 0. */
 	gb_pool_fn fn;
@@ -137,12 +151,17 @@ int gb_pool_threads(void)
 	return n > 0 ? n : default_threads();
 }
 
+/* Worker `worker` (< n_join): its own range, then the others' from the next one on. */
 static void run_tasks(int worker)
 {
-	int t, n = P.n_tasks;
-	while ((t = atomic_fetch_add(&P.next, 1)) < n) {
-		P.fn(P.arg, t, worker);
-		atomic_fetch_add(&P.done, 1);
+	int join = P.n_join;
+	for (int i = 0; i < join; i++) {
+		struct range *r = &R[(worker + i) % join];
+		int t, end = r->end;
+		while ((t = atomic_fetch_add(&r->next, 1)) < end) {
+			P.fn(P.arg, t, worker);
+			atomic_fetch_add(&P.done, 1);
+		}
 	}
 }
 
@@ -237,7 +256,10 @@ void gb_pool_run(int n_tasks, gb_pool_fn fn, void *arg)
 	P.n_tasks = n_tasks;
 	P.n_join = join;
 	P.csr = csr_get();
-	atomic_store(&P.next, 0);
+	for (int w = 0; w < join; w++) {
+		R[w].end = (int)((long)n_tasks * (w + 1) / join);
+		atomic_store(&R[w].next, (int)((long)n_tasks * w / join));
+	}
 	atomic_store(&P.done, 0);
 	atomic_store(&P.running, 1);
 	atomic_store(&P.gen, g + 2);

@@ -580,7 +580,7 @@ static void f_stack(mx *x, const gb_stack_w *s, const int *ids, int T, int causa
 		pos = pv(x, s->pos);
 	}
 	R *e = al(x, (size_t)T * D);
-	FN(gb_embed_fwd)(e, ids, pv(x, x->m->tok_embed), pos, c->scale_embed ? sqrt((double)D) : 1.0, T, D);
+	FN(gb_embed_fwd)(e, ids, pv(x, x->m->embed.w), pos, c->scale_embed ? sqrt((double)D) : 1.0, T, D);
 	rope_for(x, T);
 	const R *xs = e;
 	for (int l = 0; l < s->n_layer; l++) {
@@ -622,7 +622,7 @@ static void b_stack(mx *x, const gb_stack_w *s, const stack_act *sa, R *dx, int 
 		io = sub_of(L, SUB_SELF, enc != NULL, T, causal, sa->ids, enc, Ts, src, denc);
 		b_sub(x, &io, &sa->sub[l][0], dx);
 	}
-	FN(gb_embed_bwd)(gv(x, x->m->tok_embed), c->pos == GB_POS_LEARNED ? gv(x, s->pos) : NULL, dx, sa->ids,
+	FN(gb_embed_bwd)(gv(x, x->m->embed.w), c->pos == GB_POS_LEARNED ? gv(x, s->pos) : NULL, dx, sa->ids,
 	                 c->scale_embed ? sqrt((double)c->d_model) : 1.0, T, c->d_model);
 	gb_ws_release(x->ws, mark);
 }

@@ -240,7 +240,7 @@ void gb_trainer_free(gb_trainer *t)
 
 static int is_embedding(const gb_model *m, const gb_param *p)
 {
-	return p->data == m->tok_embed || (p->data && (p->data == m->dec.pos || p->data == m->enc.pos));
+	return p->data && (p->data == m->embed.w || p->data == m->dec.pos || p->data == m->enc.pos);
 }
 
 int gb_trainer_init(gb_trainer *t, gb_model *m, const gb_train_opts *o, gb_err *err)
