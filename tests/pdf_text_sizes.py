@@ -8,20 +8,10 @@ size on a page: "PAGE FAMILY SIZE RUNS" (FAMILY: sans, sans-bold, mono; SIZE in 
 tenth), e.g. "3 mono 16.0 2". Independent of cairo: zlib and regular expressions."""
 import re
 import sys
-import zlib
 
-data = open(sys.argv[1], "rb").read()
-objs = {}
-for m in re.finditer(rb"(\d+) 0 obj(.*?)endobj", data, re.S):
-    objs[int(m.group(1))] = m.group(2)
+from pdfobjs import content, objects, pages
 
-
-def stream(body):
-    m = re.search(rb"stream\r?\n(.*?)endstream", body, re.S)
-    if not m:
-        return b""
-    raw = m.group(1)
-    return zlib.decompress(raw) if b"FlateDecode" in body[: m.start()] else raw
+objs = objects(sys.argv[1])
 
 
 def deref(body, key):
@@ -47,16 +37,6 @@ def deref(body, key):
     return b""
 
 
-def pages(num):
-    body = objs[num]
-    if re.search(rb"/Type\s*/Pages", body):
-        kids = re.search(rb"/Kids\s*\[(.*?)\]", body, re.S).group(1)
-        for k in re.findall(rb"(\d+) 0 R", kids):
-            yield from pages(int(k))
-    else:
-        yield num
-
-
 def family(base):
     base = base.split(b"+")[-1]
     if b"Mono" in base:
@@ -64,9 +44,7 @@ def family(base):
     return "sans-bold" if b"Bold" in base else "sans"
 
 
-cat = next(n for n, b in objs.items() if re.search(rb"/Type\s*/Catalog", b))
-root = int(re.search(rb"/Pages\s+(\d+) 0 R", objs[cat]).group(1))
-for num, p in enumerate(pages(root), 1):
+for num, p in enumerate(pages(objs)[1], 1):
     body = objs[p]
     fonts = {}
     res = deref(body, b"Resources")
@@ -75,10 +53,8 @@ for num, p in enumerate(pages(root), 1):
         m = re.search(rb"/BaseFont\s*/([\w+.-]+)", objs.get(int(ref), b""))
         if m:
             fonts[name] = family(m.group(1))
-    refs = re.search(rb"/Contents\s*(\[.*?\]|\d+ 0 R)", body, re.S).group(1)
-    content = b"".join(stream(objs[int(r)]) for r in re.findall(rb"(\d+) 0 R", refs))
     count = {}
-    for bt in re.findall(rb"BT(.*?)ET", content, re.S):
+    for bt in re.findall(rb"BT(.*?)ET", content(objs, body), re.S):
         size = None
         for tok in re.finditer(rb"([-\d.]+) [-\d.]+ [-\d.]+ ([-\d.]+) [-\d.]+ [-\d.]+ Tm|/([\w.-]+) ([-\d.]+) Tf", bt):
             if tok.group(1):
