@@ -401,9 +401,10 @@ static int stack(fctx *f, const gb_stack_w *s, const stack_in *in)
 		pos = pe;
 	}
 	float *sum = tens(f, TF(T, D), "%sembed.sum", p);
-	memcpy(sum, e, (size_t)T * D * sizeof(float));
 	if (pos)
-		f->k->add(sum, pos, (size_t)T * D);
+		copy_then(f, sum, e, pos, (size_t)T, (size_t)D);
+	else
+		memcpy(sum, e, (size_t)T * D * sizeof(float));
 	int x = last(f);
 
 	for (int l = 0; l < s->n_layer; l++) {
