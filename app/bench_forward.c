@@ -81,6 +81,63 @@ int bench_forward(FILE *out)
 	}
 	gb_kernels_set_threads(0);
 	gb_model_free(&m);
+	return bench_forward_gpt2(out);
+}
+
+/* The same on GPT-2 small's shape (random weights; the figure depends on the shape only):
+ * a 64-token prefill with the full trace, the fast table, 1 thread and all threads
+ * alternating. */
+int bench_forward_gpt2(FILE *out)
+{
+	gb_config c;
+	gb_config_defaults(&c, GB_FAM_GPT2);
+	c.d_model = 768;
+	c.n_layer = 12;
+	c.n_head = c.n_kv_head = 12;
+	c.d_head = 64;
+	c.d_ffn = 3072;
+	c.vocab = 50257;
+	c.n_ctx = 1024;
+	gb_model m;
+	gb_err err;
+	if (gb_model_init(&m, &c, 7, 0.02f, &err)) {
+		fprintf(out, "bench: %s\n", err.msg);
+		return -1;
+	}
+	enum { T = 64, REPS = 21 };
+	int ids[T], nthr = gb_kernels_threads(), nt = nthr > 1 ? 2 : 1;
+	double t[2][REPS];
+	gb_rng r;
+	gb_rng_seed(&r, 3);
+	for (int i = 0; i < T; i++)
+		ids[i] = gb_rng_below(&r, c.vocab);
+	gb_trace tr = { 0 };
+	gb_fwd_opts o = { 0 };
+	o.k = gb_kernels_fast();
+	fprintf(out, "\nforward pass: 64 tokens, GPT-2 small's shape (12 layers, d_model 768, 12 heads, FFN 3072, vocabulary\n"
+	             "50257), random weights, full trace, %s table; median and best of %d (ms), 1 thread and all threads alternating\n",
+	        o.k->name, REPS);
+	for (int ti = 0; ti < nt; ti++) { /* warm-up */
+		gb_kernels_set_threads(ti ? nthr : 1);
+		gb_forward(&m, ids, T, NULL, 0, &tr, &o, &err);
+	}
+	for (int rep = 0; rep < REPS; rep++)
+		for (int ti = 0; ti < nt; ti++) {
+			gb_kernels_set_threads(ti ? nthr : 1);
+			double t0 = bench_now();
+			gb_forward(&m, ids, T, NULL, 0, &tr, &o, &err);
+			t[ti][rep] = (bench_now() - t0) * 1e3;
+		}
+	for (int ti = 0; ti < nt; ti++)
+		qsort(t[ti], REPS, sizeof t[ti][0], bench_cmp_double);
+	fprintf(out, "  %-7s 1 thread   median %8.3f ms  best %8.3f ms", o.k->name, t[0][REPS / 2], t[0][0]);
+	if (nt > 1)
+		fprintf(out, " | %d threads  median %8.3f ms  best %8.3f ms  (%.2fx / %.2fx 1 thread)", nthr, t[1][REPS / 2],
+		        t[1][0], t[0][REPS / 2] / t[1][REPS / 2], t[0][0] / t[1][0]);
+	fprintf(out, "\n");
+	gb_kernels_set_threads(0);
+	gb_trace_free(&tr);
+	gb_model_free(&m);
 	return 0;
 }
 

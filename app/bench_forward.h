@@ -5,8 +5,12 @@
 #include <stdio.h>
 
 /* The 64-token forward pass with the full trace through a 4-layer, d_model 128, 4-head
- * model, on every kernel table, side by side. */
+ * model, on every kernel table, side by side; then bench_forward_gpt2. */
 int bench_forward(FILE *out);
+
+/* The same 64-token prefill on GPT-2 small's shape, the fast table, 1 thread and all threads
+ * alternating. */
+int bench_forward_gpt2(FILE *out);
 
 /* Loading tiny-lm, and run + attn on a 30-token sentence. */
 int bench_session(FILE *out);

@@ -526,8 +526,10 @@ const command commands[] = {
 	  "[--tokens N]: tokens per second of greedy decoding of the model in DIR (or a random Llama-110M-\n"
 	  "or GPT-2-small-shaped one) on 1 and N threads, against the bound set by reading every weight\n"
 	  "once per token at the memory bandwidth the bench measures; with python3-torch, PyTorch beside\n"
-	  "it (the same matrix-vector chain and, for GPT-2, its cached forward, with the ratio to glassbox's).\n"
-	  "bench long: 512 and 1024 tokens\n"
+	  "it (the same matrix-vector chain and, for GPT-2, its cached forward, with the ratio to glassbox's);\n"
+	  "a folder kept 16-bit is timed against the same weights widened to fp32. bench forward: a\n"
+	  "64-token forward pass with the full trace on tiny-lm's shape (every table) and on GPT-2\n"
+	  "small's (the fast table), 1 and N threads alternating. bench long: 512 and 1024 tokens\n"
 	  "on GPT-2 small's shape against PyTorch, then how fast the views of the long run redraw\n"
 	  "(the first view of a head, of a whole layer); bench long redraw: those redraws alone.", cmd_bench, NO_REPLAY },
 	{ "tui", "", "the full-screen explorer: every stage, layer and head under the keys, a cursor on the figure",

@@ -6,6 +6,7 @@
  * only the cheap tensors; gb_fwd_replay computes the rest of a layer again on demand
  * (model/lazytrace.h). */
 #include "model/forward_int.h"
+#include "model/kernels/pool.h"
 
 #include <math.h>
 #include <setjmp.h>
@@ -200,6 +201,42 @@ static int ffn(fctx *f, const gb_ffn_w *w, const char *name, const float *x, int
 	return last(f);
 }
 
+/* Copies and their one-pass follow-ups, split across threads on the fast tables in one parallel
+ * region (the reference, and anything small, on this thread): each thread copies and finishes
+ * its own rows, instead of one thread copying what the next operation then splits. */
+typedef struct copy_job {
+	const gb_kernels *k;
+	float *dst;
+	const float *src, *add; /* add: dst = src + add element-wise; NULL: dst = softmax(src) by rows */
+	size_t rows, d;
+	int tasks;
+} copy_job;
+
+static void copy_task(void *arg, int t, int worker)
+{
+	const copy_job *j = arg;
+	size_t r0 = j->rows * t / j->tasks, r1 = j->rows * (t + 1) / j->tasks, off = r0 * j->d, n = (r1 - r0) * j->d;
+	(void)worker;
+	if (!n)
+		return;
+	memcpy(j->dst + off, j->src + off, n * sizeof(float));
+	if (j->add)
+		j->k->add(j->dst + off, j->add + off, n);
+	else
+		j->k->softmax(j->dst + off, (int)(r1 - r0), (int)j->d);
+}
+
+static void copy_then(fctx *f, float *dst, const float *src, const float *add, size_t rows, size_t d)
+{
+	copy_job j = { f->k, dst, src, add, rows, d, gb_pool_threads() };
+	if (j.tasks > (int)rows)
+		j.tasks = (int)rows;
+	if (f->k == gb_kernels_ref() || rows * d < 4096 || j.tasks < 2)
+		copy_task(&(copy_job){ f->k, dst, src, add, rows, d, 1 }, 0, 0);
+	else
+		gb_pool_run(j.tasks, copy_task, &j);
+}
+
 /* One sub-layer around the residual stream x (index): pre-norm x + f(norm(x)), post-norm
  * norm(x + f(x)). `sub` computes f on its input and returns the index of its output. The new
  * stream is recorded as resid_name; returns its index. */
@@ -214,14 +251,12 @@ static int residual(fctx *f, int x, const gb_normw *nw, const char *nname, subla
 		int n = gb_fwd_norm(f, nw, data(f, x), T, nname);
 		int o = sub(f, w, sname, data(f, n), T, arg);
 		float *r = tens(f, TF(T, D), "%s", resid_name);
-		memcpy(r, data(f, x), (size_t)T * D * sizeof(float));
-		f->k->add(r, data(f, o), (size_t)T * D);
+		copy_then(f, r, data(f, x), data(f, o), (size_t)T, (size_t)D);
 		return last(f);
 	}
 	int o = sub(f, w, sname, data(f, x), T, arg);
 	float *in = tens(f, TF(T, D), "%s.in", nname);
-	memcpy(in, data(f, x), (size_t)T * D * sizeof(float));
-	f->k->add(in, data(f, o), (size_t)T * D);
+	copy_then(f, in, data(f, x), data(f, o), (size_t)T, (size_t)D);
 	int n = gb_fwd_norm(f, nw, in, T, nname);
 	alias_idx(f, n, "%s", resid_name);
 	return last(f);
@@ -366,9 +401,10 @@ static int stack(fctx *f, const gb_stack_w *s, const stack_in *in)
 		pos = pe;
 	}
 	float *sum = tens(f, TF(T, D), "%sembed.sum", p);
-	memcpy(sum, e, (size_t)T * D * sizeof(float));
 	if (pos)
-		f->k->add(sum, pos, (size_t)T * D);
+		copy_then(f, sum, e, pos, (size_t)T, (size_t)D);
+	else
+		memcpy(sum, e, (size_t)T * D * sizeof(float));
 	int x = last(f);
 
 	for (int l = 0; l < s->n_layer; l++) {
@@ -445,8 +481,7 @@ static void output(fctx *f, int x, int T)
 	float *logits = tens(f, 2, SHAPE(T, c->vocab), tv, "logits");
 	lin(f, logits, data(f, x), T, &f->m->lm_head);
 	float *probs = tens(f, 2, SHAPE(T, c->vocab), tv, "probs");
-	memcpy(probs, logits, (size_t)T * c->vocab * sizeof(float));
-	f->k->softmax(probs, T, c->vocab);
+	copy_then(f, probs, logits, NULL, (size_t)T, (size_t)c->vocab);
 }
 
 /* What the full record of a run takes (floats), near enough to choose lazy recording. */
