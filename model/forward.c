@@ -26,12 +26,10 @@ static int jump_fail(fctx *f, int why, gb_err *err)
 
 float *gb_fwd_tens(fctx *f, int ndim, const int *d, const unsigned char *a, const char *fmt, ...)
 {
-	char name[64];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(name, sizeof name, fmt, ap);
+	float *p = gb_trace_addv(f->tr, ndim, d, a, fmt, ap);
 	va_end(ap);
-	float *p = gb_trace_add(f->tr, ndim, d, a, "%s", name);
 	if (!p)
 		longjmp(f->oom, 1);
 	return p;
@@ -50,12 +48,11 @@ static void alias_idx(fctx *f, int idx, const char *fmt, ...) __attribute__((for
 
 static void alias_idx(fctx *f, int idx, const char *fmt, ...)
 {
-	char name[64];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(name, sizeof name, fmt, ap);
+	int rc = gb_trace_aliasv(f->tr, &f->tr->t[idx], fmt, ap);
 	va_end(ap);
-	if (gb_trace_alias(f->tr, &f->tr->t[idx], "%s", name))
+	if (rc)
 		longjmp(f->oom, 1);
 }
 
@@ -88,9 +85,19 @@ void gb_fwd_lin(fctx *f, float *out, const float *x, int T, const gb_linear *l)
  * it runs on all rows at once. The linear layers stay outside: split by columns, each thread
  * reads half of the weights, which is what the time of a small model's matmuls goes to
  * (split by rows, every thread would read all of them from L3). */
-enum { ROW_NORM, ROW_ADD, ROW_SOFTMAX, ROW_ACT, ROW_MUL, ROW_COLS };
+enum { ROW_NORM, ROW_ADD, ROW_SOFTMAX, ROW_ACT, ROW_MUL, ROW_COLS, ROW_EMBED };
 
 enum { ROWS_MIN = 32 }; /* fewer rows (decoding): each operation as it comes */
+
+/* e (D) = the embedding of token id, times scale; a table kept 16-bit is widened into the row
+ * it fills. */
+static void embed_row(fctx *f, float *e, int id, float scale)
+{
+	int D = f->c->d_model;
+	const float *row = gb_model_embed_row(f->m, id, e);
+	for (int d = 0; d < D; d++)
+		e[d] = row[d] * scale;
+}
 
 /* Rows [r0, r1) of op o. */
 static void row_run(fctx *f, const gb_row_op *o, int r0, int r1)
@@ -124,6 +131,10 @@ static void row_run(fctx *f, const gb_row_op *o, int r0, int r1)
 	case ROW_COLS: /* out (T, n) = columns [off, off + n) of x (T, width) */
 		for (int r = r0; r < r1; r++)
 			memcpy(o->out + (size_t)r * o->n, o->x + (size_t)r * d + o->off, (size_t)o->n * sizeof(float));
+		break;
+	case ROW_EMBED: /* out (T, width) = the embedding rows of ids p (T), times scale */
+		for (int r = r0; r < r1; r++)
+			embed_row(f, o->out + (size_t)r * d, ((const int *)o->p)[r], o->scale);
 		break;
 	}
 }
@@ -533,13 +544,12 @@ static int stack(fctx *f, const gb_stack_w *s, const stack_in *in)
 		tk[i] = (float)in->ids[i];
 	float *e = tens(f, TF(T, D), "%sembed.tok", p);
 	float scale = c->scale_embed ? (float)sqrt((double)D) : 1.0f;
-	for (int i = 0; i < T; i++) {
-		/* a table kept 16-bit is widened into the row it fills, one token's row at a time */
-		float *ei = e + (size_t)i * D;
-		const float *row = gb_model_embed_row(f->m, in->ids[i], ei);
-		for (int d = 0; d < D; d++)
-			ei[d] = row[d] * scale;
-	}
+	gb_row_op *o = row_op(f, T, ROW_EMBED);
+	if (o)
+		o->out = e, o->p = in->ids, o->width = D, o->scale = scale;
+	else
+		for (int i = 0; i < T; i++)
+			embed_row(f, e + (size_t)i * D, in->ids[i], scale);
 	const float *pos = NULL;
 	if (c->pos == GB_POS_SINUSOIDAL) {
 		float *pe = tens(f, 2, SHAPE(T, D), AXES(GB_AX_POSITION, GB_AX_FEATURE), "%sembed.pos", p);
@@ -547,14 +557,14 @@ static int stack(fctx *f, const gb_stack_w *s, const stack_in *in)
 		pos = pe;
 	} else if (c->pos == GB_POS_LEARNED) {
 		float *pe = tens(f, 2, SHAPE(T, D), AXES(GB_AX_POSITION, GB_AX_FEATURE), "%sembed.pos", p);
-		memcpy(pe, s->pos + (size_t)in->pos0 * D, (size_t)T * D * sizeof(float));
+		cols_rows(f, pe, s->pos + (size_t)in->pos0 * D, T, D, 0, D);
 		pos = pe;
 	}
 	float *sum = tens(f, TF(T, D), "%sembed.sum", p);
 	if (pos)
 		copy_then(f, sum, e, pos, (size_t)T, (size_t)D);
 	else
-		memcpy(sum, e, (size_t)T * D * sizeof(float));
+		cols_rows(f, sum, e, T, D, 0, D);
 	int x = last(f);
 
 	for (int l = 0; l < s->n_layer; l++) {

@@ -17,8 +17,9 @@ typedef struct gb_row_op {
 	int kind;             /* ROW_NORM, ROW_ADD, ... (forward.c) */
 	float *out, *out2, *out3;
 	const float *x, *y;
-	const void *p;        /* the norm's weights */
+	const void *p;        /* the norm's weights, or the token ids */
 	int width, act, off, n;
+	float scale;
 } gb_row_op;
 
 typedef struct fctx {
