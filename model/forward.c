@@ -26,12 +26,10 @@ static int jump_fail(fctx *f, int why, gb_err *err)
 
 float *gb_fwd_tens(fctx *f, int ndim, const int *d, const unsigned char *a, const char *fmt, ...)
 {
-	char name[64];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(name, sizeof name, fmt, ap);
+	float *p = gb_trace_addv(f->tr, ndim, d, a, fmt, ap);
 	va_end(ap);
-	float *p = gb_trace_add(f->tr, ndim, d, a, "%s", name);
 	if (!p)
 		longjmp(f->oom, 1);
 	return p;
@@ -50,12 +48,11 @@ static void alias_idx(fctx *f, int idx, const char *fmt, ...) __attribute__((for
 
 static void alias_idx(fctx *f, int idx, const char *fmt, ...)
 {
-	char name[64];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(name, sizeof name, fmt, ap);
+	int rc = gb_trace_aliasv(f->tr, &f->tr->t[idx], fmt, ap);
 	va_end(ap);
-	if (gb_trace_alias(f->tr, &f->tr->t[idx], "%s", name))
+	if (rc)
 		longjmp(f->oom, 1);
 }
 
@@ -70,20 +67,172 @@ void gb_linear_apply(const gb_kernels *k, float *out, const float *x, int T, con
 		k->matmul(out, x, l->w, l->b, T, l->in, l->out, l->trans);
 }
 
-void gb_fwd_lin(fctx *f, float *out, const float *x, int T, const gb_linear *l) { gb_linear_apply(f->k, out, x, T, l); }
+void gb_fwd_lin(fctx *f, float *out, const float *x, int T, const gb_linear *l)
+{
+	gb_fwd_flush(f);
+	gb_linear_apply(f->k, out, x, T, l);
+}
+
+/* ---- batches of row-wise operations ----
+ *
+ * Between two linear layers a layer runs small operations whose row i (token i) depends on row
+ * i of their inputs alone: a residual add and the norm after it, an activation, the softmax of
+ * the logits. On a tiny model each took a parallel region of its own, a few microseconds of
+ * work behind a barrier. A run that batches (fctx.batch) records them instead; whatever reads
+ * their outputs first (a linear layer, attention, the end of the run) calls gb_fwd_flush, which
+ * runs the batch as one parallel region, each task taking its block of rows through every
+ * operation in turn. The numbers are the same: each operation computes a row as it does when
+ * it runs on all rows at once. The linear layers stay outside: split by columns, each thread
+ * reads half of the weights, which is what the time of a small model's matmuls goes to
+ * (split by rows, every thread would read all of them from L3). */
+enum { ROW_NORM, ROW_ADD, ROW_SOFTMAX, ROW_ACT, ROW_MUL, ROW_COLS, ROW_EMBED };
+
+enum { ROWS_MIN = 32 }; /* fewer rows (decoding): each operation as it comes */
+
+/* e (D) = the embedding of token id, times scale; a table kept 16-bit is widened into the row
+ * it fills. */
+static void embed_row(fctx *f, float *e, int id, float scale)
+{
+	int D = f->c->d_model;
+	const float *row = gb_model_embed_row(f->m, id, e);
+	for (int d = 0; d < D; d++)
+		e[d] = row[d] * scale;
+}
+
+/* Rows [r0, r1) of op o. */
+static void row_run(fctx *f, const gb_row_op *o, int r0, int r1)
+{
+	const gb_kernels *k = f->k;
+	size_t d = (size_t)o->width, off = (size_t)r0 * d, n = (size_t)(r1 - r0);
+	switch (o->kind) {
+	case ROW_NORM: {
+		const gb_normw *w = o->p;
+		if (f->c->norm == GB_NORM_RMS)
+			k->rmsnorm(o->out + off, o->out2 + r0, o->x + off, w->g, (int)n, (int)d, f->c->norm_eps);
+		else
+			k->layernorm(o->out + off, o->out2 + r0, o->out3 + r0, o->x + off, w->g, w->b, (int)n, (int)d,
+			             f->c->norm_eps, f->textbook);
+		break;
+	}
+	case ROW_ADD:
+		memcpy(o->out + off, o->x + off, n * d * sizeof(float));
+		k->add(o->out + off, o->y + off, n * d);
+		break;
+	case ROW_SOFTMAX:
+		memcpy(o->out + off, o->x + off, n * d * sizeof(float));
+		k->softmax(o->out + off, (int)n, (int)d);
+		break;
+	case ROW_ACT:
+		k->activate(o->out + off, o->x + off, n * d, o->act);
+		break;
+	case ROW_MUL:
+		k->mul(o->out + off, o->x + off, o->y + off, n * d);
+		break;
+	case ROW_COLS: /* out (T, n) = columns [off, off + n) of x (T, width) */
+		for (int r = r0; r < r1; r++)
+			memcpy(o->out + (size_t)r * o->n, o->x + (size_t)r * d + o->off, (size_t)o->n * sizeof(float));
+		break;
+	case ROW_EMBED: /* out (T, width) = the embedding rows of ids p (T), times scale */
+		for (int r = r0; r < r1; r++)
+			embed_row(f, o->out + (size_t)r * d, ((const int *)o->p)[r], o->scale);
+		break;
+	}
+}
+
+typedef struct rows_job {
+	fctx *f;
+	int T, tasks;
+} rows_job;
+
+static void rows_task(void *arg, int t, int worker)
+{
+	const rows_job *j = arg;
+	int r0 = (int)((long)j->T * t / j->tasks), r1 = (int)((long)j->T * (t + 1) / j->tasks);
+	(void)worker;
+	for (int i = 0; i < j->f->n_ops; i++)
+		row_run(j->f, &j->f->ops[i], r0, r1);
+}
+
+void gb_fwd_flush(fctx *f)
+{
+	if (!f->n_ops)
+		return;
+	/* a block of rows per thread: the operations are short, and a thread that comes late
+	 * leaves its block to the others */
+	rows_job j = { f, f->batch_T, gb_pool_threads() };
+	if (j.tasks > j.T / (ROWS_MIN / 2))
+		j.tasks = j.T / (ROWS_MIN / 2);
+	if (j.tasks < 2) {
+		j.tasks = 1;
+		rows_task(&j, 0, 0);
+	} else {
+		gb_pool_run(j.tasks, rows_task, &j);
+	}
+	f->n_ops = 0;
+}
+
+/* A slot for a row-wise operation on T rows, or NULL when it must run now (the run does not
+ * batch, or T is short); either way, what it may read from the batch is computed. */
+static gb_row_op *row_op(fctx *f, int T, int kind)
+{
+	if (!f->batch || T < ROWS_MIN) {
+		gb_fwd_flush(f);
+		return NULL;
+	}
+	if (f->n_ops && (T != f->batch_T || f->n_ops == GB_ROW_OPS))
+		gb_fwd_flush(f);
+	f->batch_T = T;
+	gb_row_op *o = &f->ops[f->n_ops++];
+	memset(o, 0, sizeof *o);
+	o->kind = kind;
+	return o;
+}
 
 /* out = x W + b and act_out = act(out): in one pass where the table has matmul_act (the same
  * numbers as the two steps), else the two steps. */
 static void lin_act(fctx *f, float *out, float *act_out, const float *x, int T, const gb_linear *l, int act)
 {
+	gb_fwd_flush(f);
 	if (!f->k->matmul_act) {
-		lin(f, out, x, T, l);
+		gb_linear_apply(f->k, out, x, T, l);
 		f->k->activate(act_out, out, (size_t)T * l->out, act);
 	} else if (l->w16) {
 		f->k->matmul_act(out, act_out, x, l->w16, l->wtype, l->b, T, l->in, l->out, l->trans, act);
 	} else {
 		f->k->matmul_act(out, act_out, x, l->w, GB_W_F32, l->b, T, l->in, l->out, l->trans, act);
 	}
+}
+
+/* out (T, d) = act(x), element-wise. */
+static void act_rows(fctx *f, float *out, const float *x, int T, int d, int act)
+{
+	gb_row_op *o = row_op(f, T, ROW_ACT);
+	if (o)
+		o->out = out, o->x = x, o->width = d, o->act = act;
+	else
+		f->k->activate(out, x, (size_t)T * d, act);
+}
+
+/* out (T, d) = a * b, element-wise. */
+static void mul_rows(fctx *f, float *out, const float *a, const float *b, int T, int d)
+{
+	gb_row_op *o = row_op(f, T, ROW_MUL);
+	if (o)
+		o->out = out, o->x = a, o->y = b, o->width = d;
+	else
+		f->k->mul(out, a, b, (size_t)T * d);
+}
+
+/* out (T, n) = columns [off, off + n) of x (T, width). */
+static void cols_rows(fctx *f, float *out, const float *x, int T, int width, int off, int n)
+{
+	gb_row_op *o = row_op(f, T, ROW_COLS);
+	if (o) {
+		o->out = out, o->x = x, o->width = width, o->off = off, o->n = n;
+		return;
+	}
+	for (int t = 0; t < T; t++)
+		memcpy(out + (size_t)t * n, x + (size_t)t * width + off, (size_t)n * sizeof(float));
 }
 
 /* The sinusoidal encoding of positions pos0 .. pos0 + T - 1 into pe (T, D). */
@@ -151,16 +300,21 @@ void gb_rope(float *x, int T, int E, int pos0, const gb_config *c)
 int gb_fwd_norm(fctx *f, const gb_normw *w, const float *x, int T, const char *name)
 {
 	int D = f->c->d_model;
+	float *s1, *s2 = NULL, *out;
 	if (f->c->norm == GB_NORM_RMS) {
-		float *rms = tens(f, 1, SHAPE(T), AXES(GB_AX_TOKEN), "%s.rms", name);
-		float *out = tens(f, TF(T, D), "%s.out", name);
-		f->k->rmsnorm(out, rms, x, w->g, T, D, f->c->norm_eps);
+		s1 = tens(f, 1, SHAPE(T), AXES(GB_AX_TOKEN), "%s.rms", name);
 	} else {
-		float *mean = tens(f, 1, SHAPE(T), AXES(GB_AX_TOKEN), "%s.mean", name);
-		float *var = tens(f, 1, SHAPE(T), AXES(GB_AX_TOKEN), "%s.var", name);
-		float *out = tens(f, TF(T, D), "%s.out", name);
-		f->k->layernorm(out, mean, var, x, w->g, w->b, T, D, f->c->norm_eps, f->textbook);
+		s1 = tens(f, 1, SHAPE(T), AXES(GB_AX_TOKEN), "%s.mean", name);
+		s2 = tens(f, 1, SHAPE(T), AXES(GB_AX_TOKEN), "%s.var", name);
 	}
+	out = tens(f, TF(T, D), "%s.out", name);
+	gb_row_op *o = row_op(f, T, ROW_NORM);
+	if (o)
+		o->out = out, o->out2 = s1, o->out3 = s2, o->x = x, o->p = w, o->width = D;
+	else if (f->c->norm == GB_NORM_RMS)
+		f->k->rmsnorm(out, s1, x, w->g, T, D, f->c->norm_eps);
+	else
+		f->k->layernorm(out, s1, s2, x, w->g, w->b, T, D, f->c->norm_eps, f->textbook);
 	return last(f);
 }
 
@@ -178,10 +332,8 @@ static int ffn(fctx *f, const gb_ffn_w *w, const char *name, const float *x, int
 			lin(f, buf, x, T, &w->up);
 			gate = tens(f, 2, SHAPE(T, F), tf, "%s.gate", name);
 			up = tens(f, 2, SHAPE(T, F), tf, "%s.up", name);
-			for (int t = 0; t < T; t++) {
-				memcpy(gate + (size_t)t * F, buf + (size_t)t * 2 * F, (size_t)F * sizeof(float));
-				memcpy(up + (size_t)t * F, buf + (size_t)t * 2 * F + F, (size_t)F * sizeof(float));
-			}
+			cols_rows(f, gate, buf, T, 2 * F, 0, F);
+			cols_rows(f, up, buf, T, 2 * F, F, F);
 		} else {
 			gate = tens(f, 2, SHAPE(T, F), tf, "%s.gate", name);
 			lin(f, gate, x, T, &w->gate);
@@ -189,8 +341,8 @@ static int ffn(fctx *f, const gb_ffn_w *w, const char *name, const float *x, int
 			lin(f, up, x, T, &w->up);
 		}
 		hidden = tens(f, 2, SHAPE(T, F), tf, "%s.hidden", name);
-		f->k->activate(hidden, gate, (size_t)T * F, GB_ACT_SILU);
-		f->k->mul(hidden, hidden, up, (size_t)T * F);
+		act_rows(f, hidden, gate, T, F, GB_ACT_SILU);
+		mul_rows(f, hidden, hidden, up, T, F);
 	} else {
 		float *up = tens(f, 2, SHAPE(T, F), tf, "%s.up", name);
 		hidden = tens(f, 2, SHAPE(T, F), tf, "%s.hidden", name);
@@ -228,6 +380,11 @@ static void copy_task(void *arg, int t, int worker)
 
 static void copy_then(fctx *f, float *dst, const float *src, const float *add, size_t rows, size_t d)
 {
+	gb_row_op *o = row_op(f, (int)rows, add ? ROW_ADD : ROW_SOFTMAX);
+	if (o) {
+		o->out = dst, o->x = src, o->y = add, o->width = (int)d;
+		return;
+	}
 	copy_job j = { f->k, dst, src, add, rows, d, gb_pool_threads() };
 	if (j.tasks > (int)rows)
 		j.tasks = (int)rows;
@@ -273,7 +430,11 @@ static int sub_attn(fctx *f, const void *w, const char *name, const float *x, in
 
 static int sub_ffn(fctx *f, const void *w, const char *name, const float *x, int T, const void *arg)
 {
-	return f->c->n_experts ? gb_fwd_moe(f, w, name, x, T) : ffn(f, w, name, x, T);
+	if (f->c->n_experts) {
+		gb_fwd_flush(f); /* routing reads its input on this thread */
+		return gb_fwd_moe(f, w, name, x, T);
+	}
+	return ffn(f, w, name, x, T);
 }
 
 
@@ -383,13 +544,12 @@ static int stack(fctx *f, const gb_stack_w *s, const stack_in *in)
 		tk[i] = (float)in->ids[i];
 	float *e = tens(f, TF(T, D), "%sembed.tok", p);
 	float scale = c->scale_embed ? (float)sqrt((double)D) : 1.0f;
-	for (int i = 0; i < T; i++) {
-		/* a table kept 16-bit is widened into the row it fills, one token's row at a time */
-		float *ei = e + (size_t)i * D;
-		const float *row = gb_model_embed_row(f->m, in->ids[i], ei);
-		for (int d = 0; d < D; d++)
-			ei[d] = row[d] * scale;
-	}
+	gb_row_op *o = row_op(f, T, ROW_EMBED);
+	if (o)
+		o->out = e, o->p = in->ids, o->width = D, o->scale = scale;
+	else
+		for (int i = 0; i < T; i++)
+			embed_row(f, e + (size_t)i * D, in->ids[i], scale);
 	const float *pos = NULL;
 	if (c->pos == GB_POS_SINUSOIDAL) {
 		float *pe = tens(f, 2, SHAPE(T, D), AXES(GB_AX_POSITION, GB_AX_FEATURE), "%sembed.pos", p);
@@ -397,14 +557,14 @@ static int stack(fctx *f, const gb_stack_w *s, const stack_in *in)
 		pos = pe;
 	} else if (c->pos == GB_POS_LEARNED) {
 		float *pe = tens(f, 2, SHAPE(T, D), AXES(GB_AX_POSITION, GB_AX_FEATURE), "%sembed.pos", p);
-		memcpy(pe, s->pos + (size_t)in->pos0 * D, (size_t)T * D * sizeof(float));
+		cols_rows(f, pe, s->pos + (size_t)in->pos0 * D, T, D, 0, D);
 		pos = pe;
 	}
 	float *sum = tens(f, TF(T, D), "%sembed.sum", p);
 	if (pos)
 		copy_then(f, sum, e, pos, (size_t)T, (size_t)D);
 	else
-		memcpy(sum, e, (size_t)T * D * sizeof(float));
+		cols_rows(f, sum, e, T, D, 0, D);
 	int x = last(f);
 
 	for (int l = 0; l < s->n_layer; l++) {
@@ -471,6 +631,7 @@ void gb_fwd_init(fctx *f, const gb_model *m, gb_trace *tr, const gb_fwd_opts *op
 	f->textbook = m->cfg.textbook_ln || (opts && opts->textbook_ln);
 	f->done = f->total = 0;
 	f->lazy = NULL;
+	f->batch = f->n_ops = 0;
 }
 
 /* logits and probs (T, vocab) from the stack's output x. */
@@ -554,6 +715,7 @@ int gb_forward(const gb_model *m, const int *ids, int n, const int *tgt, int n_t
 	if (eager_floats(c, n, c->encdec ? n_tgt : 0) * sizeof(float) > gb_trace_budget(tr) &&
 	    !(f.lazy = gb_lazy_install(tr, m, opts)))
 		return gb_fail(err, "out of memory");
+	f.batch = !f.lazy && f.k != gb_kernels_ref();
 	int why = setjmp(f.oom);
 	if (why)
 		return jump_fail(&f, why, err);
@@ -563,6 +725,7 @@ int gb_forward(const gb_model *m, const int *ids, int n, const int *tgt, int n_t
 		stack_in se = { "enc.", ids, n, 0, NULL, 0, NULL, 0, 0, NULL, 0 };
 		lazy_stack(&f, &se, -1);
 		int enc = stack(&f, &m->enc, &se);
+		gb_fwd_flush(&f);
 		stack_in sd = { "dec.", tgt, n_tgt, 1, data(&f, enc), n, ids, 1, 0, NULL, 1 };
 		lazy_stack(&f, &sd, enc);
 		x = stack(&f, &m->dec, &sd);
@@ -577,6 +740,7 @@ int gb_forward(const gb_model *m, const int *ids, int n, const int *tgt, int n_t
 		lazy_output(&f, x, T);
 	else
 		output(&f, x, T);
+	gb_fwd_flush(&f);
 	gb_trace_arena_free(tr);
 	return 0;
 }
@@ -609,7 +773,9 @@ static int run_source(gb_kvcache *kc, const gb_model *m, const int *src, int n_s
 		return jump_fail(&f, why, err);
 	f.total = m->enc.n_layer;
 	stack_in se = { "enc.", src, n_src, 0, NULL, 0, NULL, 0, 0, NULL, 0 };
+	f.batch = f.k != gb_kernels_ref();
 	const float *enc = data(&f, stack(&f, &m->enc, &se));
+	gb_fwd_flush(&f);
 	/* Each decoder layer's cross-attention keys and values, as attention() computes them. */
 	int K = c->n_kv_head, E = c->d_head, kw = K * E;
 	float *buf = scratch(&f, (size_t)n_src * kw);
@@ -678,7 +844,9 @@ int gb_forward_cached(const gb_model *m, gb_kvcache *kc, const int *ids, int n, 
 		return jump_fail(&f, why, err);
 	f.total = m->dec.n_layer;
 	stack_in sd = { c->encdec ? "dec." : "", ids, n, 1, NULL, 0, NULL, 1, len, kc, 1 };
+	f.batch = f.k != gb_kernels_ref();
 	output(&f, stack(&f, &m->dec, &sd), n);
+	gb_fwd_flush(&f);
 	kc->len = len + n;
 	return 0;
 }

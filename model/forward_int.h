@@ -8,6 +8,20 @@
 #include "model/forward.h"
 #include "model/lazytrace.h"
 
+/* A row-wise operation waiting in a batch (gb_fwd_flush): row i of each output depends on
+ * row i of its inputs alone, so a batch runs as one parallel region, each task taking every
+ * operation in turn on its own block of rows. */
+enum { GB_ROW_OPS = 48 };
+
+typedef struct gb_row_op {
+	int kind;             /* ROW_NORM, ROW_ADD, ... (forward.c) */
+	float *out, *out2, *out3;
+	const float *x, *y;
+	const void *p;        /* the norm's weights, or the token ids */
+	int width, act, off, n;
+	float scale;
+} gb_row_op;
+
 typedef struct fctx {
 	const gb_model *m;
 	const gb_config *c;
@@ -18,6 +32,13 @@ typedef struct fctx {
 	int done, total;      /* layers run and to run (progress) */
 	gb_lazy *lazy;        /* a lazy run (model/lazytrace.h), or NULL */
 	size_t part_floats[GB_PARTS]; /* the arena's floats each sub-layer of the last layer took */
+	/* Row-wise operations (norms, residual adds, activations, the softmax of the logits)
+	 * batched into one parallel region between two linear layers (forward.c): set by the runs
+	 * that want it on the fast tables (gb_fwd_init leaves it off: a replay runs each now). */
+	int batch;
+	int batch_T;          /* rows of the operations in the batch */
+	int n_ops;
+	gb_row_op ops[GB_ROW_OPS];
 	jmp_buf oom;          /* taken when the trace cannot grow (1), or when stopped (2) */
 } fctx;
 
@@ -28,8 +49,13 @@ float *gb_fwd_tens(fctx *f, int ndim, const int *d, const unsigned char *a, cons
 float *gb_fwd_scratch(fctx *f, size_t n);
 /* The index of the tensor added last. */
 int gb_fwd_last(fctx *f);
-/* y = x W + b through the kernel table (16-bit weights through matmul_w16). */
+/* y = x W + b through the kernel table (16-bit weights through matmul_w16), now (the batch
+ * first). */
 void gb_fwd_lin(fctx *f, float *out, const float *x, int T, const gb_linear *l);
+
+/* Runs the batched row-wise operations (nothing when there are none). Whatever reads what a
+ * norm, an add or an activation wrote calls it first; gb_fwd_lin does. */
+void gb_fwd_flush(fctx *f);
 
 /* Short names inside the two files. */
 #define tens gb_fwd_tens

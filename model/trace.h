@@ -64,6 +64,7 @@
 #ifndef GLASSBOX_TRACE_H
 #define GLASSBOX_TRACE_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #include "model/err.h"
@@ -132,6 +133,12 @@ float *gb_trace_add(gb_trace *tr, int ndim, const int *shape, const unsigned cha
 /* A new name for data that already is in the trace (no copy). */
 int gb_trace_alias(gb_trace *tr, const gb_ttensor *src, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* The two above with a va_list. */
+float *gb_trace_addv(gb_trace *tr, int ndim, const int *shape, const unsigned char *axes,
+                     const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+int gb_trace_aliasv(gb_trace *tr, const gb_ttensor *src, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 /* Looks a tensor up by name, computing it first if the trace is lazy; NULL when absent (or
  * when memory runs out computing it). */
