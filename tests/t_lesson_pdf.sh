@@ -54,7 +54,7 @@ for f in lessons/[0-9][0-9]-*.lesson; do
 	check "$les: every figure fills its slide (on $1 slides, the least height $2 of the page's, the least area $3)" \
 		awk "BEGIN { exit !($1 == 0 || ($2 >= 0.49 && $3 >= 0.33)) }"
 	# the handout: each line of terminal output (25 characters or more) that fits the text width
-	# at the smallest type (6.5 pt of DejaVu Sans Mono: 119 columns) on one line of the PDF; a
+	# at the smallest type (7 pt of DejaVu Sans Mono: 110 columns) on one line of the PDF; a
 	# longer one broken but whole (its pieces in order, the marks of the break left out)
 	pdftotext -layout "$D/handout.pdf" - 2>/dev/null | tr -s ' ' >"$T/$les.hand"
 	wrapped=$(python3 - "$D/lesson.md" "$T/$les.hand" <<'PY'
@@ -71,7 +71,7 @@ for l in md:
     t = re.sub(r"\s+", " ", l).strip()
     if code and len(t) >= 25:
         longest = max(longest, len(l))
-        if len(l) <= 119 and not any(t in p for p in pdf):
+        if len(l) <= 110 and not any(t in p for p in pdf):
             bad += 1
             print("# wrapped: " + l, file=sys.stderr)
         if re.sub(r"\s+", "", l) not in whole:
