@@ -964,14 +964,18 @@ int gb_pdfbook_handout(gb_pdfbook *b, const char *md, const char *path, const ch
 
 /* The slide's geometry in points (a 960 x 540 page). No text on a slide is smaller than
  * SL_MIN: 11 pt of 960 is 18.3 px of 1600, the design's bar for figures ("the smallest text
- * is 18 px"). A step's text is set as large as fits, up to SL_BODY_MAX. */
+ * is 18 px"). A step's text is set as large as fits, up to SL_BODY_MAX, never larger than the
+ * heading over it (a 28 pt paragraph under a 22 pt heading made the headings of text slides
+ * look smaller than those of figure slides); questions alone on a slide at SL_Q_ALONE at most,
+ * near the size of the question boxes elsewhere. */
 #define SL_SIDE 12.0
 #define SL_TOP 8.0
-#define SL_HEAD_PX 22.0
+#define SL_HEAD_PX 24.0
 #define SL_MIN 11.0
-#define SL_BODY_MAX 28.0
+#define SL_BODY_MAX 24.0
 #define SL_Q_FIG 15.0  /* questions under a figure */
 #define SL_Q_TEXT 17.0 /* questions on a slide of text */
+#define SL_Q_ALONE 20.0
 #define SL_MONO 0.85 /* terminal text and formulas against the prose: monospace looks larger */
 /* Text above and under a figure: as large as leaves the figure its room, from SL_CAP_MAX down
  * to SL_CAP_MIN; a lead-in above it takes SL_LEAD_LINES lines at most; the figure keeps
@@ -1532,28 +1536,53 @@ static double side_option(page *pg, const figtext *F, double top, double bottom,
  * at px); the questions in a box at the bottom. A narrow figure with text stands beside it
  * instead where its data gets more of the page so. The room the figure has (stacked) is
  * returned; the page is drawn only when draw. */
+/* Where a figure slide's parts go with its text at px: the room under the heading and over
+ * the questions, the lead-in's and the text after's heights, the command's; the figure stacked
+ * (layout v at scale k) or beside the text (layout sv at sk, the text at spx). */
+typedef struct figplan {
+	double top, bottom, lh, ah, ch, room;
+	int v, sv, beside;
+	double k, sk, spx;
+} figplan;
+
+static void fig_plan(page *pg, const char *head, const figtext *F, double px, int side, figplan *P)
+{
+	const double m = SL_SIDE, w = pg->W - 2 * m;
+	memset(P, 0, sizeof *P);
+	P->top = slide_heading(pg, head, 0) + 2;
+	P->bottom = slide_questions(pg, F->qs, SL_Q_FIG, 0);
+	P->lh = F->nl ? body(pg, F->lead, F->nl, px, 0, m + 4, P->top, w - 8, 0) + 0.5 * px : 0;
+	P->ah = F->na ? body(pg, F->after, F->na, px, 0, m + 4, 0, w - 8, 0) + 0.4 * px : 0;
+	P->ch = cmd_line(pg, F->cmd, 0, 0, w, 0);
+	P->ch = P->ch ? P->ch + 3 : 0;
+	P->room = P->bottom - P->top - P->lh - P->ah - P->ch;
+	P->sv = -1;
+	if (!side)
+		return;
+	double stacked = 0, beside = 0;
+	P->v = P->room > 40 ? best_variant(F->fig, w, P->room, &P->k) : -1;
+	if (P->v >= 0)
+		stacked = data_area(&F->fig->v[P->v], P->k);
+	if (F->nl || F->na)
+		beside = side_option(pg, F, P->top, P->bottom, P->ch, &P->sv, &P->sk, &P->spx);
+	/* beside the text where that leaves out less, or as much and gives the data more room */
+	P->beside = beside > 0 && (P->v < 0 || F->fig->v[P->sv].lost < F->fig->v[P->v].lost ||
+	                           (F->fig->v[P->sv].lost == F->fig->v[P->v].lost && beside > 1.15 * stacked));
+}
+
 static double fig_slide(page *pg, const char *head, const figtext *F, double px, int draw)
 {
 	const double m = SL_SIDE, w = pg->W - 2 * m;
-	double top = slide_heading(pg, head, 0) + 2, bottom = slide_questions(pg, F->qs, SL_Q_FIG, 0);
-	double lh = F->nl ? body(pg, F->lead, F->nl, px, 0, m + 4, top, w - 8, 0) + 0.5 * px : 0;
-	double ah = F->na ? body(pg, F->after, F->na, px, 0, m + 4, 0, w - 8, 0) + 0.4 * px : 0;
-	double ch = cmd_line(pg, F->cmd, 0, 0, w, 0);
-	ch = ch ? ch + 3 : 0;
-	double room = bottom - top - lh - ah - ch;
+	figplan P;
+	fig_plan(pg, head, F, px, draw, &P);
+	double top = P.top, bottom = P.bottom, lh = P.lh, ch = P.ch, room = P.room;
 	if (!draw)
 		return room;
 	slide_heading(pg, head, 1);
 	slide_questions(pg, F->qs, SL_Q_FIG, 1);
-	double k = 0, sk = 0, spx = 0, stacked = 0, side = 0;
-	int v = room > 40 ? best_variant(F->fig, w, room, &k) : -1, sv = -1;
-	if (v >= 0)
-		stacked = data_area(&F->fig->v[v], k);
-	if (F->nl || F->na)
-		side = side_option(pg, F, top, bottom, ch, &sv, &sk, &spx);
-	/* beside the text where that leaves out less, or as much and gives the data more room */
-	if (side > 0 && (v < 0 || F->fig->v[sv].lost < F->fig->v[v].lost ||
-	                 (F->fig->v[sv].lost == F->fig->v[v].lost && side > 1.15 * stacked))) {
+	double k = P.k, sk = P.sk, spx = P.spx;
+	int v = P.v, sv = P.sv;
+	if (P.beside) {
 		double fw = F->fig->v[sv].W * sk, fh = F->fig->v[sv].H * sk, y = top + (bottom - top - ch - fh) / 2;
 		place_fig(pg, F->fig->v[sv].s, m, y, fw, fh);
 		cmd_line(pg, F->cmd, m, y + fh + 3, fw, 1);
@@ -1682,12 +1711,18 @@ static int fits(page *pg, plan *P, const char *head, int f, const int *idx, int 
 				after[F.na++] = &P->p[idx[j]];
 		char *qs = questions_of(P, idx, m);
 		F.qs = qs;
-		double room = fig_slide(pg, head, &F, SL_CAP_MIN, 0), w = pg->W - 2 * SL_SIDE, k = 0;
-		int v = room > 40 ? best_variant(F.fig, w, room, &k) : -1;
+		figplan Pl;
+		fig_plan(pg, head, &F, SL_CAP_MIN, 1, &Pl);
+		double room = Pl.room, k = Pl.k;
+		int v = Pl.v;
 		/* and it leaves out no more than on a slide of its own (every row of the layer norm's
-		 * map named), and a line plot keeps SL_PLOT_MIN of the page's height for its lines */
-		ok = v >= 0 && room >= share * pg->H && k >= SL_K_FIT && F.fig->v[v].lost <= F.fig->least &&
-		     (F.fig->kind != GB_FIG_LINES || F.fig->v[v].box.h * k >= SL_PLOT_MIN * pg->H);
+		 * map named), and a line plot keeps SL_PLOT_MIN of the page's height for its lines;
+		 * beside its text, at SL_K_FIT and leaving out no more */
+		if (Pl.beside)
+			ok = Pl.sk >= SL_K_FIT && F.fig->v[Pl.sv].lost <= F.fig->least;
+		else
+			ok = v >= 0 && room >= share * pg->H && k >= SL_K_FIT && F.fig->v[v].lost <= F.fig->least &&
+			     (F.fig->kind != GB_FIG_LINES || F.fig->v[v].box.h * k >= SL_PLOT_MIN * pg->H);
 		free(qs);
 	}
 	free(lead);
@@ -1832,6 +1867,19 @@ static void plan_slides(plan *P, page *pg, const char *head)
 					break;
 				}
 			}
+		}
+		/* what is left for a slide of text is only a question or two: the last paragraph
+		 * under the figure (not the first, which says what to see in it) goes with them,
+		 * rather than a question alone on a slide (review 4, N1) */
+		if (m >= 2 && m < n && P->p[idx[m - 1]].kind != P_QUESTION && P->p[idx[m - 1]].kind != P_LITERAL) {
+			size_t chars = 0;
+			int only_q = 1;
+			for (int j = m; j < n; j++) {
+				only_q &= P->p[idx[j]].kind == P_QUESTION;
+				chars += strlen(P->p[idx[j]].text);
+			}
+			if (only_q && chars < 400)
+				m--;
 		}
 		for (int j = 0; j < m; j++) {
 			P->p[idx[j]].slide = sl;
@@ -2118,7 +2166,7 @@ static void text_slides(page *pg, tslides *T, piece *const *all, int n_all)
 	if (!nb) { /* questions alone: in their box under the heading, as large as fits */
 		char *qs = anchored_questions(Q, anchor, nq, 0, 1);
 		const double m = SL_SIDE, w = pg->W - 2 * m;
-		double top = slide_heading(pg, next_head(T), 1) + 14, px = SL_BODY_MAX;
+		double top = slide_heading(pg, next_head(T), 1) + 14, px = SL_Q_ALONE;
 		PangoLayout *ql = NULL;
 		for (; qs && px >= SL_MIN; px -= 1) {
 			if (ql)
