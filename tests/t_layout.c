@@ -3,7 +3,11 @@
  * wide matrix, square ones for a token x token map that meets the bar), no text under 18 px
  * (measured on the glyphs too), every label up to 64 with its index, round-step ticks beyond,
  * long labels shortened and counted, titles wrapped, the subtitle, text in cells (black or white
- * by the cell), side columns, and the PNG text chunks carrying the measurements. */
+ * by the cell), side columns, and the PNG text chunks carrying the measurements. The fourth
+ * review's findings on the handout's 1200 x 675: feature numbers thinned as numbers ("0 5 10",
+ * not '2 "1"'), a clipped value's mark kept in its cell ("97.8▲"), numbers apart in their cells,
+ * panel titles apart, a legend of long names whole (under the plot), every row of a row of maps
+ * named where the room allows. */
 #include "tests/tap.h"
 #include "viz/colormap.h"
 #include "viz/figure.h"
@@ -334,6 +338,177 @@ static void test_bars(void)
 	gb_fig_free(f);
 }
 
+
+/* The layout of f on w x h as SVG (its texts as <text> elements), what it measured in *in. */
+static char *svg_of(const gb_figure *f, int w, int h, gb_raster_info *in)
+{
+	gb_verr err = { "" };
+	gb_raster_opts o = { w, h, 1 };
+	gb_canvas c;
+	if (in && !gb_raster_render(f, &o, &c, in, &err))
+		gb_canvas_free(&c);
+	return gb_svg_render(f, w, h, 1, "1", &err);
+}
+
+/* Positional encoding's features "0" .. "63" (labels that are their own numbers), thinned on
+ * the handout's 1200 x 675: plain numbers at round values from 0, never an index beside a
+ * quoted feature ('2 "1"'). */
+static void test_self_numbered(void)
+{
+	gb_figure *f = wide(12, 64);
+	char *cl[64];
+	gb_raster_info in;
+	for (int i = 0; i < 64; i++) {
+		cl[i] = malloc(8);
+		snprintf(cl[i], 8, "%d", i);
+	}
+	gb_fig_set_col_labels(f, (const char *const *)cl);
+	f->col_index0 = 0;
+	char *svg = svg_of(f, 1200, 675, &in);
+	tap_ok(svg && in.col_labels_shown < 64 && !strstr(svg, "&quot;") && strstr(svg, ">0</text>") &&
+	       strstr(svg, ">10</text>") && !strstr(svg, ">1</text>"),
+	       "feature numbers 0-63 thinned as numbers (%d of 64 shown, 0 and 10 among them, no quotes)",
+	       in.col_labels_shown);
+	free(svg);
+	for (int i = 0; i < 64; i++)
+		free(cl[i]);
+	gb_fig_free(f);
+}
+
+/* The residual stream on the handout: 9 stages x 14 tokens, a clipped value's text "97.8▲" in
+ * its cell whole (it was "97...."), and numbers never wider than their cells allow. */
+static void test_cell_mark(void)
+{
+	gb_figure *f = gb_fig_new(GB_FIG_HEATMAP);
+	float v[14 * 9];
+	const char *ct[14 * 9];
+	gb_raster_info in;
+	for (int i = 0; i < 14 * 9; i++) {
+		v[i] = 2 + (i % 9) * 1.3f + (i / 9) * 0.1f;
+		ct[i] = i % 9 == 8 && i / 9 % 3 == 0 ? "97.8\xe2\x96\xb2" : "";
+	}
+	gb_fig_set_values(f, v, 14, 9);
+	gb_fig_set_row_labels(f, TOK);
+	gb_fig_set_cell_text(f, ct);
+	f->numbers = 1;
+	f->precision = 1;
+	gb_fig_set_title(f, "The residual stream: its length |x| per token after each sub-layer");
+	char *svg = svg_of(f, 1200, 675, &in);
+	tap_ok(svg && in.labels_cut == 0 && strstr(svg, "97.8\xe2\x96\xb2</text>"),
+	       "a clipped value's text and mark whole in a square map's cell (%d cut)", in.labels_cut);
+	free(svg);
+	gb_fig_free(f);
+	/* digits on the handout: 4 x 22 cells of "6.6": at the smallest size, not filling the cell */
+	f = gb_fig_new(GB_FIG_HEATMAP);
+	float d[4 * 22];
+	for (int i = 0; i < 4 * 22; i++)
+		d[i] = 6.1f + (i % 7) * 0.1f;
+	gb_fig_set_values(f, d, 4, 22);
+	gb_fig_set_row_labels(f, (const char *const[]){ "L1", "L2", "L3", "L4" });
+	f->numbers = 1;
+	f->precision = 1;
+	svg = svg_of(f, 1200, 675, &in);
+	double cw = (double)in.plot.w / 22, nw = gb_font_width(gb_font_face(GB_FACE_MONO, NULL), in.cell_text_px, "6.6");
+	tap_ok(in.numbers_shown && nw <= 0.78 * cw,
+	       "numbers in cells stand apart: \"6.6\" %.0f px wide in a %.0f px cell (%d px type)", nw, cw, in.cell_text_px);
+	free(svg);
+	gb_fig_free(f);
+}
+
+/* Texts of an SVG whose content starts with pre: their x, y, size and string. */
+typedef struct svgtext {
+	double x, y;
+	int px;
+	char s[128];
+} svgtext;
+
+static int svg_texts(const char *svg, const char *pre, svgtext *out, int max)
+{
+	int n = 0;
+	for (const char *p = svg; p && (p = strstr(p, "<text x=\"")) && n < max; p++) {
+		svgtext t;
+		const char *gt = strchr(p, '>'), *end = gt ? strstr(gt, "</text>") : NULL;
+		if (!end || sscanf(p, "<text x=\"%lf\" y=\"%lf\" font-size=\"%d\"", &t.x, &t.y, &t.px) != 3)
+			continue;
+		snprintf(t.s, sizeof t.s, "%.*s", (int)(end - gt - 1), gt + 1);
+		if (!strncmp(t.s, pre, strlen(pre)))
+			out[n++] = t;
+	}
+	return n;
+}
+
+/* Panel titles ("head 1, key/value head 1") on the handout: each within its panel and 40% of
+ * the gaps beside it, neighbours at least 8 px apart (they ran into each other). */
+static void test_panel_titles(void)
+{
+	gb_figure *g = gb_fig_new(GB_FIG_GRID);
+	float v[21 * 21];
+	gb_raster_info in;
+	svgtext t[16];
+	for (int i = 0; i < 21 * 21; i++)
+		v[i] = i % 21 <= i / 21 ? 1.0f / (i / 21 + 1) : 0;
+	for (int h = 0; h < 4; h++) {
+		gb_figure *p = gb_fig_new(GB_FIG_HEATMAP);
+		char title[64];
+		gb_fig_set_values(p, v, 21, 21);
+		gb_fig_set_row_labels(p, TOK);
+		gb_fig_set_col_labels(p, TOK);
+		snprintf(title, sizeof title, "head %d, key/value head 1", h + 1);
+		gb_fig_set_title(p, title);
+		gb_fig_add_panel(g, p);
+	}
+	g->grid_cols = 4;
+	gb_fig_set_title(g, "Layer 4: attention weights of every head");
+	char *svg = svg_of(g, 1200, 675, &in);
+	int n = svg ? svg_texts(svg, "head ", t, 16) : 0, apart = n >= 4;
+	double least = 1e9;
+	gb_font *sans = gb_font_face(GB_FACE_SANS, NULL);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++)
+			if (i != j && fabs(t[i].y - t[j].y) < 1 && t[j].x > t[i].x) {
+				double gap = (t[j].x - gb_font_width(sans, t[j].px, t[j].s) / 2) -
+				             (t[i].x + gb_font_width(sans, t[i].px, t[i].s) / 2);
+				least = fmin(least, gap);
+				apart &= gap >= 8;
+			}
+	tap_ok(apart && in.labels_cut == 0, "4 panel titles on %d lines, neighbours %.0f px apart at least", n, least);
+	free(svg);
+	/* with the room (1200 x 900), every one of the 21 rows named, not every second */
+	svg = svg_of(g, 1200, 900, &in);
+	tap_ok(in.row_labels_shown == 21, "a row of 4 maps of 21 tokens names every row on 1200 x 900 (%d)",
+	       in.row_labels_shown);
+	free(svg);
+	gb_fig_free(g);
+}
+
+/* Two models' series with long names on the handout: the legend goes under the plot, whole. */
+static void test_legend(void)
+{
+	static const char *names[6] = { "tiny-lm-rope: up to position 128", "tiny-lm-rope: past position 128",
+	                                "tiny-lm-rope: running mean", "tiny-lm-alibi: up to position 128",
+	                                "tiny-lm-alibi: past position 128", "tiny-lm-alibi: running mean" };
+	gb_figure *f = gb_fig_new(GB_FIG_LINES);
+	float y[250];
+	gb_raster_info in;
+	for (int k = 0; k < 6; k++) {
+		for (int i = 0; i < 250; i++)
+			y[i] = (float)(k + 1) * sinf(i * 0.1f + k);
+		gb_fig_add_series(f, names[k], y, 250);
+	}
+	gb_fig_set_title(f, "Loss of each token along the text");
+	char *svg = svg_of(f, 1200, 675, &in);
+	int whole = 1;
+	for (int k = 0; k < 6; k++) {
+		char want[80];
+		snprintf(want, sizeof want, ">%s</text>", names[k]);
+		whole &= svg && strstr(svg, want) != NULL;
+	}
+	tap_ok(whole && in.labels_cut == 0 && in.plot.w > 0.8 * 1200, "6 long legend names whole (%d cut), the plot %d px wide",
+	       in.labels_cut, in.plot.w);
+	free(svg);
+	gb_fig_free(f);
+}
+
 int main(void)
 {
 	test_wide();
@@ -343,6 +518,10 @@ int main(void)
 	test_long_text();
 	test_report();
 	test_bars();
+	test_self_numbered();
+	test_cell_mark();
+	test_panel_titles();
+	test_legend();
 	gb_font_release();
 	return tap_done();
 }

@@ -12,7 +12,11 @@
 # and a token's leading space reads as a dot (tests/slide_text.py reads all of it back). The
 # third review: a title slide, each figure's command on its slide, the merge replay's every
 # strip, no sentence cut across slides, nothing said after a question on its slide, commands
-# broken only at spaces, long dumps of output set large on slides of their own.
+# broken only at spaces, long dumps of output set large on slides of their own. The fourth review:
+# the layer norm's slide names all its rows with their statistics, the handout's merge replay
+# has every strip, its legends are whole, its residual stream keeps its marks, its feature axis
+# reads as numbers, its model view has room; line plots on slides keep their height; no export
+# shows the exporter's own folders.
 cd "$(dirname "$0")/.." || exit 1
 . tests/tap.sh
 for tool in pdftotext pdfinfo python3; do
@@ -23,7 +27,7 @@ for tool in pdftotext pdfinfo python3; do
 done
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-echo "1..$(($(ls lessons/[0-9][0-9]-*.lesson | wc -l) * 9 + 7))"
+echo "1..$(($(ls lessons/[0-9][0-9]-*.lesson | wc -l) * 9 + 16))"
 flat() { tr '\n' ' ' | tr -s ' '; }
 for f in lessons/[0-9][0-9]-*.lesson; do
 	les=$(basename "$f" .lesson)
@@ -54,7 +58,7 @@ for f in lessons/[0-9][0-9]-*.lesson; do
 	check "$les: every figure fills its slide (on $1 slides, the least height $2 of the page's, the least area $3)" \
 		awk "BEGIN { exit !($1 == 0 || ($2 >= 0.49 && $3 >= 0.33)) }"
 	# the handout: each line of terminal output (25 characters or more) that fits the text width
-	# at the smallest type (6.5 pt of DejaVu Sans Mono: 119 columns) on one line of the PDF; a
+	# at the smallest type (7 pt of DejaVu Sans Mono: 110 columns) on one line of the PDF; a
 	# longer one broken but whole (its pieces in order, the marks of the break left out)
 	pdftotext -layout "$D/handout.pdf" - 2>/dev/null | tr -s ' ' >"$T/$les.hand"
 	wrapped=$(python3 - "$D/lesson.md" "$T/$les.hand" <<'PY'
@@ -71,7 +75,7 @@ for l in md:
     t = re.sub(r"\s+", " ", l).strip()
     if code and len(t) >= 25:
         longest = max(longest, len(l))
-        if len(l) <= 119 and not any(t in p for p in pdf):
+        if len(l) <= 110 and not any(t in p for p in pdf):
             bad += 1
             print("# wrapped: " + l, file=sys.stderr)
         if re.sub(r"\s+", "", l) not in whole:
@@ -113,6 +117,79 @@ sed -n '/^glassbox> tokenize --steps the teachers/,/^```/p' "$T/02-tokens/lesson
 pdftotext "$T/02-tokens/slides.pdf" - 2>/dev/null | grep -o '^[0-9]*\. [^ ]* + [^ ]* (rank [0-9]*)' | sort -u >"$T/strips.s"
 check "lesson 2: the slides show a strip for each of the $(wc -l <"$T/strips.want") merges (the last '$(sort -n "$T/strips.want" | tail -1)'; $(comm -23 "$T/strips.want" "$T/strips.s" | wc -l) missing)" \
 	sh -c "test \$(wc -l <$T/strips.want) -ge 9 && comm -23 $T/strips.want $T/strips.s | wc -l | grep -qx 0"
+# the layer norm's slide (lesson 8) and the RMS norm's (lesson 19): every one of the 14 rows named
+# (the slides named every second one) and, beside each, its input's mean and variance (28
+# numbers) or its rms (14)
+for spec in "08-layernorm:Layer norm before attention:28" "19-norm-placement:RMS norm before attention:14"; do
+	les=${spec%%:*} rest=${spec#*:}
+	title=${rest%%:*} nstat=${rest#*:}
+	pages=$(pdfinfo "$T/$les/slides.pdf" 2>/dev/null | awk '/^Pages/ { print $2 }')
+	rows=0 stats=0 found=none
+	for p in $(seq 1 "${pages:-0}"); do
+		pdftotext -f "$p" -l "$p" "$T/$les/slides.pdf" "$T/pg" 2>/dev/null
+		grep -q "$title" "$T/pg" || continue
+		found=$p
+		rows=$(grep -cE '^[0-9]+ (When|·[^ ]+|",")$' "$T/pg")
+		stats=$(grep -cE '^-?0\.[0-9]{4}$' "$T/pg")
+		break
+	done
+	check "$les: the slide of '$title' ($found) names all 14 rows ($rows) with each one's statistics ($stats of $nstat)" \
+		test "$rows" = 14 -a "$stats" = "$nstat"
+done
+# the handout's merge replay has every strip too (it showed 7 of 9)
+pdftotext "$T/02-tokens/handout.pdf" - 2>/dev/null | grep -o '^[0-9]*\. [^ ]* + [^ ]* (rank [0-9]*)' | sort -u >"$T/strips.h"
+check "lesson 2: the handout shows a strip for each of the $(wc -l <"$T/strips.want") merges ($(comm -23 "$T/strips.want" "$T/strips.h" | wc -l) missing)" \
+	sh -c "test \$(wc -l <$T/strips.want) -ge 9 && comm -23 $T/strips.want $T/strips.h | wc -l | grep -qx 0"
+# legends whole in the handout: the names that tell the trained range from the test
+pdftotext "$T/17-past-the-context/handout.pdf" - 2>/dev/null | flat >"$T/h17"
+pdftotext "$T/19-norm-placement/handout.pdf" - 2>/dev/null | flat >"$T/h19"
+check "lessons 17 and 19: the handout's legends are whole ('tiny-lm-rope: up to position 128', 'tiny-lm-postnorm: post-norm'; no 'positi…')" \
+	sh -c "grep -q 'tiny-lm-rope: up to position 128' $T/h17 && grep -q 'tiny-lm-alibi: past position 128' $T/h17 &&
+		grep -q 'tiny-lm-postnorm: post-norm' $T/h19 && ! grep -q 'positi…\|post-n…' $T/h17 $T/h19"
+# the residual stream's clipped values keep their mark in the handout's cells (they read "97....")
+pdftotext "$T/09-ffn-residual/handout.pdf" - 2>/dev/null | flat >"$T/h9"
+check "lesson 9: the handout's residual stream prints 97.8▲, its clipped values whole" \
+	sh -c "grep -q '97.8▲' $T/h9 && ! grep -q '97\.\.\.\|97\.…' $T/h9"
+# the positional encoding's feature axis in the handout: numbers, never an index beside a quoted
+# feature ('2 "1"')
+pdftotext "$T/04-positions/handout.pdf" - 2>/dev/null | flat >"$T/h4"
+check "lesson 4: the handout's feature axis reads as numbers ($(grep -oE '[0-9]+ \"[0-9]+\"' "$T/h4" | wc -l) quoted ones)" \
+	sh -c "! grep -qE '[0-9]+ \"[0-9]+\"' $T/h4"
+# the model view in the handout: taller than a 16:9 figure, so its 16 maps are not 7 mm wide
+python3 tests/pdf_frames.py "$T/07-heads/handout.pdf" >"$T/h7.frames" 2>/dev/null
+mv_page=$(for p in $(awk '$4 >= 1 { print $1 }' "$T/h7.frames"); do
+	pdftotext -f "$p" -l "$p" "$T/07-heads/handout.pdf" - 2>/dev/null | grep -q 'Every layer (rows) and head' && echo "$p" && break; done)
+mv_h=$(awk -v p="$mv_page" '$1 == p { for (i = 0; i < $4; i++) print $(8 + 4 * i) }' "$T/h7.frames" | sort -n | tail -1)
+check "lesson 7: the handout's model view is laid out tall (page ${mv_page:-none}, ${mv_h:-0} pt high; 16:9 is 272)" \
+	awk "BEGIN { exit !(${mv_h:-0} >= 400) }"
+# line plots on slides keep their height: the span of the y axis's tick labels (the review found
+# the loss curve and the norms at under a fifth of the slide, squashed by the text under them)
+low=$(for spec in "17-past-the-context:Loss of each token along the text" "19-norm-placement:norm, layer by layer" \
+	"19-norm-placement:Gradient of the loss"; do
+	python3 - "$T/${spec%%:*}/slides.pdf" "${spec#*:}" <<'PY'
+import re, subprocess, sys
+from collections import defaultdict
+out = subprocess.run(["pdftotext", "-bbox", sys.argv[1], "-"], capture_output=True, text=True).stdout
+for n, page in enumerate(out.split("<page ")[1:], 1):
+    H = float(re.search(r'height="([\d.]+)"', page).group(1))
+    words = re.findall(r'xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</word>', page)
+    if sys.argv[2] not in " ".join(w[4] for w in words):
+        continue
+    ticks = defaultdict(list)  # right-aligned numbers: the y axis's tick labels
+    for x0, y0, x1, y1, w in words:
+        if re.fullmatch(r"-?\d+(\.\d+)?", w):
+            ticks[round(float(x1) * 2)].append((float(y0) + float(y1)) / 2)
+    col = max(ticks.values(), key=len) if ticks else []
+    print("%d:%.3f" % (n, (max(col) - min(col)) / H if len(col) >= 3 else 0))
+PY
+done)
+check "lessons 17 and 19: line plots keep their height on the slides (tick spans, of the page: $(echo $low))" \
+	sh -c "test -n '$low' && echo '$low' | tr ' ' '\n' | awk -F: '\$2 < 0.26 { bad = 1 } END { exit bad }'"
+# no export shows the exporter's own folders (review 4: "/work/review4/repo/assets/models/tiny-lm")
+home=${HOME:-/nonexistent}
+[ "${#home}" -gt 1 ] || home=/nonexistent
+abs=$(cat "$T"/*/lesson.md | grep -cF -e "$PWD/" -e "$home/")
+check "no lesson.md shows the current folder or the home folder ($abs lines do)" test "$abs" = 0
 # the paired next-token charts: titles that differ, and say how
 t4=$T/04-positions.titles t8=$T/08-layernorm.titles
 check "lesson 4: the two next-token charts have distinct titles, each with its text's start" \

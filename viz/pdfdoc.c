@@ -19,33 +19,55 @@
 #define FIG_H 900.0
 /* The handout's figures are laid out on 1200 x 675, the PNG's 16:9 at three quarters: the
  * A4 text width (483 pt) makes 18 px, the smallest text of a figure, 7.2 pt on paper rather
- * than 5.4 (the beam search's sums, the feature ticks). */
+ * than 5.4 (the beam search's sums, the feature ticks). A figure that leaves something out at
+ * that height (the merge replay's last strips, the rows of a row of maps) is laid out taller,
+ * as is one whose data would cover less than a sixth of it (the model view's 16 maps): 900 or
+ * 1125 high, the full text width always. */
 #define HANDOUT_W 1200.0
 #define HANDOUT_H 675.0
+#define N_HANDOUT 3
+static const double handout_h[N_HANDOUT] = { 675, 900, 1125 };
+#define HANDOUT_SPARSE 0.16
 
 /* A figure is laid out again for the shape a slide leaves it (its heading above, its caption
- * and questions below), not shrunk from 16:9: the layout of 1600 x SLIDE_H(v) pixels, from
- * 1600 x 860 down to 1600 x 480 by 20, so that the slide's figure fills the room it has
- * (lines of text above and under it, a box of questions) to within 20 px at the scale of the
- * slide's width (1600 px on 936 pt: 18 px, the smallest text of a figure, is 10.5 pt). */
+ * and questions below), not shrunk from 16:9: the layout of W x H pixels, H from 0.5375 W down
+ * to 0.3 W by steps of 20 / 1600 W, so that the slide's figure fills the room it has (lines of
+ * text above and under it, a box of questions) to within 20 px at the scale of the slide's
+ * width. W is 1600 (18 px, the smallest text of a figure, is 10.5 pt on the 936 pt the slide
+ * gives it), 1400 or 1200 (14 pt), H rounded to a whole pixel (the layout of `export FILE --size
+ * WxH`): the layout with the larger type where its data keeps most of its room and nothing more
+ * is left out (pick_layout below). */
 #define N_SLIDE 20
 #define SLIDE_H(v) (860.0 - 20.0 * (v))
+#define N_WIDE 3
+static const double wide_w[N_WIDE] = { 1600, 1400, 1200 };
+/* a figure whose data is narrow (square maps) also on narrower pages, to stand beside the text
+ * about it: 1000 wide, H from 860 to 480 (and 860 or 740 wide, the same shapes) */
+#define NARROW_W 1000.0
+static const double narrow_w[N_WIDE] = { 1000, 860, 740 };
+
+/* One layout of a figure for the slides. */
+typedef struct lay_v {
+	cairo_surface_t *s;       /* the figure recorded on W x H */
+	double W, H;
+	int lost;                 /* what the layout left out or shortened (labels, strips, cell
+	                           * texts), and the labels it thinned on an axis of at most 64
+	                           * (the design labels every one up to 64: the layer norm's 14
+	                           * rows, not every second one with its mean and variance) */
+	gb_rect box;              /* where its data went */
+} lay_v;
 
 typedef struct rec {
 	char *name;
-	cairo_surface_t *s;       /* a recording of the figure on a HANDOUT_W x HANDOUT_H page (the
-	                           * handout) */
-	cairo_surface_t *v[N_SLIDE]; /* the same on 1600 x SLIDE_H(i) (the slides); NULL where
-	                              * the figure cannot be laid out that flat */
-	int cut[N_SLIDE];         /* what that layout left out or shortened (labels, strips) */
-	gb_rect box[N_SLIDE];     /* where its data went */
-	/* a figure whose data is narrow (the model view's square maps) also on NARROW_W x
-	 * SLIDE_H(i), to stand beside the text about it (all NULL for the others) */
-	cairo_surface_t *n[N_SLIDE];
-	int ncut[N_SLIDE];
-	gb_rect nbox[N_SLIDE];
+	int kind;                 /* the figure's kind (gb_fig_kind) */
+	cairo_surface_t *s;       /* the handout's layout, HANDOUT_W x hh */
+	double hh;
+	lay_v *v;                 /* (nv) the slide layouts: [0, nw) wide ones, then narrow ones
+	                           * (none when the data is not narrow), which may also stand
+	                           * beside the text */
+	int nv, nw;
+	int least;                /* what the figure leaves out at least on a slide of its own */
 } rec;
-#define NARROW_W 1000.0
 
 struct gb_pdfbook {
 	rec *recs;
@@ -58,20 +80,22 @@ gb_pdfbook *gb_pdfbook_new(void)
 	return calloc(1, sizeof(gb_pdfbook));
 }
 
+static void free_rec(rec *r)
+{
+	free(r->name);
+	if (r->s)
+		cairo_surface_destroy(r->s);
+	for (int v = 0; v < r->nv; v++)
+		cairo_surface_destroy(r->v[v].s);
+	free(r->v);
+}
+
 void gb_pdfbook_free(gb_pdfbook *b)
 {
 	if (!b)
 		return;
-	for (int i = 0; i < b->n; i++) {
-		free(b->recs[i].name);
-		cairo_surface_destroy(b->recs[i].s);
-		for (int v = 0; v < N_SLIDE; v++) {
-			if (b->recs[i].v[v])
-				cairo_surface_destroy(b->recs[i].v[v]);
-			if (b->recs[i].n[v])
-				cairo_surface_destroy(b->recs[i].n[v]);
-		}
-	}
+	for (int i = 0; i < b->n; i++)
+		free_rec(&b->recs[i]);
 	free(b->recs);
 	free(b);
 }
@@ -94,6 +118,94 @@ static cairo_surface_t *record(const gb_figure *f, double w, double h, gb_raster
 	return s;
 }
 
+/* What a layout left out: texts shortened or dropped, and labels thinned on an axis of at most
+ * 64 (beyond, ticks are the design). */
+static int lost_of(const gb_raster_info *in)
+{
+	int n = in->labels_cut;
+	if (in->row_labels_total <= 64 && in->row_labels_shown < in->row_labels_total)
+		n += in->row_labels_total - in->row_labels_shown;
+	if (in->col_labels_total <= 64 && in->col_labels_shown < in->col_labels_total)
+		n += in->col_labels_total - in->col_labels_shown;
+	return n;
+}
+
+/* Records f on w x h into a new layout at the end of (*v, *n); a layout the figure cannot take
+ * (too small for its labels) is only not offered. */
+static int add_layout(lay_v **v, int *n, const gb_figure *f, double w, double h)
+{
+	gb_raster_info in = { 0 };
+	gb_verr e;
+	cairo_surface_t *s = record(f, w, h, &in, &e);
+	if (!s)
+		return 0;
+	lay_v *nv = realloc(*v, sizeof *nv * (size_t)(*n + 1));
+	if (!nv) {
+		cairo_surface_destroy(s);
+		return -1;
+	}
+	*v = nv;
+	nv[(*n)++] = (lay_v){ s, w, h, lost_of(&in), in.box };
+	return 0;
+}
+
+/* The data's area on the page when layout l is placed at scale k (a layout that reports no data
+ * box: the whole figure's). */
+static double data_area(const lay_v *l, double k)
+{
+	return (l->box.w > 0 && l->box.h > 0 ? (double)l->box.w * l->box.h : l->W * l->H) * k * k;
+}
+
+/* The scale of a figure slide's figure at least: 1600 px on 800 pt, its 18 px text 9 pt; and
+ * where a layout allows it (and for text to go under the figure), SL_K_FIT: 9.9 pt. */
+#define SL_K_MIN 0.5
+#define SL_K_FIT 0.55
+/* A layout with larger type is taken where its data keeps this share of the most it could have */
+#define SL_AREA_KEEP 0.8
+
+/* Which of layouts l[0, n) goes in a room of w x h points (-1: none): among those at SL_K_FIT
+ * or more (those at SL_K_MIN when none is, all when none is that), the ones that leave out
+ * least; among them, those whose data keeps SL_AREA_KEEP of the most any of them gives it, the
+ * one with the largest type, then the largest data. *ko gets its scale. */
+static int pick_layout(const lay_v *l, int n, double w, double h, double *ko)
+{
+	int least = -1, best = -1;
+	double amax = 0, bk = 0, ba = 0, kmin = 0;
+	for (int i = 0; i < n; i++) {
+		double k = fmin(w / l[i].W, h / l[i].H);
+		kmin = fmax(kmin, k >= SL_K_FIT ? SL_K_FIT : k >= SL_K_MIN ? SL_K_MIN : 0);
+	}
+	for (int i = 0; i < n; i++) {
+		double k = fmin(w / l[i].W, h / l[i].H), a = data_area(&l[i], k);
+		if (k < kmin)
+			continue;
+		if (least < 0 || l[i].lost < least) {
+			least = l[i].lost;
+			amax = 0;
+		}
+		if (l[i].lost == least)
+			amax = fmax(amax, a);
+	}
+	for (int i = 0; i < n; i++) {
+		double k = fmin(w / l[i].W, h / l[i].H), a = data_area(&l[i], k);
+		if (k < kmin || l[i].lost != least || a < SL_AREA_KEEP * amax)
+			continue;
+		if (best < 0 || k > bk * 1.0001 || (k > bk * 0.9999 && a > ba)) {
+			best = i;
+			bk = k;
+			ba = a;
+		}
+	}
+	if (ko)
+		*ko = bk;
+	return best;
+}
+
+/* The slide's room for a figure alone: the text width, the page under a heading line and over
+ * its command (slide geometry below). */
+#define SL_ALONE_W 936.0
+#define SL_ALONE_H 480.0
+
 int gb_pdfbook_add_figure(gb_pdfbook *b, const char *name, const gb_figure *f, gb_verr *err)
 {
 	rec *r = realloc(b->recs, sizeof *r * (size_t)(b->n + 1));
@@ -102,40 +214,64 @@ int gb_pdfbook_add_figure(gb_pdfbook *b, const char *name, const gb_figure *f, g
 	b->recs = r;
 	rec *k = &r[b->n];
 	memset(k, 0, sizeof *k);
-	gb_verr e1;
-	k->s = record(f, HANDOUT_W, HANDOUT_H, NULL, &e1);
-	int rc = !(k->s || (k->s = record(f, FIG_W, FIG_H, NULL, err))), any = 0; /* (too small: as the PNG) */
-	/* a flat layout the figure cannot take (too small for its labels) is only not offered */
-	for (int v = 0; !rc && v < N_SLIDE; v++) {
+	k->kind = f->kind;
+	if (err)
+		err->msg[0] = 0;
+	/* the handout's: 16:9 unless taller leaves out less, or gives sparse data (a grid of small
+	 * maps) more of itself */
+	int rc = 0, hlost = 0;
+	double hcover = 0;
+	for (int i = 0; i < N_HANDOUT; i++) {
 		gb_raster_info in = { 0 };
-		gb_verr e2;
-		k->v[v] = record(f, FIG_W, SLIDE_H(v), &in, &e2);
-		k->cut[v] = in.labels_cut;
-		k->box[v] = in.box;
-		any |= k->v[v] != NULL;
+		gb_verr e1;
+		cairo_surface_t *s = record(f, HANDOUT_W, handout_h[i], &in, &e1);
+		if (!s)
+			continue;
+		int lost = lost_of(&in);
+		double cover = (double)in.box.w * in.box.h / (HANDOUT_W * handout_h[i]);
+		int take = !k->s || lost < hlost || (lost == hlost && hcover < HANDOUT_SPARSE && cover > hcover * 1.2);
+		if (take) {
+			if (k->s)
+				cairo_surface_destroy(k->s);
+			k->s = s;
+			k->hh = handout_h[i];
+			hlost = lost;
+			hcover = cover;
+		} else
+			cairo_surface_destroy(s);
 	}
-	if (!rc && !any) /* hardly: the handout's was laid out; the tallest, then, again */
-		rc = !(k->v[0] = record(f, FIG_W, SLIDE_H(0), NULL, err));
-	/* data in less than half the width even on the tallest: narrower layouts too */
-	for (int v = 0; !rc && k->v[0] && k->box[0].w > 0 && k->box[0].w < 0.5 * FIG_W && v < N_SLIDE; v++) {
+	if (!k->s) { /* too small even so: as the PNG */
+		k->s = record(f, FIG_W, FIG_H, NULL, err);
+		k->hh = FIG_H * HANDOUT_W / FIG_W;
+		rc = !k->s;
+	}
+	/* the slides': every shape at 1600, every other one at the narrower widths */
+	for (int w = 0; !rc && w < N_WIDE; w++)
+		for (int v = 0; !rc && v < N_SLIDE; v += w ? 2 : 1)
+			rc = add_layout(&k->v, &k->nv, f, wide_w[w], round(SLIDE_H(v) * wide_w[w] / FIG_W));
+	if (!rc && !k->nv) { /* hardly: the handout's was laid out; the tallest, then, again */
 		gb_raster_info in = { 0 };
-		gb_verr e2;
-		k->n[v] = record(f, NARROW_W, SLIDE_H(v), &in, &e2);
-		k->ncut[v] = in.labels_cut;
-		k->nbox[v] = in.box;
+		cairo_surface_t *s = record(f, FIG_W, SLIDE_H(0), &in, err);
+		if (!s || !(k->v = malloc(sizeof *k->v)))
+			rc = 1;
+		else
+			k->v[k->nv++] = (lay_v){ s, FIG_W, SLIDE_H(0), lost_of(&in), in.box };
+	}
+	/* data in less than half the width even on the tallest: narrower layouts too */
+	k->nw = k->nv;
+	if (!rc && k->v[0].W == FIG_W && k->v[0].box.w > 0 && k->v[0].box.w < 0.5 * FIG_W)
+		for (int w = 0; !rc && w < N_WIDE; w++)
+			for (int v = 0; !rc && v < N_SLIDE; v += w ? 2 : 1)
+				rc = add_layout(&k->v, &k->nv, f, narrow_w[w], round(SLIDE_H(v) * narrow_w[w] / NARROW_W));
+	if (!rc) {
+		int v = pick_layout(k->v, k->nv, SL_ALONE_W, SL_ALONE_H, NULL);
+		k->least = v >= 0 ? k->v[v].lost : 0;
 	}
 	if (!rc && !(k->name = strdup(name)))
-		rc = gb_vfail(err, "out of memory recording a figure") || 1;
+		rc = 1;
 	if (rc) {
-		if (k->s)
-			cairo_surface_destroy(k->s);
-		for (int v = 0; v < N_SLIDE; v++) {
-			if (k->v[v])
-				cairo_surface_destroy(k->v[v]);
-			if (k->n[v])
-				cairo_surface_destroy(k->n[v]);
-		}
-		return -1;
+		free_rec(k);
+		return err && err->msg[0] ? -1 : gb_vfail(err, "out of memory recording a figure");
 	}
 	b->n++;
 	return 0;
@@ -147,12 +283,6 @@ static const rec *find_rec(const gb_pdfbook *b, const char *name)
 		if (!strcmp(b->recs[i].name, name))
 			return &b->recs[i];
 	return NULL;
-}
-
-static cairo_surface_t *find_fig(const gb_pdfbook *b, const char *name)
-{
-	const rec *r = find_rec(b, name);
-	return r ? r->s : NULL;
 }
 
 /* ---- the Markdown, as blocks ----------------------------------------------------------------- */
@@ -545,14 +675,24 @@ static char *wrap_cols(const char *text, int cols, int *broken)
 				break;
 			}
 			/* where to break: a command at a space leaving room for " \", output at a space
-			 * in the last quarter of the room, else at the room */
+			 * in the last quarter of the room, else at the room; output at the end of a
+			 * phrase where there is one ("...4 bytes);" / "524.3 KB for ..."), else outside
+			 * brackets ("for a full context" / "(m = 128)", not "(m =" / "128)") */
 			int lim = cmd ? room - 2 : room;
 			size_t cut = at_col(r, rn, lim), brk = 0;
 			size_t low = cmd ? 1 : at_col(r, rn, lim * 3 / 4);
-			for (size_t k = cut; k > low; k--)
-				if (r[k] == ' ' && r[k - 1] != ' ') {
-					brk = k;
-					break;
+			for (int pass = cmd ? 2 : 0; pass < 3 && !brk; pass++)
+				for (size_t k = cut; k > low; k--) {
+					if (r[k] != ' ' || r[k - 1] == ' ')
+						continue;
+					int depth = 0;
+					for (size_t j = 0; j < k; j++)
+						depth += (r[j] == '(') - (r[j] == ')');
+					if (pass == 2 || (pass == 1 && depth <= 0) ||
+					    (pass == 0 && depth <= 0 && (r[k - 1] == ';' || r[k - 1] == ','))) {
+						brk = k;
+						break;
+					}
 				}
 			if (!brk)
 				brk = cut;
@@ -609,16 +749,79 @@ static double mono_width(page *pg, double px, const char *text)
 
 /* ---- the handout ---------------------------------------------------------------------------- */
 
-/* The smallest type of terminal output in the handout, in points: 6.5 pt of DejaVu Sans Mono
- * still reads on paper and holds about 119 columns in the A4 text width; a longer line is
- * broken there (wrap_cols: a command stays whole to copy) rather than set smaller. */
-#define MONO_MIN 6.5
+static int open_end(const char *t);
+
+/* The smallest type of terminal output in the handout, in points: 7 pt of DejaVu Sans Mono
+ * (the usual minimum on paper; 6.5 read small in the `info` tables) holds 110 columns in the
+ * A4 text width; a longer line is broken there (wrap_cols: a command stays whole to copy)
+ * rather than set smaller. */
+#define MONO_MIN 7.0
 
 /* Room for h more on this page, or a new one. */
 static void need(page *pg, double h)
 {
 	if (pg->y + h > pg->H - pg->m && pg->y > pg->m + 1)
 		end_page(pg);
+}
+
+/* The height flow_text gives a paragraph (before and after included). */
+static double flow_h(page *pg, double px, const char *text, double indent, double before, double after)
+{
+	PangoLayout *l = text_layout(pg, "DejaVu Sans", 0, px, text, pg->W - 2 * pg->m - indent, 0);
+	double h = layout_h(l);
+	g_object_unref(l);
+	return before + h + after;
+}
+
+/* The monospace size and text (malloc'd, or NULL: text as it is) of a fenced block in the
+ * handout: small enough for its longest line in w, down to MONO_MIN, then broken. */
+static double code_fit(page *pg, const block *k, double w, char **text)
+{
+	double px = k->kind == B_CODE ? 8 : 9.5, lw = mono_width(pg, px, k->text);
+	*text = NULL;
+	if (lw > w) {
+		px = fmax(MONO_MIN, floor(px * w / lw * 10) / 10);
+		/* a tenth of a point at a time from there: hinting is not linear */
+		while ((lw = mono_width(pg, px, k->text)) > w && px > MONO_MIN + 0.05)
+			px = fmax(MONO_MIN, px - 0.1);
+		for (int cols = (int)floor(w / mono_adv(pg, px)); lw > w && cols > 24; cols--) {
+			free(*text);
+			*text = wrap_cols(k->text, cols, NULL);
+			lw = *text ? mono_width(pg, px, *text) : 0;
+		}
+	}
+	return px;
+}
+
+/* The height a block takes in the handout (its spacing included); 0 for a figure the book did
+ * not record. */
+static double handout_block_h(page *pg, const gb_pdfbook *b, const blocks *bs, int i)
+{
+	const block *k = &bs->b[i];
+	switch (k->kind) {
+	case B_PARA:
+		return flow_h(pg, 10.5, k->text, 0, 0, 7);
+	case B_NUM:
+		return flow_h(pg, 10.5, k->text, 0, 0, 3);
+	case B_ITEM:
+		return flow_h(pg, 10.5, k->text, 14, 0, 3) + 5;
+	case B_CODE:
+	case B_LITERAL: {
+		char *t;
+		double px = code_fit(pg, k, pg->W - 2 * pg->m - 16, &t);
+		PangoLayout *l = text_layout(pg, "DejaVu Sans Mono", 0, px, t ? t : k->text, -1, 1);
+		pango_layout_set_width(l, -1);
+		double h = layout_h(l) + 18;
+		g_object_unref(l);
+		free(t);
+		return h;
+	}
+	case B_FIGURE: {
+		const rec *r = find_rec(b, k->name);
+		return r ? (pg->W - 2 * pg->m) * r->hh / HANDOUT_W + 4 + flow_h(pg, 8.5, k->text, 0, 0, 10) : 0;
+	}
+	}
+	return 0;
 }
 
 static void flow_text(page *pg, const char *family, int bold, double px, const char *text, double indent,
@@ -662,9 +865,38 @@ int gb_pdfbook_handout(gb_pdfbook *b, const char *md, const char *path, const ch
 			flow_text(&pg, "DejaVu Sans", 1, 15, k->text, 0, 14, 6, 0.1, 0);
 			break;
 		case B_PARA:
+			/* a question with its options and its hint on one page */
+			if (!strncmp(k->text, "**Question", 10)) {
+				double h = handout_block_h(&pg, b, &bs, i);
+				for (int j = i + 1; j < bs.n && (bs.b[j].kind == B_ITEM || (bs.b[j].kind == B_PARA &&
+				                                 !strncmp(bs.b[j].text, "*Hint", 5))); j++)
+					h += handout_block_h(&pg, b, &bs, j);
+				if (h <= pg.H - 2 * pg.m)
+					need(&pg, h);
+			}
+			/* a paragraph that introduces a command and its figure ("Plot a few features
+			 * along the positions:") goes with them */
+			if (open_end(k->text) == 1 && i + 1 < bs.n && (bs.b[i + 1].kind == B_CODE || bs.b[i + 1].kind == B_FIGURE)) {
+				double h = handout_block_h(&pg, b, &bs, i);
+				int j = i + 1;
+				if (bs.b[j].kind == B_CODE)
+					h += handout_block_h(&pg, b, &bs, j++);
+				if (j < bs.n && bs.b[j].kind == B_FIGURE)
+					h += handout_block_h(&pg, b, &bs, j) + 6;
+				if (h <= pg.H - 2 * pg.m)
+					need(&pg, h);
+			}
 			flow_text(&pg, "DejaVu Sans", 0, 10.5, k->text, 0, 0, 7, 0.1, 0);
 			break;
 		case B_NUM:
+			/* the answers on one page where they fit on one */
+			if (i == 0 || bs.b[i - 1].kind != B_NUM) {
+				double h = 0;
+				for (int j = i; j < bs.n && bs.b[j].kind == B_NUM; j++)
+					h += handout_block_h(&pg, b, &bs, j);
+				if (h <= pg.H - 2 * pg.m)
+					need(&pg, h);
+			}
 			flow_text(&pg, "DejaVu Sans", 0, 10.5, k->text, 0, 0, 3, 0.1, 0);
 			if (i + 1 >= bs.n || bs.b[i + 1].kind != B_NUM)
 				pg.y += 5;
@@ -685,25 +917,17 @@ int gb_pdfbook_handout(gb_pdfbook *b, const char *md, const char *path, const ch
 			/* terminal output is a table more often than prose: its lines are not wrapped
 			 * where it can be helped. The type gets small enough for the longest line, down
 			 * to MONO_MIN; a line longer still is broken at the column (wrap_cols). */
-			double w = pg.W - 2 * pg.m - 16, px = k->kind == B_CODE ? 8 : 9.5;
-			double lw = mono_width(&pg, px, k->text);
-			char *text = NULL;
-			if (lw > w) {
-				px = fmax(MONO_MIN, floor(px * w / lw * 10) / 10);
-				/* a tenth of a point at a time from there: hinting is not linear */
-				while ((lw = mono_width(&pg, px, k->text)) > w && px > MONO_MIN + 0.05)
-					px = fmax(MONO_MIN, px - 0.1);
-				for (int cols = (int)floor(w / mono_adv(&pg, px)); lw > w && cols > 24; cols--) {
-					free(text);
-					text = wrap_cols(k->text, cols, NULL);
-					lw = text ? mono_width(&pg, px, text) : 0;
-				}
-			}
+			double w = pg.W - 2 * pg.m - 16;
+			char *text;
+			double px = code_fit(&pg, k, w, &text);
 			PangoLayout *l = text_layout(&pg, "DejaVu Sans Mono", 0, px, text ? text : k->text, w, 1);
 			pango_layout_set_width(l, -1);
 			free(text);
 			double h = layout_h(l);
-			need(&pg, h + 12);
+			/* the command that draws a figure on the page of the figure, where both fit on one
+			 * (not the command at a page's foot and its figure overleaf) */
+			double fig_h = i + 1 < bs.n && bs.b[i + 1].kind == B_FIGURE ? handout_block_h(&pg, b, &bs, i + 1) : 0;
+			need(&pg, h + 12 + (h + 18 + fig_h <= pg.H - 2 * pg.m ? fig_h + 6 : 0));
 			cairo_set_source_rgb(pg.cr, 0.95, 0.95, 0.95);
 			cairo_rectangle(pg.cr, pg.m, pg.y, pg.W - 2 * pg.m, h + 10);
 			cairo_fill(pg.cr);
@@ -713,8 +937,9 @@ int gb_pdfbook_handout(gb_pdfbook *b, const char *md, const char *path, const ch
 			break;
 		}
 		case B_FIGURE: {
-			cairo_surface_t *fig = find_fig(b, k->name);
-			double w = pg.W - 2 * pg.m, h = w * HANDOUT_H / HANDOUT_W;
+			const rec *fr = find_rec(b, k->name);
+			cairo_surface_t *fig = fr ? fr->s : NULL;
+			double w = pg.W - 2 * pg.m, h = fig ? w * fr->hh / HANDOUT_W : 0;
 			if (!fig) { /* a figure the book did not record: its name, never a blank */
 				flow_text(&pg, "DejaVu Sans", 0, 10.5, k->name, 0, 0, 7, 0.1, 1);
 				break;
@@ -739,14 +964,18 @@ int gb_pdfbook_handout(gb_pdfbook *b, const char *md, const char *path, const ch
 
 /* The slide's geometry in points (a 960 x 540 page). No text on a slide is smaller than
  * SL_MIN: 11 pt of 960 is 18.3 px of 1600, the design's bar for figures ("the smallest text
- * is 18 px"). A step's text is set as large as fits, up to SL_BODY_MAX. */
+ * is 18 px"). A step's text is set as large as fits, up to SL_BODY_MAX, never larger than the
+ * heading over it (a 28 pt paragraph under a 22 pt heading made the headings of text slides
+ * look smaller than those of figure slides); questions alone on a slide at SL_Q_ALONE at most,
+ * near the size of the question boxes elsewhere. */
 #define SL_SIDE 12.0
 #define SL_TOP 8.0
-#define SL_HEAD_PX 22.0
+#define SL_HEAD_PX 24.0
 #define SL_MIN 11.0
-#define SL_BODY_MAX 28.0
+#define SL_BODY_MAX 24.0
 #define SL_Q_FIG 15.0  /* questions under a figure */
 #define SL_Q_TEXT 17.0 /* questions on a slide of text */
+#define SL_Q_ALONE 20.0
 #define SL_MONO 0.85 /* terminal text and formulas against the prose: monospace looks larger */
 /* Text above and under a figure: as large as leaves the figure its room, from SL_CAP_MAX down
  * to SL_CAP_MIN; a lead-in above it takes SL_LEAD_LINES lines at most; the figure keeps
@@ -758,7 +987,7 @@ int gb_pdfbook_handout(gb_pdfbook *b, const char *md, const char *path, const ch
 #define SL_LEAD_LINES 3
 #define SL_FIG_MIN 0.5
 #define SL_FIG_MORE 0.62
-#define SL_K_MIN 0.5 /* the figure's scale at least (1600 px on 800 pt: its 18 px text is 9 pt) */
+#define SL_PLOT_MIN 0.33 /* a line plot's axes box at least, of the page's height */
 #define SL_CMD_PX 12.0 /* the command that drew the figure, under it */
 
 /* What a step shows, in its order: prose, list items, literal lines (formulas, small tables),
@@ -1247,22 +1476,11 @@ static double cmd_line(page *pg, const char *cmd, double x, double y, double w, 
 	return h;
 }
 
-/* Which of a figure's layouts goes in a room of w x h: the one that leaves out least (every
- * strip of the merge replay, every label), then the one that fills the room best. */
-static int best_variant(const rec *r, double w, double h)
+/* Which of a figure's layouts goes in a room of w x h under its text (pick_layout): a narrow
+ * one too, centred (a square map's every row named over its question). */
+static int best_variant(const rec *r, double w, double h, double *k)
 {
-	int best = -1;
-	double area = 0;
-	for (int v = 0; v < N_SLIDE; v++) {
-		if (!r->v[v])
-			continue;
-		double k = fmin(w / FIG_W, h / SLIDE_H(v)), a = FIG_W * k * SLIDE_H(v) * k;
-		if (best < 0 || r->cut[v] < r->cut[best] || (r->cut[v] == r->cut[best] && a > area * 1.0001)) {
-			best = v;
-			area = a;
-		}
-	}
-	return best;
+	return pick_layout(r->v, r->nv, w, h, k);
 }
 
 /* A figure slide's content: the figure and its command, the lead-in above it, what is said
@@ -1297,27 +1515,18 @@ static double side_option(page *pg, const figtext *F, double top, double bottom,
 {
 	const double m = SL_SIDE, w = pg->W - 2 * m;
 	const rec *r = F->fig;
-	int best = -1;
-	double area = 0, bk = 0;
-	for (int v = 0; v < N_SLIDE; v++) {
-		if (!r->n[v])
-			continue;
-		double k = fmin(0.66 * w / NARROW_W, (bottom - top - ch) / SLIDE_H(v)), a = (double)r->nbox[v].w * r->nbox[v].h * k * k;
-		if (best < 0 || r->ncut[v] < r->ncut[best] || (r->ncut[v] == r->ncut[best] && a > area * 1.0001)) {
-			best = v;
-			area = a;
-			bk = k;
-		}
-	}
-	if (best < 0 || bk * FIG_W < 0.5 * FIG_W * 0.585) /* never smaller type than the stack's */
+	double bk = 0;
+	int best = pick_layout(r->v + r->nw, r->nv - r->nw, 0.66 * w, bottom - top - ch, &bk);
+	if (best < 0 || bk < SL_K_MIN)
 		return 0;
-	double tw = w - NARROW_W * bk - 14;
+	best += r->nw;
+	double tw = w - r->v[best].W * bk - 14;
 	for (double px = SL_CAP_MAX; tw > 150 && px >= SL_CAP_MIN; px -= 1)
 		if (side_text(pg, F, px, 0, 0, tw, 0) <= bottom - top) {
 			*vo = best;
 			*ko = bk;
 			*pxo = px;
-			return area;
+			return data_area(&r->v[best], bk);
 		}
 	return 0;
 }
@@ -1327,40 +1536,65 @@ static double side_option(page *pg, const figtext *F, double top, double bottom,
  * at px); the questions in a box at the bottom. A narrow figure with text stands beside it
  * instead where its data gets more of the page so. The room the figure has (stacked) is
  * returned; the page is drawn only when draw. */
+/* Where a figure slide's parts go with its text at px: the room under the heading and over
+ * the questions, the lead-in's and the text after's heights, the command's; the figure stacked
+ * (layout v at scale k) or beside the text (layout sv at sk, the text at spx). */
+typedef struct figplan {
+	double top, bottom, lh, ah, ch, room;
+	int v, sv, beside;
+	double k, sk, spx;
+} figplan;
+
+static void fig_plan(page *pg, const char *head, const figtext *F, double px, int side, figplan *P)
+{
+	const double m = SL_SIDE, w = pg->W - 2 * m;
+	memset(P, 0, sizeof *P);
+	P->top = slide_heading(pg, head, 0) + 2;
+	P->bottom = slide_questions(pg, F->qs, SL_Q_FIG, 0);
+	P->lh = F->nl ? body(pg, F->lead, F->nl, px, 0, m + 4, P->top, w - 8, 0) + 0.5 * px : 0;
+	P->ah = F->na ? body(pg, F->after, F->na, px, 0, m + 4, 0, w - 8, 0) + 0.4 * px : 0;
+	P->ch = cmd_line(pg, F->cmd, 0, 0, w, 0);
+	P->ch = P->ch ? P->ch + 3 : 0;
+	P->room = P->bottom - P->top - P->lh - P->ah - P->ch;
+	P->sv = -1;
+	if (!side)
+		return;
+	double stacked = 0, beside = 0;
+	P->v = P->room > 40 ? best_variant(F->fig, w, P->room, &P->k) : -1;
+	if (P->v >= 0)
+		stacked = data_area(&F->fig->v[P->v], P->k);
+	if (F->nl || F->na)
+		beside = side_option(pg, F, P->top, P->bottom, P->ch, &P->sv, &P->sk, &P->spx);
+	/* beside the text where that leaves out less, or as much and gives the data more room */
+	P->beside = beside > 0 && (P->v < 0 || F->fig->v[P->sv].lost < F->fig->v[P->v].lost ||
+	                           (F->fig->v[P->sv].lost == F->fig->v[P->v].lost && beside > 1.15 * stacked));
+}
+
 static double fig_slide(page *pg, const char *head, const figtext *F, double px, int draw)
 {
 	const double m = SL_SIDE, w = pg->W - 2 * m;
-	double top = slide_heading(pg, head, 0) + 2, bottom = slide_questions(pg, F->qs, SL_Q_FIG, 0);
-	double lh = F->nl ? body(pg, F->lead, F->nl, px, 0, m + 4, top, w - 8, 0) + 0.5 * px : 0;
-	double ah = F->na ? body(pg, F->after, F->na, px, 0, m + 4, 0, w - 8, 0) + 0.4 * px : 0;
-	double ch = cmd_line(pg, F->cmd, 0, 0, w, 0);
-	ch = ch ? ch + 3 : 0;
-	double room = bottom - top - lh - ah - ch;
+	figplan P;
+	fig_plan(pg, head, F, px, draw, &P);
+	double top = P.top, bottom = P.bottom, lh = P.lh, ch = P.ch, room = P.room;
 	if (!draw)
 		return room;
 	slide_heading(pg, head, 1);
 	slide_questions(pg, F->qs, SL_Q_FIG, 1);
-	int v = room > 40 ? best_variant(F->fig, w, room) : -1, sv = -1;
-	double sk = 0, spx = 0, stacked = 0, side = 0;
-	if (v >= 0) {
-		double k = fmin(w / FIG_W, room / SLIDE_H(v));
-		stacked = (double)F->fig->box[v].w * F->fig->box[v].h * k * k;
-	}
-	if (F->nl || F->na)
-		side = side_option(pg, F, top, bottom, ch, &sv, &sk, &spx);
-	if (side > 1.15 * stacked) {
-		double fw = NARROW_W * sk, fh = SLIDE_H(sv) * sk, y = top + (bottom - top - ch - fh) / 2;
-		place_fig(pg, F->fig->n[sv], m, y, fw, fh);
+	double k = P.k, sk = P.sk, spx = P.spx;
+	int v = P.v, sv = P.sv;
+	if (P.beside) {
+		double fw = F->fig->v[sv].W * sk, fh = F->fig->v[sv].H * sk, y = top + (bottom - top - ch - fh) / 2;
+		place_fig(pg, F->fig->v[sv].s, m, y, fw, fh);
 		cmd_line(pg, F->cmd, m, y + fh + 3, fw, 1);
 		side_text(pg, F, spx, m + fw + 14, top + 4, w - fw - 14, 1);
 	} else if (v >= 0) {
 		if (F->nl)
 			body(pg, F->lead, F->nl, px, 0, m + 4, top, w - 8, 1);
 		top += lh;
-		double k = fmin(w / FIG_W, room / SLIDE_H(v)), fw = FIG_W * k, fh = SLIDE_H(v) * k;
+		double fw = F->fig->v[v].W * k, fh = F->fig->v[v].H * k;
 		/* the figure, its command and its text together, centred in the height they have */
 		double y = top + (room - fh) / 2, x = m + (w - fw) / 2;
-		place_fig(pg, F->fig->v[v], x, y, fw, fh);
+		place_fig(pg, F->fig->v[v].s, x, y, fw, fh);
 		y += fh + 3;
 		cmd_line(pg, F->cmd, x, y, m + w - x, 1);
 		y += ch;
@@ -1377,11 +1611,25 @@ static double fig_text_px(page *pg, const char *head, const figtext *F)
 {
 	if (!F->nl && !F->na)
 		return SL_CAP_MIN;
-	double least = fig_slide(pg, head, F, SL_CAP_MIN, 0);
+	const double w = pg->W - 2 * SL_SIDE;
+	double least = fig_slide(pg, head, F, SL_CAP_MIN, 0), k0 = 0, k;
+	/* the figure's type counts as much as its room: the larger text only where the figure's
+	 * scale stays within 5% of what the smallest text leaves it, it leaves out no more, and a
+	 * line plot keeps SL_PLOT_MIN of the page (or what it had) */
+	int v0 = least > 40 ? best_variant(F->fig, w, least, &k0) : -1, v;
+	const lay_v *l0 = v0 >= 0 ? &F->fig->v[v0] : NULL;
 	for (double px = SL_CAP_MAX; px > SL_CAP_MIN; px -= 1) {
 		double room = fig_slide(pg, head, F, px, 0);
-		if (room >= SL_FIG_MIN * pg->H && room >= 0.88 * least)
+		if (room < SL_FIG_MIN * pg->H || room < 0.88 * least)
+			continue;
+		if (!l0)
 			return px;
+		if ((v = best_variant(F->fig, w, room, &k)) < 0 || k < 0.95 * k0 || F->fig->v[v].lost > l0->lost)
+			continue;
+		if (F->fig->kind == GB_FIG_LINES &&
+		    F->fig->v[v].box.h * k < fmin(SL_PLOT_MIN * pg->H, 0.97 * l0->box.h * k0))
+			continue;
+		return px;
 	}
 	return SL_CAP_MIN;
 }
@@ -1445,8 +1693,10 @@ static int short_literal(const piece *p)
 
 /* Whether figure f's slide, with the pieces of role R_LEAD in segment f above it and pieces
  * idx[0, m) under it (the questions among them in the box), leaves the figure share of the
- * page's height at SL_CAP_MIN, and its type at SL_K_MIN of the PNG's at least (a layout
- * flatter than the room allows cuts labels: a taller one shrinks). */
+ * page's height at SL_CAP_MIN, its type at SL_K_FIT of the PNG's at least (a layout flatter
+ * than the room allows cuts labels: a taller one shrinks), everything it shows on a slide of
+ * its own, and a line plot SL_PLOT_MIN of the page's height (review 4: a chart squashed to a
+ * fifth of the slide by the prose and questions under it). */
 static int fits(page *pg, plan *P, const char *head, int f, const int *idx, int m, double share)
 {
 	piece **lead = malloc(sizeof *lead * (size_t)(P->n + 1)), **after = malloc(sizeof *after * (size_t)(m + 1));
@@ -1461,9 +1711,18 @@ static int fits(page *pg, plan *P, const char *head, int f, const int *idx, int 
 				after[F.na++] = &P->p[idx[j]];
 		char *qs = questions_of(P, idx, m);
 		F.qs = qs;
-		double room = fig_slide(pg, head, &F, SL_CAP_MIN, 0), w = pg->W - 2 * SL_SIDE;
-		int v = room > 40 ? best_variant(F.fig, w, room) : -1;
-		ok = v >= 0 && room >= share * pg->H && fmin(w / FIG_W, room / SLIDE_H(v)) >= SL_K_MIN;
+		figplan Pl;
+		fig_plan(pg, head, &F, SL_CAP_MIN, 1, &Pl);
+		double room = Pl.room, k = Pl.k;
+		int v = Pl.v;
+		/* and it leaves out no more than on a slide of its own (every row of the layer norm's
+		 * map named), and a line plot keeps SL_PLOT_MIN of the page's height for its lines;
+		 * beside its text, at SL_K_FIT and leaving out no more */
+		if (Pl.beside)
+			ok = Pl.sk >= SL_K_FIT && F.fig->v[Pl.sv].lost <= F.fig->least;
+		else
+			ok = v >= 0 && room >= share * pg->H && k >= SL_K_FIT && F.fig->v[v].lost <= F.fig->least &&
+			     (F.fig->kind != GB_FIG_LINES || F.fig->v[v].box.h * k >= SL_PLOT_MIN * pg->H);
 		free(qs);
 	}
 	free(lead);
@@ -1608,6 +1867,19 @@ static void plan_slides(plan *P, page *pg, const char *head)
 					break;
 				}
 			}
+		}
+		/* what is left for a slide of text is only a question or two: the last paragraph
+		 * under the figure (not the first, which says what to see in it) goes with them,
+		 * rather than a question alone on a slide (review 4, N1) */
+		if (m >= 2 && m < n && P->p[idx[m - 1]].kind != P_QUESTION && P->p[idx[m - 1]].kind != P_LITERAL) {
+			size_t chars = 0;
+			int only_q = 1;
+			for (int j = m; j < n; j++) {
+				only_q &= P->p[idx[j]].kind == P_QUESTION;
+				chars += strlen(P->p[idx[j]].text);
+			}
+			if (only_q && chars < 400)
+				m--;
 		}
 		for (int j = 0; j < m; j++) {
 			P->p[idx[j]].slide = sl;
@@ -1894,7 +2166,7 @@ static void text_slides(page *pg, tslides *T, piece *const *all, int n_all)
 	if (!nb) { /* questions alone: in their box under the heading, as large as fits */
 		char *qs = anchored_questions(Q, anchor, nq, 0, 1);
 		const double m = SL_SIDE, w = pg->W - 2 * m;
-		double top = slide_heading(pg, next_head(T), 1) + 14, px = SL_BODY_MAX;
+		double top = slide_heading(pg, next_head(T), 1) + 14, px = SL_Q_ALONE;
 		PangoLayout *ql = NULL;
 		for (; qs && px >= SL_MIN; px -= 1) {
 			if (ql)

@@ -31,8 +31,10 @@
  * Code spans in prose break only at their spaces. A section named "Answers" is the handout's
  * alone.
  * In the handout, fenced code (commands and what they printed) is set in a monospace small
- * enough for its longest line, down to 6.5 pt; a longer line is broken there: a command at a
- * space with " \" at the end (it stays whole to copy), output with "↪" before the rest. */
+ * enough for its longest line, down to 7 pt; a longer line is broken there: a command at a
+ * space with " \" at the end (it stays whole to copy), output with "↪" before the rest, at
+ * the end of a phrase where it can. What belongs together stays on one page where it fits on
+ * one: a command and the figure it drew, a question with its options and hint, the answers. */
 #ifndef GLASSBOX_PDFDOC_H
 #define GLASSBOX_PDFDOC_H
 
@@ -42,15 +44,21 @@
 typedef struct gb_pdfbook gb_pdfbook;
 
 /* A slide's figure is laid out for the room the slide leaves it (a heading line above, text
- * and questions below), not shrunk from 16:9: at 1600 x 860 down to 1600 x 480 by 20, the
- * layout of `export FILE --size 1600xH`, the one that fills the room best without leaving
- * out more than another. */
+ * and questions below), not shrunk from 16:9: at 1600 x 860 down to 1600 x 480 by 20, or the
+ * same shapes 1400 or 1200 wide (type larger on the slide), the layout of `export FILE --size
+ * WxH`: of those that leave out least (labels shortened or thinned up to 64, strips), the one
+ * with the largest type where its data keeps most of the room. A figure whose data is narrow
+ * (square maps) may stand beside its text instead, 1000, 860 or 740 wide. A figure slide keeps
+ * text under its figure only where the figure leaves out nothing it shows on a slide of its
+ * own and a line plot keeps a third of the page's height; the rest goes on the next slide. */
 
 gb_pdfbook *gb_pdfbook_new(void);
 void gb_pdfbook_free(gb_pdfbook *b);
 
 /* Records f under name, e.g. "03-attn.png": for the handout at 1200 x 675 (the PNG's layout at
- * three quarters: its text larger on paper), for the slides at each of their sizes. */
+ * three quarters: its text larger on paper), or 1200 x 900 or 1125 where that leaves out less
+ * (the merge replay's every strip) or gives a grid of small maps more room; for the slides at
+ * each of their sizes. */
 int gb_pdfbook_add_figure(gb_pdfbook *b, const char *name, const gb_figure *f, gb_verr *err);
 
 /* Writes the slides (one page per "## " section but Answers) or the handout of md to path;

@@ -25,6 +25,22 @@ static const char *label(const gb_axis *a, int i)
 	return label_at(a, i, a->stride);
 }
 
+/* Whether labels are the numbers v, v + 1, ... themselves (the feature numbers "0" to "63" of
+ * a positional encoding, counted from 0 as its formula counts them): *first gets v. */
+static int self_numbered(char *const *labels, int n, int *first)
+{
+	for (int i = 0; labels && i < n; i++) {
+		const char *s = labels[i];
+		char *e;
+		if (!s || !isdigit((unsigned char)s[0]) || strlen(s) > 9)
+			return 0;
+		long v = strtol(s, &e, 10);
+		if (*e || (i == 0 ? (*first = (int)v, 0) : v != *first + i))
+			return 0;
+	}
+	return labels && n > 0;
+}
+
 int gb_axis_make(lay *L, gb_axis *a, char *const *labels, int n, int index0)
 {
 	memset(a, 0, sizeof *a);
@@ -32,6 +48,13 @@ int gb_axis_make(lay *L, gb_axis *a, char *const *labels, int n, int index0)
 	/* what a reader counts from: the figure's index, or 1 (as the terminal numbers rows and
 	 * columns, and as layers, heads and units are counted) */
 	a->idx0 = index0 > 0 ? index0 : 1;
+	/* labels that number themselves are index numbers: thinned, they stay plain numbers at
+	 * round values of their own ("0 10 20"), never an index beside a quoted one ("2 "1"") */
+	int own0;
+	if (self_numbered(labels, n, &own0)) {
+		labels = NULL;
+		index0 = a->idx0 = own0;
+	}
 	a->numeric = !labels;
 	a->stride = 1;
 	a->hide = -1;

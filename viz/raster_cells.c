@@ -104,10 +104,11 @@ int gb_cells_numbers_px(lay *L, const gb_figure *const *panels, int n, double cw
 	}
 	/* a number takes at most 70% of its cell's width, so neighbours stand apart ("6.6 7.1",
 	 * not "6.67.1" read from the back of a hall); only when that would be too small for the
-	 * smallest size does it take up to 88% */
+	 * smallest size does it take up to 88%, at that smallest size */
 	px = (int)floor(fmin(ch * 0.55, cw * 0.70 / (chars * 0.602)));
-	if (px < spx(L, NUMBER_MIN))
-		px = (int)floor(fmin(ch * 0.55, cw * 0.88 / (chars * 0.602)));
+	if (px < spx(L, NUMBER_MIN) && ch * 0.55 >= spx(L, NUMBER_MIN) && cw * 0.88 >= chars * 0.602 * spx(L, NUMBER_MIN))
+		px = spx(L, NUMBER_MIN); /* the smallest size then, not the largest that fills the cell
+		                          * edge to edge ("6.66.76.8" in the handout) */
 	px = px > spx(L, NUMBER_MAX) ? spx(L, NUMBER_MAX) : px;
 	return px < spx(L, NUMBER_MIN) ? 0 : px;
 }

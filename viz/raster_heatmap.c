@@ -67,12 +67,28 @@ static void size_cells(const lay *L, const block *B, double aw, double ah, doubl
 		*cw = *ch = sq;
 	} else {
 		/* to the bar; a row (or column) of small multiples on to cells half again as long,
-		 * where there is room, rather than leave half the slide blank */
+		 * where there is room, rather than leave half the slide blank; and rows (columns) at
+		 * least as long as their labels need at the smallest size where there is room, so
+		 * that every token is named (raster_axes.c: a row label 1.1 of its size, a slanted
+		 * column label that divided by sqrt 2) */
 		double more = B->n > 1 ? 1.5 * sq : 0;
-		*cw = fmax(sq, fmin(cwm, fmax(cw_aim, more)));
-		*ch = fmax(sq, fmin(chm, fmax(ch_aim, more)));
+		const gb_figure *p0 = B->panels[0];
+		double rneed = p0->row_labels ? 1.1 * LABEL_MIN * s : (0.8 * LABEL_MIN + 3) * s;
+		double cneed = p0->col_labels ? 1.1 * LABEL_MIN * s / M_SQRT1_2 : (0.8 * LABEL_MIN + 3) * s;
+		*cw = fmax(sq, fmin(cwm, fmax(fmax(cw_aim, more), cneed)));
+		*ch = fmax(sq, fmin(chm, fmax(fmax(ch_aim, more), rneed)));
 	}
+	/* a cell text ("97.8▲", a clipped value and its mark) gets the width it needs on one line
+	 * where the room allows, square cells or not */
+	double tcw = text_cell_w(L, B);
+	if (tcw > *cw)
+		*cw = fmin(cwm, tcw);
 }
+
+/* How far a panel's title may reach into the gaps beside its panel, as a share of a gap: both
+ * neighbours reaching as far still leave 60% of the gap between them ("head 1, key/value head 1"
+ * ran into "head 2, ..."). */
+#define TITLE_OVER 0.4
 
 #define TOO_SMALL (-2)
 #define WRAP_TITLES (-3) /* a panel title does not fit on one line: lay out again for two */
@@ -248,7 +264,7 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 	/* a panel's title says what the panel is (the pair counts of the masks): one too long for
 	 * its panel at TEXT_MIN gets a second line, and the panels make room for it */
 	for (int i = 0; B->titles && B->title_lines < 2 && i < B->n; i++)
-		if (B->panels[i]->title && tw(L, GB_FACE_SANS, spx(L, TEXT_MIN), B->panels[i]->title) > pw + gapx * 0.8) {
+		if (B->panels[i]->title && tw(L, GB_FACE_SANS, spx(L, TEXT_MIN), B->panels[i]->title) > pw + TITLE_OVER * gapx) {
 			rc = WRAP_TITLES;
 			goto out;
 		}
@@ -269,10 +285,10 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 		if (B->title_lines > 1) {
 			wrapped w;
 			int cut = L->cut; /* measured here, counted where it is drawn */
-			p = gb_lay_fit_lines(L, GB_FACE_SANS, spx(L, PANEL_PX), spx(L, TEXT_MIN), t, pw + gapx * 0.8, 2, &w);
+			p = gb_lay_fit_lines(L, GB_FACE_SANS, spx(L, PANEL_PX), spx(L, TEXT_MIN), t, pw + TITLE_OVER * gapx, 2, &w);
 			L->cut = cut;
 		} else
-			while (p > spx(L, TEXT_MIN) && tw(L, GB_FACE_SANS, p, t) > pw + gapx * 0.8)
+			while (p > spx(L, TEXT_MIN) && tw(L, GB_FACE_SANS, p, t) > pw + TITLE_OVER * gapx)
 				p--;
 		title_px = p < title_px ? p : title_px;
 	}
@@ -285,14 +301,14 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 		int last_in_column = i + B->gc >= B->n;
 		if (B->titles && m->title && B->title_lines > 1) {
 			wrapped w;
-			int tpx2 = gb_lay_fit_lines(L, GB_FACE_SANS, title_px, title_px, m->title, pw + gapx * 0.8, 2, &w);
+			int tpx2 = gb_lay_fit_lines(L, GB_FACE_SANS, title_px, title_px, m->title, pw + TITLE_OVER * gapx, 2, &w);
 			for (int k = 0; k < w.n; k++)
 				text(L, GB_FACE_SANS, tpx2, x + pw / 2.0, y - 0.5 * tpx2 - 1.2 * tpx2 * (w.n - 1 - k), 0, GB_ANCHOR_MIDDLE,
 				     w.line[k], INK);
 		} else if (B->titles && m->title) {
 			int tpx2 = title_px;
 			char t[LABEL_BUF];
-			L->cut += gb_lay_shorten(L, GB_FACE_SANS, tpx2, m->title, pw + gapx * 0.8, t, sizeof t);
+			L->cut += gb_lay_shorten(L, GB_FACE_SANS, tpx2, m->title, pw + TITLE_OVER * gapx, t, sizeof t);
 			text(L, GB_FACE_SANS, tpx2, x + pw / 2.0, y - 0.45 * pt_h, 0, GB_ANCHOR_MIDDLE, t, INK);
 		}
 		gb_cells_draw(L, m, x, y, mpw, mph, npx, tpx, f->precision);

@@ -1,6 +1,7 @@
 /* raster_lines.c — the layout of line plots: axes with nice ticks and grid lines, each series
  * clipped to the plot and broken at non-finite points, in colours that stay apart for
- * colour-blind readers, and a legend on the right with as many entries as fit. */
+ * colour-blind readers, and a legend on the right with as many entries as fit (under the plot,
+ * in columns, when its names are too long for the right). */
 #include "viz/raster.h"
 #include "viz/raster_layout.h"
 
@@ -149,17 +150,30 @@ int gb_lay_draw_lines(lay *L, gb_verr *err)
 	if (!(xhi > xlo)) xlo -= 0.5, xhi += 0.5;
 	if (!(yhi > ylo)) ylo -= 0.5, yhi += 0.5;
 
-	/* legend on the right, outside the data, as many entries as fit */
+	/* legend on the right, outside the data, as many entries as fit; names too long for the
+	 * right (two models' series side by side: "tiny-lm-rope: up to position 128") go under the
+	 * plot instead, in as many columns as the width holds, whole */
 	legend_n = f->n_series;
+	double nat = 0, below_h = 0, lcol_w = 0;
+	int below = 0, lcols = 1, lrows = 0;
 	if (f->n_series > 1 || (f->series[0].label && *f->series[0].label)) {
 		for (int k = 0; k < f->n_series; k++) {
 			char lab[LABEL_BUF];
 			legend_text(f, k, lab);
-			legend_w = fmax(legend_w, tw(L, GB_FACE_SANS, lgpx, lab));
+			nat = fmax(nat, tw(L, GB_FACE_SANS, lgpx, lab));
 		}
-		/* long names (two models' series side by side) may take up to 30% of the width
-		 * before they are shortened */
-		legend_w = fmin(legend_w, fmax(260 * s, 0.3 * (L->x1 - L->x0) - 66 * s)) + 66 * s;
+		/* long names may take up to 30% of the width on the right */
+		double side = fmax(260 * s, 0.3 * (L->x1 - L->x0) - 66 * s);
+		if (nat > side) {
+			double avail = L->x1 - L->x0;
+			below = 1;
+			lcol_w = fmin(nat + 66 * s, avail);
+			lcols = (int)floor((avail + 24 * s) / (lcol_w + 24 * s));
+			lcols = lcols < 1 ? 1 : lcols > f->n_series ? f->n_series : lcols;
+			lrows = (f->n_series + lcols - 1) / lcols;
+			below_h = lrows * 1.6 * lgpx + 10 * s;
+		} else
+			legend_w = nat + 66 * s;
 	} else
 		legend_n = 0;
 	nyt = gb_lay_ticks(ylo, yhi, 6, yt, 16, &ystep);
@@ -170,7 +184,7 @@ int gb_lay_draw_lines(lay *L, gb_verr *err)
 	x = L->x0 + (f->y_title ? 1.6 * apx : 0) + ylw + (TICK_LEN + 6) * s;
 	pw = L->x1 - x - legend_w - 12 * s;
 	y = L->y0 + 0.6 * tpx;
-	ph = L->y1 - y - (TICK_LEN * s + 1.6 * tpx) - (f->x_title ? 1.7 * apx : 0);
+	ph = L->y1 - y - (TICK_LEN * s + 1.6 * tpx) - (f->x_title ? 1.7 * apx : 0) - below_h;
 	if (pw < 20 || ph < 20)
 		return gb_vfail(err, "figure too small for the line plot");
 	nxt = gb_lay_ticks(xlo, xhi, (int)fmax(2, fmin(10, pw / (100 * s))), xt, 16, &xstep);
@@ -265,7 +279,24 @@ int gb_lay_draw_lines(lay *L, gb_verr *err)
 	group(L, "series", 0);
 	free(pts);
 
-	if (legend_n) {
+	if (legend_n && below) {
+		/* under the x axis and its title, column by column (a model's series together), the
+		 * columns centred under the whole width */
+		double lh = 1.6 * lgpx, total = lcols * lcol_w + (lcols - 1) * 24 * s;
+		double lx0 = L->x0 + fmax(0, (L->x1 - L->x0 - total) / 2), ly = L->y1 - lrows * lh;
+		group(L, "legend", 1);
+		for (int k = 0; k < legend_n; k++) {
+			int c = k / lrows, r = k % lrows;
+			double lx = lx0 + c * (lcol_w + 24 * s), cy = ly + (r + 0.5) * lh;
+			double seg[4] = { lx, cy, lx + 34 * s, cy };
+			char lab[LABEL_BUF], cut[LABEL_BUF];
+			series_line(L, &f->series[k], seg, 2, series_width(&f->series[k], 3 * s), series_rgb(f, k));
+			legend_text(f, k, lab);
+			L->cut += gb_lay_shorten(L, GB_FACE_SANS, lgpx, lab, lcol_w - 42 * s, cut, sizeof cut);
+			text(L, GB_FACE_SANS, lgpx, lx + 42 * s, mid_baseline(cy, lgpx), 0, GB_ANCHOR_START, cut, INK);
+		}
+		group(L, "legend", 0);
+	} else if (legend_n) {
 		double lx = x + pw + 24 * s, ly = y, lh = 1.6 * lgpx;
 		int fit = (int)((ph) / lh);
 		more = 0;

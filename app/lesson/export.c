@@ -19,13 +19,57 @@
 #include "viz/figure.h"
 #include "viz/pdfdoc.h"
 
+/* The exporter's own folders in what a command printed, as a reader of the handout would
+ * write them: the folder of the program (a build tree: "assets/models/tiny-lm") and the current
+ * one relative, the home folder as "~" ("~/.local/share/glassbox/models"), never
+ * "/work/review4/repo/assets/models/tiny-lm". malloc'd. */
+static char *elide_paths(const char *text)
+{
+	char pre[3][1100] = { "", "", "" }, exe[1024];
+	const char *rep[3] = { "", "", "~/" };
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		char *slash = strrchr(exe, '/');
+		if (slash && slash > exe)
+			snprintf(pre[0], sizeof pre[0], "%.*s/", (int)(slash - exe), exe);
+	}
+	if (getcwd(exe, sizeof exe) && strlen(exe) > 1)
+		snprintf(pre[1], sizeof pre[1], "%s/", exe);
+	const char *home = getenv("HOME");
+	if (home && strlen(home) > 1 && strlen(home) < 1024)
+		snprintf(pre[2], sizeof pre[2], "%s/", home);
+	size_t len = strlen(text);
+	char *o = malloc(len + 1), *w = o;
+	if (!o)
+		return NULL;
+	for (const char *s = text; *s;) {
+		int hit = -1;
+		for (int k = 0; k < 3; k++) /* the longest that matches at a path's start */
+			if (pre[k][0] && !strncmp(s, pre[k], strlen(pre[k])) && (s == text || s[-1] != '/' ) &&
+			    (hit < 0 || strlen(pre[k]) > strlen(pre[hit])))
+				hit = k;
+		if (hit >= 0) {
+			w += sprintf(w, "%s", rep[hit]);
+			s += strlen(pre[hit]);
+		} else
+			*w++ = *s++;
+	}
+	*w = 0;
+	return o;
+}
+
 /* Commands and what they printed gather in one fenced block of the handout until something
- * else (prose, a figure, a question) comes; terminal escapes are dropped, long output cut. */
+ * else (prose, a figure, a question) comes; terminal escapes are dropped, long output cut, the
+ * exporter's folders elided (elide_paths). */
 void md_code(runner *r, const char *cmd, const char *out)
 {
 	sb_printf(&r->code, "glassbox> %s\n", cmd);
 	int lines = 0, skipped = 0;
 	size_t start = r->code.n;
+	char *el = out ? elide_paths(out) : NULL;
+	if (el)
+		out = el;
 	for (const char *s = out ? out : ""; *s; s++) {
 		if (*s == '\033') { /* CSI: ESC [ parameters, then a final byte in @..~ */
 			if (s[1] == '[') {
@@ -48,6 +92,7 @@ void md_code(runner *r, const char *cmd, const char *out)
 		sb_puts(&r->code, "\n");
 	if (skipped)
 		sb_printf(&r->code, "... (%d more lines)\n", skipped);
+	free(el);
 }
 
 void md_flush(runner *r)
