@@ -190,6 +190,7 @@ gb_figure *view_linear_both(session *s, const linear_result *r)
 	gb_fig_add_panel(g, pb);
 	g->grid_cols = 2;
 	g->panel_labels = 1;
+	g->panel_fill = 1;
 	g->masked = g->mask_zero = 1;
 	g->range = GB_RANGE_FIXED;
 	g->vmin = -1;

@@ -172,6 +172,11 @@ typedef struct gb_figure {
 	 * view's sixteen small maps do not, and go without). */
 	int panel_labels;
 
+	/* GRID: 1 = every panel fills its slot, its cells stretched to it (panels of different
+	 * sizes that are not in the same units, as linear attention's n x n weights beside its
+	 * d x d state); 0 = one cell size for all, a smaller panel drawn smaller. PNG only. */
+	int panel_fill;
+
 	/* Issue 18, part 7 (one path for every figure): the colormap the view chose, kept when
 	 * app/ puts the session's palette in cmap, so another palette (or none) can be applied
 	 * later from the view's choice rather than from the last palette's. view_cmap_set is 0

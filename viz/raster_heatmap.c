@@ -298,6 +298,8 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 		int x = (int)(bx + gx * (pw + gapx)), y = (int)(by + gy * (ph + pt_h + gapy));
 		int mpw = cwi ? m->cols * cwi : pw * m->cols / B->cols;
 		int mph = chi ? m->rows * chi : ph * m->rows / B->rows;
+		if (grid && f->panel_fill)
+			mpw = pw, mph = ph;
 		int last_in_column = i + B->gc >= B->n;
 		if (B->titles && m->title && B->title_lines > 1) {
 			wrapped w;
