@@ -445,14 +445,17 @@ static void test_panel_titles(void)
 	float v[21 * 21];
 	gb_raster_info in;
 	svgtext t[16];
+	const char *lab[21]; /* TOK's 19 tokens and two more: one label for each of 21 rows */
+	for (int i = 0; i < 21; i++)
+		lab[i] = i < 19 ? TOK[i] : i == 19 ? " and" : " then";
 	for (int i = 0; i < 21 * 21; i++)
 		v[i] = i % 21 <= i / 21 ? 1.0f / (i / 21 + 1) : 0;
 	for (int h = 0; h < 4; h++) {
 		gb_figure *p = gb_fig_new(GB_FIG_HEATMAP);
 		char title[64];
 		gb_fig_set_values(p, v, 21, 21);
-		gb_fig_set_row_labels(p, TOK);
-		gb_fig_set_col_labels(p, TOK);
+		gb_fig_set_row_labels(p, lab);
+		gb_fig_set_col_labels(p, lab);
 		snprintf(title, sizeof title, "head %d, key/value head 1", h + 1);
 		gb_fig_set_title(p, title);
 		gb_fig_add_panel(g, p);
