@@ -107,6 +107,18 @@ static void legend_text(const gb_figure *f, int k, char lab[LABEL_BUF])
 		snprintf(lab, LABEL_BUF, "series %d", k + 1);
 }
 
+/* One legend entry at (lx, cy), the middle of its line: a 34-unit sample of series k's line,
+ * then its name, shortened to width. */
+static void legend_entry(lay *L, const gb_figure *f, int k, double lx, double cy, int lgpx, double width)
+{
+	double s = L->s, seg[4] = { lx, cy, lx + 34 * s, cy };
+	char lab[LABEL_BUF], cut[LABEL_BUF];
+	series_line(L, &f->series[k], seg, 2, series_width(&f->series[k], 3 * s), series_rgb(f, k));
+	legend_text(f, k, lab);
+	L->cut += gb_lay_shorten(L, GB_FACE_SANS, lgpx, lab, width, cut, sizeof cut);
+	text(L, GB_FACE_SANS, lgpx, lx + 42 * s, mid_baseline(cy, lgpx), 0, GB_ANCHOR_START, cut, INK);
+}
+
 int gb_lay_draw_lines(lay *L, gb_verr *err)
 {
 	const gb_figure *f = L->f;
@@ -288,12 +300,7 @@ int gb_lay_draw_lines(lay *L, gb_verr *err)
 		for (int k = 0; k < legend_n; k++) {
 			int c = k / lrows, r = k % lrows;
 			double lx = lx0 + c * (lcol_w + 24 * s), cy = ly + (r + 0.5) * lh;
-			double seg[4] = { lx, cy, lx + 34 * s, cy };
-			char lab[LABEL_BUF], cut[LABEL_BUF];
-			series_line(L, &f->series[k], seg, 2, series_width(&f->series[k], 3 * s), series_rgb(f, k));
-			legend_text(f, k, lab);
-			L->cut += gb_lay_shorten(L, GB_FACE_SANS, lgpx, lab, lcol_w - 42 * s, cut, sizeof cut);
-			text(L, GB_FACE_SANS, lgpx, lx + 42 * s, mid_baseline(cy, lgpx), 0, GB_ANCHOR_START, cut, INK);
+			legend_entry(L, f, k, lx, cy, lgpx, lcol_w - 42 * s);
 		}
 		group(L, "legend", 0);
 	} else if (legend_n) {
@@ -307,12 +314,7 @@ int gb_lay_draw_lines(lay *L, gb_verr *err)
 		group(L, "legend", 1);
 		for (int k = 0; k < legend_n; k++) {
 			double cy = ly + (k + 0.5) * lh;
-			double seg[4] = { lx, cy, lx + 34 * s, cy };
-			char lab[LABEL_BUF], cut[LABEL_BUF];
-			series_line(L, &f->series[k], seg, 2, series_width(&f->series[k], 3 * s), series_rgb(f, k));
-			legend_text(f, k, lab);
-			L->cut += gb_lay_shorten(L, GB_FACE_SANS, lgpx, lab, legend_w - 66 * s, cut, sizeof cut);
-			text(L, GB_FACE_SANS, lgpx, lx + 42 * s, mid_baseline(cy, lgpx), 0, GB_ANCHOR_START, cut, INK);
+			legend_entry(L, f, k, lx, cy, lgpx, legend_w - 66 * s);
 		}
 		if (more > 0) {
 			/* said on the figure, but still names the figure does not show */
