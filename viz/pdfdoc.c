@@ -160,13 +160,15 @@ static double data_area(const lay_v *l, double k)
  * where a layout allows it (and for text to go under the figure), SL_K_FIT: 9.9 pt. */
 #define SL_K_MIN 0.5
 #define SL_K_FIT 0.55
-/* A layout with larger type is taken where its data keeps this share of the most it could have */
-#define SL_AREA_KEEP 0.8
+/* A layout with larger type is taken where its data keeps this share of the most it could have
+ * (0.8 left most slides at 1400 wide, 12 pt; 0.7 shrank square maps by a sixth for a point) */
+#define SL_AREA_KEEP 0.75
 
 /* Which of layouts l[0, n) goes in a room of w x h points (-1: none): among those at SL_K_FIT
  * or more (those at SL_K_MIN when none is, all when none is that), the ones that leave out
  * least; among them, those whose data keeps SL_AREA_KEEP of the most any of them gives it, the
- * one with the largest type, then the largest data. *ko gets its scale. */
+ * one with the largest type, then the largest data, then (data within 2%) the smallest page.
+ * *ko gets its scale. */
 static int pick_layout(const lay_v *l, int n, double w, double h, double *ko)
 {
 	int least = -1, best = -1;
@@ -190,7 +192,10 @@ static int pick_layout(const lay_v *l, int n, double w, double h, double *ko)
 		double k = fmin(w / l[i].W, h / l[i].H), a = data_area(&l[i], k);
 		if (k < kmin || l[i].lost != least || a < SL_AREA_KEEP * amax)
 			continue;
-		if (best < 0 || k > bk * 1.0001 || (k > bk * 0.9999 && a > ba)) {
+		/* (data that does not grow with the page, a beam tree of width 1: the least page for
+		 * it, not a frame four fifths empty) */
+		if (best < 0 || k > bk * 1.0001 ||
+		    (k > bk * 0.9999 && (a > ba * 1.02 || (a > ba * 0.98 && l[i].W * l[i].H < l[best].W * l[best].H)))) {
 			best = i;
 			bk = k;
 			ba = a;
@@ -764,6 +769,15 @@ static void need(page *pg, double h)
 		end_page(pg);
 }
 
+/* The height of a bold heading at px across the text width. */
+static double layout_h_of(page *pg, double px, const char *text)
+{
+	PangoLayout *l = text_layout(pg, "DejaVu Sans", 1, px, text, pg->W - 2 * pg->m, 0);
+	double h = layout_h(l);
+	g_object_unref(l);
+	return h;
+}
+
 /* The height flow_text gives a paragraph (before and after included). */
 static double flow_h(page *pg, double px, const char *text, double indent, double before, double after)
 {
@@ -824,6 +838,41 @@ static double handout_block_h(page *pg, const gb_pdfbook *b, const blocks *bs, i
 	return 0;
 }
 
+/* The height of what block i keeps with it on one page: a question with its options and hint;
+ * a paragraph that introduces a command and its figure ("Plot a few features along the
+ * positions:") with them; a command with the figure it drew; the answers together; else the
+ * block alone. */
+static double keep_h(page *pg, const gb_pdfbook *b, const blocks *bs, int i)
+{
+	const block *k = &bs->b[i];
+	double h = handout_block_h(pg, b, bs, i);
+	int j = i + 1;
+	if (k->kind == B_PARA && !strncmp(k->text, "**Question", 10)) {
+		for (; j < bs->n && (bs->b[j].kind == B_ITEM || (bs->b[j].kind == B_PARA && !strncmp(bs->b[j].text, "*Hint", 5)));
+		     j++)
+			h += handout_block_h(pg, b, bs, j);
+	} else if (k->kind == B_PARA && open_end(k->text) == 1 && j < bs->n &&
+	           (bs->b[j].kind == B_CODE || bs->b[j].kind == B_FIGURE)) {
+		if (bs->b[j].kind == B_CODE)
+			h += handout_block_h(pg, b, bs, j++);
+		if (j < bs->n && bs->b[j].kind == B_FIGURE)
+			h += handout_block_h(pg, b, bs, j) + 6;
+	} else if (k->kind == B_CODE && j < bs->n && bs->b[j].kind == B_FIGURE)
+		h += handout_block_h(pg, b, bs, j) + 6;
+	else if (k->kind == B_NUM && (i == 0 || bs->b[i - 1].kind != B_NUM))
+		for (; j < bs->n && bs->b[j].kind == B_NUM; j++)
+			h += handout_block_h(pg, b, bs, j);
+	return h;
+}
+
+/* Room for what block i keeps with it (keep_h) where that fits on a page at all. */
+static void need_kept(page *pg, const gb_pdfbook *b, const blocks *bs, int i)
+{
+	double h = keep_h(pg, b, bs, i);
+	if (h <= pg->H - 2 * pg->m)
+		need(pg, h);
+}
+
 static void flow_text(page *pg, const char *family, int bold, double px, const char *text, double indent,
                       double before, double after, double gray, int plain)
 {
@@ -859,44 +908,20 @@ int gb_pdfbook_handout(gb_pdfbook *b, const char *md, const char *path, const ch
 			pg.foot = foot;
 			flow_text(&pg, "DejaVu Sans", 1, 22, k->text, 0, 0, 10, 0.1, 0);
 			break;
-		case B_SECTION:
-			/* a heading never ends a page alone: it needs a few lines under it */
-			need(&pg, 90);
+		case B_SECTION: {
+			/* a heading never ends a page alone: it goes with what it keeps under it where
+			 * they fit on a page, and needs a few lines under it anyway */
+			double hh = 14 + layout_h_of(&pg, 15, k->text) + 6, h = i + 1 < bs.n ? hh + keep_h(&pg, b, &bs, i + 1) : 0;
+			need(&pg, h > 90 && h <= pg.H - 2 * pg.m ? h : 90);
 			flow_text(&pg, "DejaVu Sans", 1, 15, k->text, 0, 14, 6, 0.1, 0);
 			break;
+		}
 		case B_PARA:
-			/* a question with its options and its hint on one page */
-			if (!strncmp(k->text, "**Question", 10)) {
-				double h = handout_block_h(&pg, b, &bs, i);
-				for (int j = i + 1; j < bs.n && (bs.b[j].kind == B_ITEM || (bs.b[j].kind == B_PARA &&
-				                                 !strncmp(bs.b[j].text, "*Hint", 5))); j++)
-					h += handout_block_h(&pg, b, &bs, j);
-				if (h <= pg.H - 2 * pg.m)
-					need(&pg, h);
-			}
-			/* a paragraph that introduces a command and its figure ("Plot a few features
-			 * along the positions:") goes with them */
-			if (open_end(k->text) == 1 && i + 1 < bs.n && (bs.b[i + 1].kind == B_CODE || bs.b[i + 1].kind == B_FIGURE)) {
-				double h = handout_block_h(&pg, b, &bs, i);
-				int j = i + 1;
-				if (bs.b[j].kind == B_CODE)
-					h += handout_block_h(&pg, b, &bs, j++);
-				if (j < bs.n && bs.b[j].kind == B_FIGURE)
-					h += handout_block_h(&pg, b, &bs, j) + 6;
-				if (h <= pg.H - 2 * pg.m)
-					need(&pg, h);
-			}
+			need_kept(&pg, b, &bs, i);
 			flow_text(&pg, "DejaVu Sans", 0, 10.5, k->text, 0, 0, 7, 0.1, 0);
 			break;
 		case B_NUM:
-			/* the answers on one page where they fit on one */
-			if (i == 0 || bs.b[i - 1].kind != B_NUM) {
-				double h = 0;
-				for (int j = i; j < bs.n && bs.b[j].kind == B_NUM; j++)
-					h += handout_block_h(&pg, b, &bs, j);
-				if (h <= pg.H - 2 * pg.m)
-					need(&pg, h);
-			}
+			need_kept(&pg, b, &bs, i); /* the answers on one page where they fit on one */
 			flow_text(&pg, "DejaVu Sans", 0, 10.5, k->text, 0, 0, 3, 0.1, 0);
 			if (i + 1 >= bs.n || bs.b[i + 1].kind != B_NUM)
 				pg.y += 5;
@@ -926,8 +951,8 @@ int gb_pdfbook_handout(gb_pdfbook *b, const char *md, const char *path, const ch
 			double h = layout_h(l);
 			/* the command that draws a figure on the page of the figure, where both fit on one
 			 * (not the command at a page's foot and its figure overleaf) */
-			double fig_h = i + 1 < bs.n && bs.b[i + 1].kind == B_FIGURE ? handout_block_h(&pg, b, &bs, i + 1) : 0;
-			need(&pg, h + 12 + (h + 18 + fig_h <= pg.H - 2 * pg.m ? fig_h + 6 : 0));
+			need(&pg, h + 12);
+			need_kept(&pg, b, &bs, i);
 			cairo_set_source_rgb(pg.cr, 0.95, 0.95, 0.95);
 			cairo_rectangle(pg.cr, pg.m, pg.y, pg.W - 2 * pg.m, h + 10);
 			cairo_fill(pg.cr);
