@@ -121,6 +121,38 @@ static gb_figure *strip_heat(gb_figure *f)
 	return h;
 }
 
+/* A bar chart as a one-column heatmap: a row a bar, the bar's label beside it. For two charts
+ * whose bars differ (each model's own top tokens), so each panel keeps its own labels. */
+static gb_figure *column_heat(gb_figure *f)
+{
+	gb_figure *h = gb_fig_new(GB_FIG_HEATMAP);
+	gb_fig_set_values(h, f->values, f->cols, 1);
+	if (f->col_labels)
+		gb_fig_set_row_labels(h, (const char *const *)f->col_labels);
+	h->cmap = f->cmap;
+	h->view_cmap = f->view_cmap;
+	h->view_cmap_set = f->view_cmap_set;
+	h->numbers = 1;
+	h->precision = f->precision;
+	const char *none[1] = { "" };
+	gb_fig_set_col_labels(h, none);
+	gb_fig_set_title(h, f->title);
+	gb_fig_set_caption(h, f->caption);
+	gb_fig_free(f);
+	return h;
+}
+
+/* Whether two bar charts name the same bars in the same order. */
+static int same_bars(const gb_figure *a, const gb_figure *b)
+{
+	if (a->cols != b->cols || !a->col_labels != !b->col_labels)
+		return 0;
+	for (int i = 0; a->col_labels && i < a->cols; i++)
+		if (strcmp(a->col_labels[i] ? a->col_labels[i] : "", b->col_labels[i] ? b->col_labels[i] : ""))
+			return 0;
+	return 1;
+}
+
 static void panel_title(gb_figure *p, const char *model)
 {
 	char t[256];
@@ -147,11 +179,13 @@ static gb_figure *combine(gb_figure *a, gb_figure *b, const char *na, const char
 	if ((a->kind == GB_FIG_STRIP && b->kind == GB_FIG_STRIP) || (a->kind == GB_FIG_BARS && b->kind == GB_FIG_BARS &&
 	                                                            !a->marks && !b->marks)) {
 		/* token strips, or bar charts (the experts' load, ALiBi's slopes): a row each, with
-		 * its numbers, on one scale */
-		a = strip_heat(a);
-		b = strip_heat(b);
+		 * its numbers, on one scale; bar charts of different bars (each model's own most
+		 * probable tokens) a column each, side by side, each with its own labels */
+		int own = a->kind == GB_FIG_BARS && !same_bars(a, b);
+		a = own ? column_heat(a) : strip_heat(a);
+		b = own ? column_heat(b) : strip_heat(b);
 		g = gb_fig_new(GB_FIG_GRID);
-		g->grid_cols = 1;
+		g->grid_cols = own ? 2 : 1;
 	} else if (a->kind == GB_FIG_HEATMAP && b->kind == GB_FIG_HEATMAP) {
 		g = gb_fig_new(GB_FIG_GRID);
 		g->grid_cols = 2;

@@ -11,7 +11,7 @@ rm -rf "$T" && mkdir -p "$T"
 . tests/tap.sh
 gb() { "$ROOT/glassbox" -c "$1"; }
 cd "$T" || exit 1
-echo "1..56"
+echo "1..57"
 
 # ---- random models of each kind of positions (small: they run in milliseconds) ----
 for p in learned sinusoidal rope alibi t5 none; do
@@ -114,6 +114,15 @@ ok $? "compare-models ... loss --curve: one plot, each model's series named and 
 gb "run the cat; compare-models r-rope r-alibi heads 1; export cmh.csv" >/dev/null 2>&1
 [ "$(cut -d, -f1 cmh.csv | sort -u | tr '\n' ' ')" = "panel r-alibi: head 1 r-alibi: head 2 r-alibi: head 3 r-alibi: head 4 r-rope: head 1 r-rope: head 2 r-rope: head 3 r-rope: head 4 " ]
 ok $? "compare-models ... heads 1: a row of four head panels per model"
+# each model's own ten most probable tokens: a column each, with its own labels (the two lists
+# differ here: both models have ·are and ·have first, then other tokens)
+gb "load tiny-lm; run The friends of the kings; compare-models tiny-lm tiny-lm-rope next; export cmn.csv" >cmn.txt 2>&1
+gb "load tiny-lm-rope; run The friends of the kings; next; export n-rope.csv" >/dev/null 2>&1
+gb "load tiny-lm; run The friends of the kings; next; export n-lm.csv" >/dev/null 2>&1
+[ "$(grep '^tiny-lm,' cmn.csv | cut -d, -f2-)" = "$(tail -n +2 n-lm.csv)" ] &&
+	[ "$(grep '^tiny-lm-rope,' cmn.csv | cut -d, -f2-)" = "$(tail -n +2 n-rope.csv)" ] &&
+	! cmp -s n-lm.csv n-rope.csv && grep -q "·think" cmn.txt && grep -q "·work" cmn.txt
+ok $? "compare-models tiny-lm tiny-lm-rope next: each model's panel names its own top tokens beside their probabilities"
 gb "run the cat; compare-models r-rope nowhere attn 1 1" >cmerr.txt 2>&1
 [ $? = 1 ] && grep -q "nowhere" cmerr.txt && gb "run the cat; compare-models r-rope r-alibi load x" 2>&1 | grep -q "shows a view"
 ok $? "compare-models: a model that does not load, or a command that is not a view, is one clear error"
