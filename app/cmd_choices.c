@@ -116,7 +116,10 @@ int cmd_positions(session *s, int argc, char **argv, const char *rest)
 			printf("  head %2d  largest |score difference| %-10.3g (largest |score| %.3g)  %s\n", h + 1, r.maxdiff[h],
 			       r.maxabs[h], eq ? "equal" : "different");
 		}
-		printf("%s\n", n_eq == r.H ? "every head's scores are the same: they depend only on the offset"
+		const char *same = s->model.cfg.pos == GB_POS_NONE
+		                           ? "every head's scores are the same: with no positions they depend only on the tokens"
+		                           : "every head's scores are the same: they depend only on the offset";
+		printf("%s\n", n_eq == r.H ? same
 		                           : n_eq == 0 ? "every head's scores changed: they depend on where the words stand"
 		                                       : "some heads' scores changed");
 		int rc = show_figure(s, view_shift(s, &r, head));
