@@ -449,11 +449,15 @@ static char *markup(const char *s)
 {
 	size_t cap = strlen(s) * 40 + 128, o = 0; /* a space in code grows to 35 bytes */
 	char *out = malloc(cap);
-	int bold = 0, ital = 0, tt = 0;
+	int bold = 0, ital = 0, tt = 0, opt = 0;
 	if (!out)
 		return NULL;
 #define PUT(str) do { size_t l_ = strlen(str); if (o + l_ + 16 < cap) { memcpy(out + o, str, l_); o += l_; } } while (0)
 	for (const char *p = s; *p; p++) {
+		if (opt && strchr(" *`\\", *p)) {
+			PUT("</span>");
+			opt = 0;
+		}
 		if (*p == '\\' && p[1] && strchr("\\[]*`_", p[1])) {
 			p++;
 			char c[2] = { *p, 0 };
@@ -472,6 +476,13 @@ static char *markup(const char *s)
 			tt = !tt;
 		} else if (tt && *p == ' ')
 			PUT("</span> <span allow_breaks=\"false\">");
+		else if (!tt && !opt && p[0] == '-' && p[1] == '-' && isalpha((unsigned char)p[2]) && (p == s || p[-1] == ' ')) {
+			/* an option in prose, outside code ("With --temp 1"), is not broken after its
+			 * dashes either */
+			PUT("<span allow_breaks=\"false\">--");
+			opt = 1;
+			p++;
+		}
 		else if (*p == '&')
 			PUT("&amp;");
 		else if (*p == '<')
@@ -485,6 +496,8 @@ static char *markup(const char *s)
 	}
 	if (tt)
 		PUT("</span></span>");
+	if (opt)
+		PUT("</span>");
 	if (ital)
 		PUT("</i>");
 	if (bold)
@@ -760,6 +773,8 @@ static double mono_width(page *pg, double px, const char *text)
 /* ---- the handout ---------------------------------------------------------------------------- */
 
 static int open_end(const char *t);
+struct block;
+static int is_question(const struct block *k);
 
 /* The smallest type of terminal output in the handout, in points: 7 pt of DejaVu Sans Mono
  * (the usual minimum on paper; 6.5 read small in the `info` tables) holds 110 columns in the
@@ -917,6 +932,19 @@ int gb_pdfbook_handout(gb_pdfbook *b, const char *md, const char *path, const ch
 			/* a heading never ends a page alone: it goes with what it keeps under it where
 			 * they fit on a page, and needs a few lines under it anyway */
 			double hh = 14 + layout_h_of(&pg, 15, k->text) + 6, h = i + 1 < bs.n ? hh + keep_h(&pg, b, &bs, i + 1) : 0;
+			/* and with the paragraphs under it up to the first listing, figure or question
+			 * where all that fits on a page: a heading and its first paragraph at a page's
+			 * foot, the listing they introduce overleaf, read as stranded (review 5, G4) */
+			double chain = hh;
+			int j = i + 1;
+			for (; j < bs.n && (bs.b[j].kind == B_PARA || bs.b[j].kind == B_ITEM) && !is_question(&bs.b[j]) &&
+			       !(bs.b[j].kind == B_PARA && open_end(bs.b[j].text) == 1);
+			     j++)
+				chain += handout_block_h(&pg, b, &bs, j);
+			if (j > i + 1 && j < bs.n && bs.b[j].kind != B_SECTION)
+				chain += keep_h(&pg, b, &bs, j);
+			if (chain > h && chain <= 0.6 * (pg.H - 2 * pg.m))
+				h = chain;
 			need(&pg, h > 90 && h <= pg.H - 2 * pg.m ? h : 90);
 			flow_text(&pg, "DejaVu Sans", 1, 15, k->text, 0, 14, 6, 0.1, 0);
 			break;
@@ -1890,6 +1918,16 @@ static void plan_slides(plan *P, page *pg, const char *head)
 		}
 		for (int i = a; i < b; i++)
 			P->p[i].role = best == 0 || (best == 1 && i == b - 1) ? R_LEAD : R_BODY;
+	}
+	/* a line plot whose lead-in leaves it under SL_PLOT_MIN of the page: the lead-in on the
+	 * slide before (the norms plot at a quarter of the slide under two lines of 18 pt) */
+	for (int f = 0; f < nf && !P->oom; f++) {
+		if (P->figs[f]->kind != GB_FIG_LINES || fits(pg, P, head, f, idx, 0, SL_FIG_MIN))
+			continue;
+		seg_range(P, f, &a, &b);
+		for (int i = a; i < b; i++)
+			if (P->p[i].role == R_LEAD && open_end(P->p[i].text) != 2)
+				P->p[i].role = R_BODY;
 	}
 	/* the text before the first figure, on slides of its own */
 	seg_range(P, 0, &a, &b);
