@@ -941,10 +941,12 @@ int gb_pdfbook_handout(gb_pdfbook *b, const char *md, const char *path, const ch
 			       !(bs.b[j].kind == B_PARA && open_end(bs.b[j].text) == 1);
 			     j++)
 				chain += handout_block_h(&pg, b, &bs, j);
-			if (j > i + 1 && j < bs.n && bs.b[j].kind != B_SECTION)
-				chain += keep_h(&pg, b, &bs, j);
-			if (chain > h && chain <= 0.6 * (pg.H - 2 * pg.m))
-				h = chain;
+			double own = j > i + 1 && j < bs.n && bs.b[j].kind != B_SECTION ? handout_block_h(&pg, b, &bs, j) : 0;
+			double kept = own > 0 ? keep_h(&pg, b, &bs, j) : 0;
+			/* (with all the listing keeps: a command goes with its figure, so less would
+			 * strand the heading all the same) */
+			if (chain + kept > h && chain + kept <= pg.H - 2 * pg.m)
+				h = chain + kept;
 			need(&pg, h > 90 && h <= pg.H - 2 * pg.m ? h : 90);
 			flow_text(&pg, "DejaVu Sans", 1, 15, k->text, 0, 14, 6, 0.1, 0);
 			break;
