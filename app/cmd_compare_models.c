@@ -161,12 +161,36 @@ static void panel_title(gb_figure *p, const char *model)
 	gb_fig_set_subtitle(p, NULL);
 }
 
-/* The caption of two figures: one when they say the same, else each after its model's name. */
+/* Where the sentences or clauses that two captions end with in common start in a (its length:
+ * none in common); only at a clause's start ("; " or ". " before it in both), so a shared
+ * "Darker: the model expected it; ..." is said once and a number's last digits never are. */
+static size_t common_tail(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), best = la;
+	for (size_t k = 1; k <= la && k <= lb && a[la - k] == b[lb - k]; k++) {
+		size_t i = la - k, j = lb - k;
+		if (i >= 2 && j >= 2 && a[i - 1] == ' ' && (a[i - 2] == ';' || a[i - 2] == '.') &&
+		    b[j - 1] == ' ' && b[j - 2] == a[i - 2])
+			best = i;
+	}
+	return best;
+}
+
+/* The caption of two figures: one when they say the same, else each after its model's name,
+ * what both end with said once after them (G6: the loss strip's "Darker: ... bright: ..." was
+ * printed twice). */
 static void both_captions(gb_figure *g, const gb_figure *a, const gb_figure *b, const char *na, const char *nb)
 {
 	if (a->caption && b->caption && strcmp(a->caption, b->caption)) {
 		char cap[1024];
-		snprintf(cap, sizeof cap, "%s: %s;  %s: %s", na, a->caption, nb, b->caption);
+		size_t ta = common_tail(a->caption, b->caption), la = strlen(a->caption);
+		size_t tb = strlen(b->caption) - (la - ta);
+		if (ta < la) { /* "na: ...; nb: .... Shared." with the separator the tail had */
+			int pa = (int)ta - 2, pb = (int)tb - 2; /* without "; " or ". " */
+			snprintf(cap, sizeof cap, "%s: %.*s;  %s: %.*s%c %s", na, pa, a->caption, nb, pb, b->caption,
+			         a->caption[ta - 2], a->caption + ta);
+		} else
+			snprintf(cap, sizeof cap, "%s: %s;  %s: %s", na, a->caption, nb, b->caption);
 		gb_fig_set_caption(g, cap);
 	} else
 		gb_fig_set_caption(g, a->caption);

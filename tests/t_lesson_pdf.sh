@@ -27,7 +27,7 @@ for tool in pdftotext pdfinfo python3; do
 done
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-echo "1..$(($(ls lessons/[0-9][0-9]-*.lesson | wc -l) * 9 + 16))"
+echo "1..$(($(ls lessons/[0-9][0-9]-*.lesson | wc -l) * 10 + 16))"
 flat() { tr '\n' ' ' | tr -s ' '; }
 for f in lessons/[0-9][0-9]-*.lesson; do
 	les=$(basename "$f" .lesson)
@@ -97,6 +97,14 @@ PY
 		test "$(v colon)" = 0
 	check "$les: slides of text set nothing under 11 pt (18 px at 1600 x 900; smallest word box $(v smallest) pt, $(v small) slides under)" \
 		test "$(v small)" = 0
+	# the fifth review (G1, G2): the slides' own text (not inside figures) read from the back
+	# of a hall: prose, items and questions 18 pt at least on every slide but the title, terminal
+	# text and formulas 15 pt, the grey command under a figure (12 pt) the one exception
+	small=$(python3 tests/pdf_text_sizes.py "$D/slides.pdf" 2>/dev/null |
+		awk '$1 > 1 && (($2 != "mono" && $3 < 18) || ($2 == "mono" && $3 < 15 && $3 != 12.0)) { print $1 ":" $2 ":" $3 }' | tr '\n' ' ')
+	least=$(python3 tests/pdf_text_sizes.py "$D/slides.pdf" 2>/dev/null | awk '$1 > 1 && $2 != "mono" { if (!m || $3 < m) m = $3 } END { print m + 0 }')
+	check "$les: slides set prose at 18 pt and terminal text at 15 pt at least (the least prose ${least} pt; under: ${small:-none})" \
+		test -z "$small" -a "${least%.*}" -ge 18
 	check "$les: the handout's answers one a line ($(v answers) not), tokens' spaces as dots in the prose ($(v space) bare)" \
 		test "$(v answers)" = 0 -a "$(v space)" = 0
 	# the third review: a title slide; each figure with the command that drew it and all of

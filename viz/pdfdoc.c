@@ -67,6 +67,7 @@ typedef struct rec {
 	                           * beside the text */
 	int nv, nw;
 	int least;                /* what the figure leaves out at least on a slide of its own */
+	double k_alone;           /* its scale there (its type: 18 px times it) */
 } rec;
 
 struct gb_pdfbook {
@@ -269,7 +270,7 @@ int gb_pdfbook_add_figure(gb_pdfbook *b, const char *name, const gb_figure *f, g
 			for (int v = 0; !rc && v < N_SLIDE; v += w ? 2 : 1)
 				rc = add_layout(&k->v, &k->nv, f, narrow_w[w], round(SLIDE_H(v) * narrow_w[w] / NARROW_W));
 	if (!rc) {
-		int v = pick_layout(k->v, k->nv, SL_ALONE_W, SL_ALONE_H, NULL);
+		int v = pick_layout(k->v, k->nv, SL_ALONE_W, SL_ALONE_H, &k->k_alone);
 		k->least = v >= 0 ? k->v[v].lost : 0;
 	}
 	if (!rc && !(k->name = strdup(name)))
@@ -448,11 +449,15 @@ static char *markup(const char *s)
 {
 	size_t cap = strlen(s) * 40 + 128, o = 0; /* a space in code grows to 35 bytes */
 	char *out = malloc(cap);
-	int bold = 0, ital = 0, tt = 0;
+	int bold = 0, ital = 0, tt = 0, opt = 0;
 	if (!out)
 		return NULL;
 #define PUT(str) do { size_t l_ = strlen(str); if (o + l_ + 16 < cap) { memcpy(out + o, str, l_); o += l_; } } while (0)
 	for (const char *p = s; *p; p++) {
+		if (opt && strchr(" *`\\", *p)) {
+			PUT("</span>");
+			opt = 0;
+		}
 		if (*p == '\\' && p[1] && strchr("\\[]*`_", p[1])) {
 			p++;
 			char c[2] = { *p, 0 };
@@ -471,6 +476,13 @@ static char *markup(const char *s)
 			tt = !tt;
 		} else if (tt && *p == ' ')
 			PUT("</span> <span allow_breaks=\"false\">");
+		else if (!tt && !opt && p[0] == '-' && p[1] == '-' && isalpha((unsigned char)p[2]) && (p == s || p[-1] == ' ')) {
+			/* an option in prose, outside code ("With --temp 1"), is not broken after its
+			 * dashes either */
+			PUT("<span allow_breaks=\"false\">--");
+			opt = 1;
+			p++;
+		}
 		else if (*p == '&')
 			PUT("&amp;");
 		else if (*p == '<')
@@ -484,6 +496,8 @@ static char *markup(const char *s)
 	}
 	if (tt)
 		PUT("</span></span>");
+	if (opt)
+		PUT("</span>");
 	if (ital)
 		PUT("</i>");
 	if (bold)
@@ -501,6 +515,10 @@ typedef struct page {
 	double y;                 /* the next line's top */
 	int pages;
 	const char *foot;         /* a footer on every page, or NULL */
+	/* slides: the step being set, its first page and how many it takes (0: not counted yet,
+	 * its headings as given); a step on several slides is "NAME (k/n)" on each */
+	const char *step;
+	int step_first, step_n;
 } page;
 
 /* A layout of text (Markdown marks honoured unless plain) at size px in family, wrapped at w. */
@@ -755,6 +773,8 @@ static double mono_width(page *pg, double px, const char *text)
 /* ---- the handout ---------------------------------------------------------------------------- */
 
 static int open_end(const char *t);
+struct block;
+static int is_question(const struct block *k);
 
 /* The smallest type of terminal output in the handout, in points: 7 pt of DejaVu Sans Mono
  * (the usual minimum on paper; 6.5 read small in the `info` tables) holds 110 columns in the
@@ -898,7 +918,7 @@ int gb_pdfbook_handout(gb_pdfbook *b, const char *md, const char *path, const ch
 	}
 	const double W = 595.28, H = 841.89; /* A4 in points */
 	cairo_surface_t *surf = open_doc(&o, W, H, &bs, version, "a glassbox lesson: the handout");
-	page pg = { cairo_create(surf), W, H, 56, 56, 0, NULL };
+	page pg = { cairo_create(surf), W, H, 56, 56, 0, NULL, NULL, 0, 0 };
 	char foot[256] = "glassbox";
 	for (int i = 0; i < bs.n; i++) {
 		block *k = &bs.b[i];
@@ -912,6 +932,21 @@ int gb_pdfbook_handout(gb_pdfbook *b, const char *md, const char *path, const ch
 			/* a heading never ends a page alone: it goes with what it keeps under it where
 			 * they fit on a page, and needs a few lines under it anyway */
 			double hh = 14 + layout_h_of(&pg, 15, k->text) + 6, h = i + 1 < bs.n ? hh + keep_h(&pg, b, &bs, i + 1) : 0;
+			/* and with the paragraphs under it up to the first listing, figure or question
+			 * where all that fits on a page: a heading and its first paragraph at a page's
+			 * foot, the listing they introduce overleaf, read as stranded (review 5, G4) */
+			double chain = hh;
+			int j = i + 1;
+			for (; j < bs.n && (bs.b[j].kind == B_PARA || bs.b[j].kind == B_ITEM) && !is_question(&bs.b[j]) &&
+			       !(bs.b[j].kind == B_PARA && open_end(bs.b[j].text) == 1);
+			     j++)
+				chain += handout_block_h(&pg, b, &bs, j);
+			double own = j > i + 1 && j < bs.n && bs.b[j].kind != B_SECTION ? handout_block_h(&pg, b, &bs, j) : 0;
+			double kept = own > 0 ? keep_h(&pg, b, &bs, j) : 0;
+			/* (with all the listing keeps: a command goes with its figure, so less would
+			 * strand the heading all the same) */
+			if (chain + kept > h && chain + kept <= pg.H - 2 * pg.m)
+				h = chain + kept;
 			need(&pg, h > 90 && h <= pg.H - 2 * pg.m ? h : 90);
 			flow_text(&pg, "DejaVu Sans", 1, 15, k->text, 0, 14, 6, 0.1, 0);
 			break;
@@ -987,32 +1022,51 @@ int gb_pdfbook_handout(gb_pdfbook *b, const char *md, const char *path, const ch
 
 /* ---- slides ------------------------------------------------------------------------------- */
 
-/* The slide's geometry in points (a 960 x 540 page). No text on a slide is smaller than
- * SL_MIN: 11 pt of 960 is 18.3 px of 1600, the design's bar for figures ("the smallest text
- * is 18 px"). A step's text is set as large as fits, up to SL_BODY_MAX, never larger than the
- * heading over it (a 28 pt paragraph under a 22 pt heading made the headings of text slides
- * look smaller than those of figure slides); questions alone on a slide at SL_Q_ALONE at most,
- * near the size of the question boxes elsewhere. */
+/* The slide's geometry in points (a 960 x 540 page, PowerPoint's 16:9 at 13.33 x 7.5 in). No
+ * prose, list item or question on a slide is smaller than SL_MIN: 18 pt, the usual floor for
+ * slides read from the back of a hall (a thirtieth of the slide's height; review 5, G2: text
+ * of 11 to 13 pt beside a figure was the third of the body's size and read as 6 pt at the
+ * back). Terminal text and formulas are never under SL_MONO_MIN: 15 pt of DejaVu Sans Mono,
+ * SL_MONO of 18 pt (its x-height matches 18 pt of the prose), 98 columns in a slide's text width
+ * (review 5, G1: `info` at 11 pt). Text that does not fit at these sizes goes on a slide of its
+ * own or continues on the next (text_run, dump_run), never smaller. A step's text is set as
+ * large as fits, up to SL_BODY_MAX, never larger than the heading over it (a 28 pt paragraph
+ * under a 22 pt heading made the headings of text slides look smaller than those of figure
+ * slides); questions alone on a slide at SL_Q_ALONE at most. */
 #define SL_SIDE 12.0
 #define SL_TOP 8.0
 #define SL_HEAD_PX 24.0
-#define SL_MIN 11.0
+#define SL_MIN 18.0
+#define SL_MONO_MIN 15.0
 #define SL_BODY_MAX 24.0
-#define SL_Q_FIG 15.0  /* questions under a figure */
-#define SL_Q_TEXT 17.0 /* questions on a slide of text */
-#define SL_Q_ALONE 20.0
+#define SL_Q_FIG 18.0  /* questions under a figure */
+#define SL_Q_TEXT 20.0 /* questions on a slide of text */
+#define SL_Q_ALONE 22.0
 #define SL_MONO 0.85 /* terminal text and formulas against the prose: monospace looks larger */
 /* Text above and under a figure: as large as leaves the figure its room, from SL_CAP_MAX down
  * to SL_CAP_MIN; a lead-in above it takes SL_LEAD_LINES lines at most; the figure keeps
  * SL_FIG_MIN of the page's height for what is said about it beside it (SL_FIG_MORE for text
  * beyond the paragraph after it that no question follows), more than that and the text goes on
  * a slide of its own. */
-#define SL_CAP_MAX 17.0
-#define SL_CAP_MIN 13.0
+#define SL_CAP_MAX 20.0
+#define SL_CAP_MIN SL_MIN
 #define SL_LEAD_LINES 3
 #define SL_FIG_MIN 0.5
 #define SL_FIG_MORE 0.62
 #define SL_PLOT_MIN 0.33 /* a line plot's axes box at least, of the page's height */
+/* Text shares a figure's slide only where the figure keeps SL_FIG_KEEP of the scale (so of
+ * the type) it has on a slide of its own; else the figure gets the slide and the text the next
+ * (review 5: the merge replay's ranks, the model view's ticks, the router's cell numbers at
+ * half size beside a column of text). */
+#define SL_FIG_KEEP 0.85
+/* (a question about the figure stays under it at a little more cost: review 5 found questions
+ * a slide away from the figure they ask about) */
+#define SL_FIG_KEEP_Q 0.75
+/* a slide of text no longer than this many lines at SL_MIN joins the slide before it where it
+ * fits there (review 5, G3: slides of one sentence, or only "Try: ...") */
+#define SL_SHORT_LINES 2
+/* text shares a long dump's slide where the dump keeps its size, or this one */
+#define SL_DUMP_OK 16.0
 #define SL_CMD_PX 12.0 /* the command that drew the figure, under it */
 
 /* What a step shows, in its order: prose, list items, literal lines (formulas, small tables),
@@ -1298,7 +1352,7 @@ static int cmp_int_desc(const void *a, const void *b)
 }
 
 /* The largest size, to a quarter point and at most want, at which text fits w (0: none down to
- * SL_MIN). */
+ * SL_MONO_MIN). */
 static double mono_fit(page *pg, const char *text, double w, double want)
 {
 	double lw = mono_width(pg, 10, text);
@@ -1306,9 +1360,9 @@ static double mono_fit(page *pg, const char *text, double w, double want)
 	if (fit >= want)
 		fit = want;
 	/* widths do not scale quite linearly (hinting): a quarter point at a time from there */
-	while (fit > SL_MIN && mono_width(pg, fit, text) > w)
-		fit = fmax(SL_MIN, fit - 0.25);
-	return fit >= SL_MIN && mono_width(pg, fit, text) <= w ? fit : 0;
+	while (fit > SL_MONO_MIN && mono_width(pg, fit, text) > w)
+		fit = fmax(SL_MONO_MIN, fit - 0.25);
+	return fit >= SL_MONO_MIN && mono_width(pg, fit, text) <= w ? fit : 0;
 }
 
 /* The monospace size for a block of terminal text next to prose of size px: SL_MONO of it, or
@@ -1318,7 +1372,7 @@ static double mono_fit(page *pg, const char *text, double w, double want)
  * not fit at SL_MIN. */
 static double mono_px(page *pg, double px, const char *text, double w, int *wrap)
 {
-	double want = fmax(SL_MIN, px * SL_MONO), fit = mono_fit(pg, text, w, want);
+	double want = fmax(SL_MONO_MIN, px * SL_MONO), fit = mono_fit(pg, text, w, want);
 	*wrap = 0;
 	if (fit >= want)
 		return fit;
@@ -1341,19 +1395,19 @@ static double mono_px(page *pg, double px, const char *text, double w, int *wrap
 			return f2;
 		}
 	}
-	if (fit >= SL_MIN)
+	if (fit >= SL_MONO_MIN)
 		return fit;
-	int cols = (int)floor(w / mono_adv(pg, SL_MIN));
+	int cols = (int)floor(w / mono_adv(pg, SL_MONO_MIN));
 	char *t;
 	while (cols > 24 && (t = wrap_cols(text, cols, NULL))) {
-		double tw2 = mono_width(pg, SL_MIN, t);
+		double tw2 = mono_width(pg, SL_MONO_MIN, t);
 		free(t);
 		if (tw2 <= w)
 			break;
 		cols--;
 	}
 	*wrap = cols;
-	return SL_MIN;
+	return SL_MONO_MIN;
 }
 
 /* The text pieces of a slide, set at prose size px from (x, y) in width w: drawn when draw,
@@ -1441,10 +1495,17 @@ static double body(page *pg, piece *const *ps, int n, double px, int cols, doubl
 	return body_m(pg, ps, n, px, cols, x, y, w, draw, NULL);
 }
 
-/* The heading on one line at the top; the y under it is returned (measured only when !draw). */
+/* The heading on one line at the top; the y under it is returned (measured only when !draw).
+ * A step on several slides has one mark on every one of them, the first too: "NAME (2/3)"
+ * (review 5, G5: "(continued)", "(1/2)" after two spaces, or nothing). */
 static double slide_heading(page *pg, const char *head, int draw)
 {
 	const double m = SL_SIDE, w = pg->W - 2 * m;
+	char num[700];
+	if (pg->step && pg->step_n > 1) {
+		snprintf(num, sizeof num, "%s (%d/%d)", pg->step, pg->pages - pg->step_first + 1, pg->step_n);
+		head = num;
+	}
 	PangoLayout *hl = text_layout(pg, "DejaVu Sans", 1, SL_HEAD_PX, head, w, 0);
 	pango_layout_set_ellipsize(hl, PANGO_ELLIPSIZE_END);
 	if (draw)
@@ -1722,7 +1783,16 @@ static int short_literal(const piece *p)
  * than the room allows cuts labels: a taller one shrinks), everything it shows on a slide of
  * its own, and a line plot SL_PLOT_MIN of the page's height (review 4: a chart squashed to a
  * fifth of the slide by the prose and questions under it). */
+static int fits_k(page *pg, plan *P, const char *head, int f, const int *idx, int m, double share, double keep);
+
 static int fits(page *pg, plan *P, const char *head, int f, const int *idx, int m, double share)
+{
+	return fits_k(pg, P, head, f, idx, m, share, 0);
+}
+
+/* fits, the figure keeping the share keep of its scale alone (0: SL_FIG_KEEP, or SL_FIG_KEEP_Q
+ * with questions) */
+static int fits_k(page *pg, plan *P, const char *head, int f, const int *idx, int m, double share, double keep)
 {
 	piece **lead = malloc(sizeof *lead * (size_t)(P->n + 1)), **after = malloc(sizeof *after * (size_t)(m + 1));
 	figtext F = { P->figs[f], P->cmds[f], lead, after, 0, 0, NULL };
@@ -1743,10 +1813,11 @@ static int fits(page *pg, plan *P, const char *head, int f, const int *idx, int 
 		/* and it leaves out no more than on a slide of its own (every row of the layer norm's
 		 * map named), and a line plot keeps SL_PLOT_MIN of the page's height for its lines;
 		 * beside its text, at SL_K_FIT and leaving out no more */
+		double kmin = fmax(SL_K_FIT, (keep > 0 ? keep : qs ? SL_FIG_KEEP_Q : SL_FIG_KEEP) * F.fig->k_alone);
 		if (Pl.beside)
-			ok = Pl.sk >= SL_K_FIT && F.fig->v[Pl.sv].lost <= F.fig->least;
+			ok = Pl.sk >= kmin && F.fig->v[Pl.sv].lost <= F.fig->least;
 		else
-			ok = v >= 0 && room >= share * pg->H && k >= SL_K_FIT && F.fig->v[v].lost <= F.fig->least &&
+			ok = v >= 0 && room >= share * pg->H && k >= kmin && F.fig->v[v].lost <= F.fig->least &&
 			     (F.fig->kind != GB_FIG_LINES || F.fig->v[v].box.h * k >= SL_PLOT_MIN * pg->H);
 		free(qs);
 	}
@@ -1850,6 +1921,16 @@ static void plan_slides(plan *P, page *pg, const char *head)
 		for (int i = a; i < b; i++)
 			P->p[i].role = best == 0 || (best == 1 && i == b - 1) ? R_LEAD : R_BODY;
 	}
+	/* a line plot whose lead-in leaves it under SL_PLOT_MIN of the page: the lead-in on the
+	 * slide before (the norms plot at a quarter of the slide under two lines of 18 pt) */
+	for (int f = 0; f < nf && !P->oom; f++) {
+		if (P->figs[f]->kind != GB_FIG_LINES || fits(pg, P, head, f, idx, 0, SL_FIG_MIN))
+			continue;
+		seg_range(P, f, &a, &b);
+		for (int i = a; i < b; i++)
+			if (P->p[i].role == R_LEAD && open_end(P->p[i].text) != 2)
+				P->p[i].role = R_BODY;
+	}
 	/* the text before the first figure, on slides of its own */
 	seg_range(P, 0, &a, &b);
 	n = 0;
@@ -1905,6 +1986,18 @@ static void plan_slides(plan *P, page *pg, const char *head)
 			}
 			if (only_q && chars < 400)
 				m--;
+		}
+		/* what is left is a line or two and no question: under the figure too where it fits
+		 * there at the least sizes, rather than a slide of one sentence (review 5, G3) */
+		if (m < n && n <= allowed && n - m <= 2) {
+			double lines = 0;
+			int q = 0;
+			for (int j = m; j < n; j++) {
+				q |= P->p[idx[j]].kind == P_QUESTION || P->p[idx[j]].kind == P_OUTPUT;
+				lines += prose_lines(pg, P->p[idx[j]].text, SL_MIN, lw);
+			}
+			if (!q && lines <= SL_SHORT_LINES && fits_k(pg, P, head, f, idx, n, SL_FIG_MIN, SL_FIG_KEEP_Q))
+				m = n;
 		}
 		for (int j = 0; j < m; j++) {
 			P->p[idx[j]].slide = sl;
@@ -1974,10 +2067,11 @@ static const char *next_head(tslides *T)
 }
 
 /* Body pieces B[a, b) of a slide of text (questions Q anchored among them): as large as it
- * fits on one slide; when that is smaller than SL_COMFY, split into two or three slides of
- * about equal length where each is set larger, each question on the slide of the piece it
- * follows; what fits nowhere at SL_MIN is cut at the slide's bottom. */
-#define SL_COMFY 16.0
+ * fits on one slide; when that does not fit at SL_COMFY, split into as few slides of about
+ * equal length as fit (up to SL_MAX_RUN), each question on the slide of the piece it follows;
+ * a piece taller than a slide was cut before (split_tall). */
+#define SL_COMFY SL_MIN
+#define SL_MAX_RUN 8
 static void text_run(page *pg, tslides *T, piece **B, int a, int b, piece **Q, const int *anchor, int nq)
 {
 	const double w = pg->W - 2 * (SL_SIDE + 8);
@@ -1994,7 +2088,7 @@ static void text_run(page *pg, tslides *T, piece **B, int a, int b, piece **Q, c
 		total += hh[i] = body(pg, &B[a + i], 1, SL_MIN, 1, 0, 0, w, 0) + 0.55 * SL_MIN;
 	int best_k = 0, cut[4] = { 0 }, best_cut[4] = { 0 };
 	double best = -1;
-	for (int k = 1; k <= 3 && k <= nb; k++) {
+	for (int k = 1; k <= SL_MAX_RUN && k <= nb; k++) {
 		/* cut g ends where the running height comes nearest g/k of the total */
 		double run = 0, score = 1e9;
 		int g = 1;
@@ -2045,7 +2139,7 @@ static void text_run(page *pg, tslides *T, piece **B, int a, int b, piece **Q, c
 		free(hh);
 		return;
 	}
-	/* too much even for three slides at SL_MIN: as many pieces a slide as fit, in order */
+	/* too much even for SL_MAX_RUN slides at SL_MIN: as many pieces a slide as fit, in order */
 	for (int i = a; i < b;) {
 		int j = i + 1;
 		for (;;) {
@@ -2129,7 +2223,7 @@ static void dump_run(page *pg, tslides *T, piece **B, int a, int b, piece **Q, c
 	double px, one = dump_size(pg, T->head, B + a, b - a, qs, &px, &cols), best = one;
 	int body_lines = lines - !strncmp(d->text, "glassbox> ", 10);
 	/* (a table split in two loses its header: only when it is set small otherwise) */
-	for (int k = 2; k <= 3 && one < 13 && body_lines >= 8 * k; k++) {
+	for (int k = 2; k <= 3 && one < 13 && d->kind == P_OUTPUT && body_lines >= 8 * k; k++) {
 		double score = 1e9, p2;
 		int c2, first = lines - body_lines;
 		for (int j = 0; j < k; j++) {
@@ -2172,21 +2266,100 @@ static void dump_run(page *pg, tslides *T, piece **B, int a, int b, piece **Q, c
 	free(qs);
 }
 
+/* The pieces a slide of text made (split_tall's), freed with it. */
+typedef struct piece_list {
+	piece **p;
+	int n;
+} piece_list;
+
+/* Appends p to (*B, *nb), cut in parts that each fit a slide of text at the smallest sizes
+ * where it does not: prose and items between sentences, terminal text and formulas between
+ * lines (a long listing continues on the next slide, never set smaller: review 5, G1). The
+ * parts are new pieces owned by own. 0: out of memory. */
+static int split_tall(page *pg, piece *p, piece ***B, int *nb, int *cap, piece_list *own)
+{
+	const double w = pg->W - 2 * (SL_SIDE + 8);
+	const double room = pg->H - 8 - (slide_heading(pg, "X", 0) + 10) - 6;
+	size_t at[256];
+	int n = 0, mono = p->kind == P_OUTPUT || p->kind == P_LITERAL;
+	piece *one[1] = { p };
+	if (body(pg, one, 1, SL_MIN, 1, 0, 0, w, 0) > room) {
+		if (mono) { /* line starts */
+			for (const char *c = p->text; *c && n < 255; c++)
+				if (*c == '\n' && c[1])
+					at[n++] = (size_t)(c + 1 - p->text);
+		} else
+			n = sentence_starts(p->text, at, 255);
+	}
+	at[n] = strlen(p->text);
+	size_t from = 0;
+	for (int j = 0; j <= n;) {
+		/* the longest run of parts from `from` that fits (one at least) */
+		int k = j;
+		while (k < n) {
+			piece t = *p;
+			t.text = strndup(p->text + from, at[k + 1] - from);
+			piece *tp = &t;
+			double h = t.text ? body(pg, &tp, 1, SL_MIN, 1, 0, 0, w, 0) : 1e9;
+			free(t.text);
+			if (h > room)
+				break;
+			k++;
+		}
+		size_t to = at[k], len = to - from;
+		while (len && (p->text[from + len - 1] == '\n' || p->text[from + len - 1] == ' '))
+			len--;
+		piece *np = p;
+		if (from || to < strlen(p->text)) {
+			np = malloc(sizeof *np);
+			piece **no = realloc(own->p, sizeof *no * (size_t)(own->n + 1));
+			if (!np || !no) {
+				free(np);
+				if (no)
+					own->p = no;
+				return 0;
+			}
+			own->p = no;
+			*np = *p;
+			if (!(np->text = strndup(p->text + from, len))) {
+				free(np);
+				return 0;
+			}
+			own->p[own->n++] = np;
+		}
+		if (*nb + 1 >= *cap) {
+			piece **nB = realloc(*B, sizeof *nB * (size_t)(*cap * 2));
+			if (!nB)
+				return 0;
+			*B = nB;
+			*cap *= 2;
+		}
+		(*B)[(*nb)++] = np;
+		from = to;
+		j = k + 1;
+		if (k >= n)
+			break;
+	}
+	return 1;
+}
+
 /* The slides of a step's text (pieces in order, questions last: a question ends its group):
  * a long dump of output on a slide of its own (the paragraph that introduces it with it), the
  * rest as large as it fits, each question on the slide of the piece it follows. */
 static void text_slides(page *pg, tslides *T, piece *const *all, int n_all)
 {
-	piece **B = malloc(sizeof *B * (size_t)(n_all + 1)), **Q = malloc(sizeof *Q * (size_t)(n_all + 1));
+	int cap = n_all + 1;
+	piece **B = malloc(sizeof *B * (size_t)cap), **Q = malloc(sizeof *Q * (size_t)(n_all + 1));
 	int *anchor = malloc(sizeof *anchor * (size_t)(n_all + 1)), nb = 0, nq = 0;
+	piece_list own[1] = { { NULL, 0 } };
 	if (!B || !Q || !anchor)
 		goto out;
 	for (int i = 0; i < n_all; i++) {
 		if (all[i]->kind == P_QUESTION) {
 			anchor[nq] = nb;
 			Q[nq++] = all[i];
-		} else
-			B[nb++] = all[i];
+		} else if (!split_tall(pg, all[i], &B, &nb, &cap, own))
+			goto out;
 	}
 	if (!nb) { /* questions alone: in their box under the heading, as large as fits */
 		char *qs = anchored_questions(Q, anchor, nq, 0, 1);
@@ -2228,7 +2401,7 @@ static void text_slides(page *pg, tslides *T, piece *const *all, int n_all)
 				qs = anchored_questions(Q, anchor, nq, s, i + 1);
 				with = dump_size(pg, T->head, B + s, i + 1 - s, qs, &px, &cols);
 				free(qs);
-				if (with >= alone - 0.25) {
+				if (with >= fmin(alone, SL_DUMP_OK) - 0.25) {
 					start = s;
 					break;
 				}
@@ -2238,10 +2411,44 @@ static void text_slides(page *pg, tslides *T, piece *const *all, int n_all)
 			text_run(pg, T, B, ra, start, Q, anchor, nq);
 		if (i == nb)
 			break;
-		dump_run(pg, T, B, start, i + 1, Q, anchor, nq);
-		ra = i + 1;
+		/* a line or two after it, before the next dump, with no question between: on its
+		 * slide where that keeps the dump at SL_DUMP_OK (review 5, G3) */
+		int e = i + 1;
+		{
+			int nx = i + 1, lines = 0, ok = 1;
+			while (nx < nb && !big_output(pg, B[nx]))
+				nx++;
+			for (int j = i + 1; j < nx && ok; j++)
+				ok = B[j]->kind == P_PROSE || B[j]->kind == P_ITEM;
+			if (ok && nx > i + 1 && nx - (i + 1) <= 2 && !(nx < nb && open_end(B[nx - 1]->text) == 1)) {
+				for (int j = i + 1; j < nx; j++)
+					lines += prose_lines(pg, B[j]->text, SL_MIN, pg->W - 2 * (SL_SIDE + 8));
+				for (int q = 0; q < nq; q++)
+					ok &= anchor[q] <= i || anchor[q] >= nx;
+				if (ok && lines <= SL_SHORT_LINES) {
+					double px, alone, with;
+					int cols;
+					char *qs = anchored_questions(Q, anchor, nq, start, i + 1);
+					alone = dump_size(pg, T->head, B + start, i + 1 - start, qs, &px, &cols);
+					free(qs);
+					qs = anchored_questions(Q, anchor, nq, start, nx);
+					with = dump_size(pg, T->head, B + start, nx - start, qs, &px, &cols);
+					free(qs);
+					if (alone > 0 && with >= fmin(alone, SL_DUMP_OK) - 0.25)
+						e = nx;
+				}
+			}
+		}
+		dump_run(pg, T, B, start, e, Q, anchor, nq);
+		ra = e;
+		i = e - 1;
 	}
 out:
+	for (int i = 0; i < own->n; i++) {
+		free(own->p[i]->text);
+		free(own->p[i]);
+	}
+	free(own->p);
 	free(B);
 	free(Q);
 	free(anchor);
@@ -2262,7 +2469,7 @@ static void step_slides(page *pg, const blocks *bs, int from, int to, const gb_p
 	if (P.oom || !ps || !lead || !after || !qi)
 		goto out;
 	tslides T = { name, "", 0 };
-	snprintf(T.h2, sizeof T.h2, "%s (continued)", name);
+	snprintf(T.h2, sizeof T.h2, "%s", name); /* (slide_heading numbers them) */
 	for (int sl = 0; sl < P.n_slides; sl++) {
 		int f = P.fig_of[sl], n = 0, nq = 0;
 		if (f >= 0) {
@@ -2280,10 +2487,7 @@ static void step_slides(page *pg, const blocks *bs, int from, int to, const gb_p
 			}
 			char *qs = questions_of(&P, qi, nq);
 			F.qs = qs;
-			if (P.n_figs > 1)
-				snprintf(head, sizeof head, "%s  (%d/%d)", name, f + 1, P.n_figs);
-			else
-				snprintf(head, sizeof head, "%s", name);
+			snprintf(head, sizeof head, "%s", name);
 			fig_slide(pg, head, &F, fig_text_px(pg, head, &F), 1);
 			free(qs);
 		} else {
@@ -2379,7 +2583,7 @@ int gb_pdfbook_slides(gb_pdfbook *b, const char *md, const char *path, const cha
 	}
 	const double W = 960, H = 540; /* 16:9 in points */
 	cairo_surface_t *surf = open_doc(&o, W, H, &bs, version, "a glassbox lesson: one slide a step");
-	page pg = { cairo_create(surf), W, H, 28, 28, 0, NULL };
+	page pg = { cairo_create(surf), W, H, 28, 28, 0, NULL, NULL, 0, 0 };
 	title_slide(&pg, &bs, version);
 	for (int i = 0; i < bs.n; i++) {
 		if (bs.b[i].kind != B_SECTION || !strcmp(bs.b[i].text, "Answers"))
@@ -2387,7 +2591,21 @@ int gb_pdfbook_slides(gb_pdfbook *b, const char *md, const char *path, const cha
 		int j = i + 1;
 		while (j < bs.n && bs.b[j].kind != B_SECTION)
 			j++;
+		/* set once on a scratch surface to count its slides, then for the deck, numbered */
+		cairo_surface_t *scratch = cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, NULL);
+		page dry = pg;
+		dry.cr = cairo_create(scratch);
+		dry.step = NULL;
+		dry.step_n = 0;
+		step_slides(&dry, &bs, i, j, b);
+		cairo_destroy(dry.cr);
+		cairo_surface_destroy(scratch);
+		pg.step = bs.b[i].text;
+		pg.step_first = pg.pages;
+		pg.step_n = dry.pages - pg.pages;
 		step_slides(&pg, &bs, i, j, b);
+		pg.step = NULL;
+		pg.step_n = 0;
 	}
 	if (pages)
 		*pages = pg.pages;

@@ -271,8 +271,18 @@ static int run_question(runner *r, const item *it)
 	} else if (got) {
 		lesson_error(r, q->line, "cannot compute the answer of question %d: %s", q->index, err);
 		snprintf(shown, sizeof shown, "(could not be computed: %s)", err);
-	} else
+	} else {
+		/* an option's text as the question showed it: its values filled in (L07's key read
+		 * "b) at `$W1`" while the option read "at `When`") */
 		answer_text(q, &v, shown, sizeof shown);
+		int k = shown[0] - 'a';
+		if (q->form == FORM_CHOICE && k >= 0 && k < q->n_opts) {
+			char *o = subst_read(r, q->opts[k]);
+			if (o)
+				snprintf(shown, sizeof shown, "%c) %s", 'a' + k, o);
+			free(o);
+		}
+	}
 
 	char *text = subst_read(r, q->text), label[32];
 	snprintf(label, sizeof label, "Question %d: ", q->index);
