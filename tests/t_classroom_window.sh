@@ -37,7 +37,7 @@ diff_() { "$PIX" --diff "$T/$1.png" "$T/$2.png" "$3" "$4" "$5" "$6"; }
 # settle NAME: screenshots into NAME until two in a row have the same pixels (the window has
 # redrawn); pixels, not bytes: convert stamps each PNG with the time
 settle() { shot "$1"; i=0; while [ $i -lt "$(slow 50)" ]; do sleep 0.1; shot settle; [ "$(diff_ settle "$1" 0 0 1920 1080)" = 0 ] && return 0; mv "$T/settle.png" "$T/$1.png"; i=$((i + 1)); done; return 1; }
-until_changed() { n_=$1 b_=$2; shift 2; i=0; while [ $i -lt "$(slow 50)" ]; do shot "$n_"; [ "$(diff_ "$b_" "$n_" "$@")" -gt 0 ] && { settle "$n_"; return 0; }; sleep 0.1; i=$((i + 1)); done; return 1; }
+until_changed() { n_=$1 b_=$2; shift 2; i=0; while [ $i -lt "$(slow 150)" ]; do shot "$n_"; [ "$(diff_ "$b_" "$n_" "$@")" -gt 0 ] && { settle "$n_"; return 0; }; sleep 0.1; i=$((i + 1)); done; return 1; }
 start() { # start NAME DISPLAY ARGS
 	tmux new-session -d -s "$1" -x 120 -y 45 \
 		"env DISPLAY=$2 XDG_STATE_HOME=$T/state TERM=xterm-256color ./glassbox $3 2>$T/$1.err; echo EXIT=\$?; sleep 30"
