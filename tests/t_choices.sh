@@ -11,7 +11,7 @@ rm -rf "$T" && mkdir -p "$T"
 . tests/tap.sh
 gb() { "$ROOT/glassbox" -c "$1"; }
 cd "$T" || exit 1
-echo "1..57"
+echo "1..58"
 
 # ---- random models of each kind of positions (small: they run in milliseconds) ----
 for p in learned sinusoidal rope alibi t5 none; do
@@ -216,6 +216,11 @@ ok $? "set mask says what changed: the pattern and the predictions"
 gb "set mask window 3; receptive 16; export rf.csv" >/dev/null 2>&1
 [ "$(grep -o '^[0-9] layers\{0,1\}: the last sees [0-9]* of 16' rf.csv | uniq | tr -d '"' | tr '\n' '|')" = "1 layer: the last sees 3 of 16|2 layers: the last sees 5 of 16|3 layers: the last sees 7 of 16|4 layers: the last sees 9 of 16|" ]
 ok $? "receptive under a window of 3 on tiny-lm's 4 layers: the last token sees l(w - 1) + 1 = 3, 5, 7, 9 of 16"
+gb "run $TEXT; set mask window 4; receptive; export rf14.png" >/dev/null 2>&1
+shown=$(png_text rf14.png LabelsShown)
+cols=${shown#*columns }
+[ -n "$shown" ] && [ "${cols%/*}" -lt "${cols#*/}" ] && [ "$((3 * ${cols%/*}))" -ge "${cols#*/}" ] && [ "$(png_text rf14.png MinTextPx)" -ge 18 ]
+ok $? "receptive (L14): the position numbers under its four panels are thinned to a round step, not set upright side by side ($shown)"
 
 # ---- the cost of attention, measured (the numbers are timings: only their shape is checked) ----
 gb "cost --memory --max 256; export costm.csv; cost --max 256; export cost.csv" >cost.txt 2>&1

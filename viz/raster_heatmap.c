@@ -189,6 +189,7 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 	}
 	ra.max_w = LABEL_SHARE * CW;
 	ca.max_w = LABEL_SHARE * CH;
+	ca.repeated = grid && B->n > 1 && !own_cols;
 	/* Label sizes follow cell sizes, and cell sizes the room labels leave: a few rounds settle
 	 * it. */
 	for (int it = 0; it < 6; it++) {
