@@ -603,6 +603,7 @@ int cmd_set(session *s, int argc, char **argv, const char *rest)
 			return -1;
 		}
 		s->k = t;
+		s->engine_set = 1;
 		return rerun(s);
 	}
 	if (!strcmp(k, "threads")) {

@@ -41,6 +41,8 @@ typedef struct session {
 	int palette;              /* colormap for unsigned figures (enum gb_cmap), -1: the view's;
 	                           * a display setting */
 	int textbook;             /* layer norm in the textbook's form (sigma + eps) */
+	int engine_set;           /* `set engine` was used: from then on every figure names its
+	                           * engine, the default one too, so two charts are told apart */
 	/* issue 18, views: the window of columns (from 1, inclusive; {a, 0}: a to the end) that
 	 * the last --units chose for stage units_stage (-1: every stage); {0, 0}: the first 64 */
 	int units[2], units_stage;

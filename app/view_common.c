@@ -268,8 +268,8 @@ void view_subtitle(session *s, gb_figure *f, const char *sel, int tail)
 	}
 	/* a figure made by another engine than the default says which (lesson 15 compares them) */
 	char eng[160] = "";
-	if (s->k && s->k != gb_kernels_fast())
-		snprintf(eng, sizeof eng, " \xC2\xB7 %s engine", s->k->name);
+	if (view_engine(s))
+		snprintf(eng, sizeof eng, " \xC2\xB7 %s engine", view_engine(s));
 	if (s->textbook) /* and a run with the textbook's layer norm, which the library form's looks like */
 		snprintf(eng + strlen(eng), sizeof eng - strlen(eng), " \xC2\xB7 textbook layer norm");
 	if (s->mask.kind) { /* issue 19: a run under `set mask` says so */
@@ -280,6 +280,15 @@ void view_subtitle(session *s, gb_figure *f, const char *sel, int tail)
 	snprintf(buf, sizeof buf, "%s%s%s%s%s%s", model_name(s), text[0] ? " \xC2\xB7 " : "", text,
 	         sel && *sel ? " \xC2\xB7 " : "", sel ? sel : "", eng);
 	gb_fig_set_subtitle(f, buf);
+}
+
+const char *view_engine(const session *s)
+{
+	if (!s->k)
+		return NULL;
+	if (s->k == gb_kernels_fast()) /* whichever table the processor chose: "fast" everywhere */
+		return s->engine_set ? "fast" : NULL;
+	return s->k->name;
 }
 
 int col_window(const int *units, int n, const char *what, colwin *w)

@@ -36,6 +36,10 @@ void view_meta(session *s, gb_figure *f, const char *tensor_name);
  * "tiny-lm · “When Mary and John went to …” · units 1-64 of 512" (sel may be NULL or "").
  * A long text keeps its start, or its end when tail is set (a view of what comes next). */
 void view_subtitle(session *s, gb_figure *f, const char *sel, int tail);
+/* The engine a figure names ("ref", "fast", "scalar", ...), or NULL: a figure names a
+ * non-default engine, and any engine once `set engine` was used (lesson 15 sets the charts of
+ * both side by side). */
+const char *view_engine(const session *s);
 
 /* The window of columns a wide view shows: columns a..b (from 1, inclusive) of n. */
 typedef struct colwin {

@@ -598,8 +598,8 @@ gb_figure *view_next(session *s, int k, double temp)
 	view_text_whole(s, 60, end, sizeof end);
 	if (s->textbook)
 		snprintf(how, sizeof how, ", textbook layer norm");
-	if (s->k && s->k != gb_kernels_fast())
-		snprintf(how + strlen(how), sizeof how - strlen(how), ", %s engine", s->k->name);
+	if (view_engine(s))
+		snprintf(how + strlen(how), sizeof how - strlen(how), ", %s engine", view_engine(s));
 	if (end[0])
 		view_titlef(f, "After %s: the %d most probable next tokens (temperature %g%s)", end, k, temp, how);
 	else

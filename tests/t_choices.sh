@@ -11,7 +11,7 @@ rm -rf "$T" && mkdir -p "$T"
 . tests/tap.sh
 gb() { "$ROOT/glassbox" -c "$1"; }
 cd "$T" || exit 1
-echo "1..57"
+echo "1..59"
 
 # ---- random models of each kind of positions (small: they run in milliseconds) ----
 for p in learned sinusoidal rope alibi t5 none; do
@@ -189,6 +189,12 @@ gb "load lin; run the cat sat on the mat; linear 1 2; export both.csv" >/dev/nul
 awk -F, 'NR == 1 { next } { p = ($1 ~ /weights/) ? 1 : 2; n[p]++; for (i = 3; i <= NF; i++) { v = $i; if (v == "-inf") continue; a = v < 0 ? -v : v; if (a > m[p]) m[p] = a } }
 	END { exit !(n[1] == 22 && n[2] == 8 && m[1] == 1 && m[2] == 1) }' both.csv
 ok $? "linear 1 2: the 22 x 22 implied weights beside the 8 x 8 state, each divided by its largest |value|"
+gb "load lin; run the cat sat on the mat; linear 1 2; export both.svg" >/dev/null 2>&1
+for t in query key "phi(k) feature" "v feature"; do
+	[ "$(grep -c ">$t</text>" both.svg)" = 1 ] || echo "axis title '$t' not drawn once"
+done >axes.txt
+[ -s both.svg ] && ! [ -s axes.txt ]
+ok $? "linear 1 2 (L22): each panel names its own axes, query/key under the weights, phi(k) feature/v feature under the state $(cat axes.txt)"
 gb "load lin; info" | grep -q "linear attention needs only its running state: 2304 bytes (2 layers x 4 key/value heads x (8 x 8 + 8) x 4), whatever the length"
 ok $? "info on linear attention: the running state's bytes, 2 x 4 x (64 + 8) x 4 = 2304, beside the cache's 512 a token"
 gb "run the cat; linear 1 1" >soft.txt 2>&1
@@ -216,6 +222,11 @@ ok $? "set mask says what changed: the pattern and the predictions"
 gb "set mask window 3; receptive 16; export rf.csv" >/dev/null 2>&1
 [ "$(grep -o '^[0-9] layers\{0,1\}: the last sees [0-9]* of 16' rf.csv | uniq | tr -d '"' | tr '\n' '|')" = "1 layer: the last sees 3 of 16|2 layers: the last sees 5 of 16|3 layers: the last sees 7 of 16|4 layers: the last sees 9 of 16|" ]
 ok $? "receptive under a window of 3 on tiny-lm's 4 layers: the last token sees l(w - 1) + 1 = 3, 5, 7, 9 of 16"
+gb "run $TEXT; set mask window 4; receptive; export rf14.png" >/dev/null 2>&1
+shown=$(png_text rf14.png LabelsShown)
+cols=${shown#*columns }
+[ -n "$shown" ] && [ "${cols%/*}" -lt "${cols#*/}" ] && [ "$((3 * ${cols%/*}))" -ge "${cols#*/}" ] && [ "$(png_text rf14.png MinTextPx)" -ge 18 ]
+ok $? "receptive (L14): the position numbers under its four panels are thinned to a round step, not set upright side by side ($shown)"
 
 # ---- the cost of attention, measured (the numbers are timings: only their shape is checked) ----
 gb "cost --memory --max 256; export costm.csv; cost --max 256; export cost.csv" >cost.txt 2>&1

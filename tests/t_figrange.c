@@ -48,9 +48,27 @@ static int line_has(gb_grid *g, int y, const uint8_t rgb[3])
 	return 0;
 }
 
+/* The smallest distance between two tick labels of svg's colour bar, in units of their text
+ * size (a label's height is about 0.75 of it); 99 with fewer than two labels. */
+static double bar_label_gap(const char *svg)
+{
+	const char *g = svg ? strstr(svg, "<g class=\"colorbar\"") : NULL, *end = g ? strstr(g, "</g>") : NULL;
+	double y[32], px = 1, best = 99;
+	int n = 0;
+	for (const char *t = g; t && (t = strstr(t, "<text x=\"")) && t < end && n < 32; t++) {
+		const char *ys = strstr(t, " y=\""), *fs = strstr(t, "font-size=\"");
+		if (ys && fs)
+			y[n++] = atof(ys + 4), px = atof(fs + 11);
+	}
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++)
+			best = fmin(best, fabs(y[i] - y[j]) / px);
+	return best;
+}
+
 int main(void)
 {
-	tap_plan(34);
+	tap_plan(35);
 	/* GELU outputs (lesson 9): a short negative side and a long positive one */
 	const float gelu[3] = { -0.17f, 0.0f, 1.6f };
 	float lo, hi;
@@ -147,6 +165,24 @@ int main(void)
 	tap_ok(svg && !strstr(svg, ">-0.1</text>") && strstr(svg, ">-2</text>") && strstr(svg, ">2</text>"),
 	       "symmetric colour bar: ticks at -2 and 2, none at -0.1");
 	free(svg);
+
+	/* Labels never crowd: -3.2 .. 0.45 (L16's ALiBi scores) on bars short and tall, ticks 1
+	 * apart with 0.4 on the short side only where it stands clear of 0 */
+	{
+		gb_figure *a = row_of((const float[]){ -3.21f, 0.0f, 0.45f }, 3, GB_RANGE_CENTERED);
+		double worst = 99;
+		int worst_h = 0;
+		for (int h = 250; h <= 900; h += 25) {
+			char *sv = gb_svg_render(a, 1600, h, 0, "test", &err);
+			double d = bar_label_gap(sv);
+			if (d < worst)
+				worst = d, worst_h = h;
+			free(sv);
+		}
+		tap_ok(worst >= 1.5, "colour bar labels at least 1.5 text sizes apart at every height (closest %.2f, at %d px)",
+		       worst, worst_h);
+		gb_fig_free(a);
+	}
 
 	/* The terminal does the same. */
 	gb_grid g;

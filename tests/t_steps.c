@@ -259,6 +259,30 @@ int main(int argc, char **argv)
 	tap_ok(!gb_export_csv(d, path, 1, &err) && file_has(path, "step 1: cat,4,\" fish\",0.100000001,0.100000001,cut\n") &&
 	       file_has(path, "step 1: cat,1,\" cat\",0.400000006,0.349999994,chosen\n"),
 	       "CSV: each candidate with its probability, the model's, and its fate");
+	/* the key names the cut-off style only where a bar is cut (T = 1, no top-k/top-p: none is) */
+	{
+		gb_export_opts o = { 0 };
+		o.force = 1;
+		snprintf(path, sizeof path, "%s/cut.svg", dir);
+		int with = !gb_svg_write(d, path, &o, &err) && file_has(path, "cut off (never drawn)") &&
+		           file_has(path, "kept (may be drawn)");
+		gb_figure *u = gb_fig_new(GB_FIG_DECODE), *p = gb_fig_new(GB_FIG_BARS);
+		const float v[3] = { 0.5f, 0.3f, 0.2f };
+		const char *lab[3] = { " cat", " dog", " bird" };
+		const int marks[3] = { GB_MARK_KEPT | GB_MARK_CHOSEN, GB_MARK_KEPT, GB_MARK_KEPT };
+		gb_fig_set_values(p, v, 1, 3);
+		gb_fig_set_col_labels(p, lab);
+		gb_fig_set_marks(p, marks, NULL, NULL);
+		gb_fig_set_title(p, "step 1: cat");
+		gb_fig_add_panel(u, p);
+		gb_fig_set_title(u, "Decoding at T = 1");
+		snprintf(path, sizeof path, "%s/nocut.svg", dir);
+		int without = !gb_svg_write(u, path, &o, &err) && !file_has(path, "cut off") &&
+		              file_has(path, "kept (may be drawn)") && file_has(path, ">chosen<");
+		tap_ok(with && without, "the key lists 'cut off (never drawn)' when a bar is cut (%d), not when none is (%d)",
+		       with, without);
+		gb_fig_free(u);
+	}
 	snprintf(path, sizeof path, "%s/d.npy", dir);
 	tap_ok(gb_export_npy(d, path, 1, &err) && strstr(err.msg, "CSV"), "NPY refuses, naming CSV (%s)", err.msg);
 

@@ -12,7 +12,7 @@ G=./glassbox
 . tests/tap.sh
 RUN="run When Mary and John went to the park, John gave a ball to"
 
-echo "1..61"
+echo "1..62"
 
 # range_lo FILE / range_hi FILE: the two ends of a PNG's "Range" chunk ("lo .. hi").
 range_lo() { png_text "$1" Range | awk '{ print $1 }'; }
@@ -116,6 +116,11 @@ check "show enc.L1.attn.weights 1 says the encoder has no mask" grep -q "no mask
 $G -c "$RUN; next 5 --temp 0.5; export $T/next.png" >/dev/null 2>"$T/err"
 check "next names its temperature in the title (got '$(png_text "$T/next.png" Title)')" \
 	test "$(png_text "$T/next.png" Title)" = "After “When Mary and John went to the park, John gave a ball to”: the 5 most probable next tokens (temperature 0.5)"
+$G -c "set engine ref; $RUN; next 3; export $T/next-ref.png; set engine fast; next 3; export $T/next-fast.png" >/dev/null 2>"$T/err"
+check "after set engine, each chart names its engine in the title, the default one too (L15: '$(png_text "$T/next-ref.png" Title | sed 's/.*(//')', '$(png_text "$T/next-fast.png" Title | sed 's/.*(//')')" \
+	sh -c 'case "$1" in *"(temperature 1, ref engine)") ;; *) exit 1 ;; esac
+	       case "$2" in *"(temperature 1, fast engine)") ;; *) exit 1 ;; esac' - \
+	"$(png_text "$T/next-ref.png" Title)" "$(png_text "$T/next-fast.png" Title)"
 
 # --- colour ranges that fit the data -------------------------------------------------------------
 lo=$(range_lo "$T/ffn.png"); hi=$(range_hi "$T/ffn.png")

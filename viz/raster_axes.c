@@ -129,9 +129,14 @@ static int round_step(double k)
 }
 
 /* Distance two neighbouring labels need between their baselines: digits have no ascenders
- * or descenders to clash. */
+ * or descenders to clash. Index numbers turned upright stand side by side as a fence ("10 11
+ * 12 13" read as one block on a slide, L14's receptive panels): under a grid's panels, where
+ * the same axis repeats and a thinned one loses nothing, they get half a size between them,
+ * else they go level at a round step (plan_cols). A single map keeps every label up to 64. */
 static double need(const lay *L, const gb_axis *a, int px)
 {
+	if (a->repeated && a->numeric && !a->rows && a->orient == 90)
+		return 1.5 * px;
 	return a->numeric ? 0.8 * px + 3 * L->s : 1.1 * px;
 }
 
@@ -231,10 +236,10 @@ static void plan_cols(lay *L, gb_axis *a, double pitch)
 				a->orient = 45;
 				return;
 			}
+	a->orient = 90;
 	for (int px = top; px >= lo; px--)
 		if (pitch >= need(L, a, px)) {
 			a->px = px;
-			a->orient = 90;
 			return;
 		}
 	/* ticks at a round step, at the smallest size; index numbers level (0, 50, 100 reads

@@ -124,6 +124,11 @@ static void draw_col_groups(lay *L, const gb_figure *f, int x, int y, int w, int
 }
 
 /* Whether labels (n of them) differ from the first panel's (m of them). */
+static int same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
 static int labels_differ(char *const *a, int n, char *const *b, int m)
 {
 	if (n != m || !a != !b)
@@ -171,7 +176,12 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 		pt_h = 1.5 * PANEL_PX * s;
 	/* panels with tokens of their own (an encoder's map beside a decoder's) label each panel:
 	 * the gap between panels makes room for the row labels */
-	int own_rows = 0, own_cols = 0;
+	int own_rows = 0, own_cols = 0, own_titles = 0;
+	/* panels whose axes mean other things (linear attention's query x key weights beside its
+	 * feature x feature state, L22) name their own axes */
+	for (int i = 1; grid && i < B->n; i++)
+		own_titles |= !same_text(B->panels[i]->row_title, p0->row_title) ||
+		              !same_text(B->panels[i]->col_title, p0->col_title);
 	for (int i = 1; grid && labels && i < B->n; i++) {
 		own_rows |= labels_differ(B->panels[i]->row_labels, B->panels[i]->rows, p0->row_labels, p0->rows);
 		own_cols |= labels_differ(B->panels[i]->col_labels, B->panels[i]->cols, p0->col_labels, p0->cols);
@@ -189,6 +199,7 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 	}
 	ra.max_w = LABEL_SHARE * CW;
 	ca.max_w = LABEL_SHARE * CH;
+	ca.repeated = grid && B->n > 1 && !own_cols;
 	/* Label sizes follow cell sizes, and cell sizes the room labels leave: a few rounds settle
 	 * it. */
 	for (int it = 0; it < 6; it++) {
@@ -327,6 +338,15 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 			draw_own_axis(L, &ca, m->col_labels, m->cols, m->col_index0, 0, x, y + mph, (double)mpw / m->cols);
 		else if (last_in_column)
 			gb_axis_draw_cols(L, &ca, x, y + mph, (double)mpw / m->cols, m->cols);
+		if (own_titles) {
+			int apx = spx(L, AXIS_PX);
+			if (m->row_title && (gx == 0 || own_rows))
+				gb_lay_text_fit(L, GB_FACE_SANS, apx, x - left + 0.95 * apx, y + ph / 2.0, 90, GB_ANCHOR_MIDDLE,
+				                m->row_title, ph, INK2);
+			if (m->col_title && last_in_column)
+				gb_lay_text_fit(L, GB_FACE_SANS, apx, x + pw / 2.0, y + ph + bottom - ct_h + 1.2 * apx, 0,
+				                GB_ANCHOR_MIDDLE, m->col_title, pw + gapx, INK2);
+		}
 		if (L->info) {
 			/* the box: every panel's cells, as drawn */
 			gb_rect *b = &L->info->box;
@@ -354,10 +374,10 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 	{
 		double gw = B->gc * (double)pw + (B->gc - 1) * gapx, gh = B->gr * (ph + pt_h) + (B->gr - 1) * gapy - pt_h;
 		int apx = spx(L, AXIS_PX);
-		if (p0->row_title)
+		if (p0->row_title && !own_titles)
 			gb_lay_text_fit(L, GB_FACE_SANS, apx, bx - left + 0.95 * apx, by + gh / 2, 90, GB_ANCHOR_MIDDLE,
 			                p0->row_title, CH, INK2);
-		if (p0->col_title)
+		if (p0->col_title && !own_titles)
 			gb_lay_text_fit(L, GB_FACE_SANS, apx, bx + gw / 2, by + gh + bottom - ct_h + 1.2 * apx, 0,
 			                GB_ANCHOR_MIDDLE, p0->col_title, CW, INK2);
 		if (f->colorbar) {

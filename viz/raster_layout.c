@@ -348,7 +348,29 @@ void gb_lay_colorbar(lay *L, double x, double y, double h)
 	rect(L, x - lw, y + h, w + 2 * lw, lw, AXIS);
 	rect(L, x - lw, y, lw, h, AXIS);
 	rect(L, x + w, y, lw, h, AXIS);
-	n = bar_ticks(L, h > 300 * L->s ? 6 : 4, h > 0 ? 1.3 * px / h : 1, t, st, 16);
+	/* no two labels closer than gap (centre to centre, a fraction of the bar): a label's
+	 * height and most of another between them, so they never touch (L16: "0.4" on "0" on a
+	 * slide's short bar); the nice ticks thinned to fewer where even they would crowd */
+	double gap = h > 0 ? 1.6 * px / h : 1;
+	for (int want = h > 300 * L->s ? 6 : 4;; want--) {
+		double s1;
+		int m = gb_lay_ticks(L->lo, L->hi, want, t, 16, &s1), crowd = 0;
+		for (int i = 1; i < m; i++)
+			crowd |= fabs(bar_pos(L, t[i]) - bar_pos(L, t[i - 1])) < gap;
+		if (!crowd || want <= 2) {
+			n = bar_ticks(L, want, gap, t, st, 16);
+			break;
+		}
+	}
+	int kept = 0; /* and on a bar too short even for two, the first of a crowding pair only */
+	for (int i = 0; i < n; i++) {
+		int ok = 1;
+		for (int j = 0; j < kept; j++)
+			ok &= fabs(bar_pos(L, t[i]) - bar_pos(L, t[j])) >= gap;
+		if (ok)
+			t[kept] = t[i], st[kept] = st[i], kept++;
+	}
+	n = kept;
 	for (int i = 0; i < n; i++) {
 		double ty = y + h - bar_pos(L, t[i]) * h;
 		rect(L, x + w, ty - lw / 2, TICK_LEN * L->s, lw, AXIS);

@@ -132,6 +132,8 @@ typedef struct gb_axis {
 	char *lab;                /* (n, LABEL_BUF) as drawn (shortened to max_w when too long) */
 	char *precut;             /* (n) already shortened to LABEL_COLS columns */
 	int numeric;              /* index numbers only, no tokens: they pack closer */
+	int repeated;             /* the axis repeats under every panel of a grid: upright index
+	                           * numbers there are thinned rather than set as a fence */
 	int idx0;                 /* the index of label 0: round steps are multiples of the index */
 	double max_w;             /* longest a label may be, in pixels, before it is shortened */
 	int px, stride, orient;   /* the plan: size, every stride-th, 0 level / 45 / 90 (columns) */

@@ -264,27 +264,32 @@ static void decode_panel(lay *L, const gb_figure *p, double x, double y, double 
 
 static const char *const LEGEND_NAMES[3] = { "kept (may be drawn)", "cut off (never drawn)", "chosen" };
 
-/* The key's width at text size px. */
-static double decode_legend_width(lay *L, int px, int have_ref, const char *ref_label)
+/* The key's width at text size px. A key names only what the bars show: "cut off" only where
+ * some bar is cut (at T = 1 with no top-k or top-p, nothing is). */
+static double decode_legend_width(lay *L, int px, int have_cut, int have_ref, const char *ref_label)
 {
 	double s = L->s, sw = 1.6 * px, total = 0, gap = 30 * s;
 	int k = have_ref && ref_label ? 4 : 3;
-	for (int i = 0; i < k; i++)
+	for (int i = 0; i < k; i++) {
+		if (i == 1 && !have_cut)
+			continue;
 		total += (i == 3 ? 8 * s : sw) + 8 * s + tw(L, GB_FACE_SANS, px, i == 3 ? ref_label : LEGEND_NAMES[i]) + gap;
+	}
 	return total - gap;
 }
 
 /* The key under the panels: what each bar style means (drawn as the bars are). */
-static void decode_legend(lay *L, double y, int px, int have_ref, const char *ref_label)
+static void decode_legend(lay *L, double y, int px, int have_cut, int have_ref, const char *ref_label)
 {
-	double s = L->s, sw = 1.6 * px, x, total = 0, gap = 30 * s;
+	double s = L->s, sw = 1.6 * px, x, gap = 30 * s;
 	const char *names[4] = { LEGEND_NAMES[0], LEGEND_NAMES[1], LEGEND_NAMES[2], ref_label };
 	int k = have_ref && ref_label ? 4 : 3;
-	for (int i = 0; i < k; i++)
-		total += (i == 3 ? 8 * s : sw) + 8 * s + tw(L, GB_FACE_SANS, px, names[i]) + gap;
+	double total = decode_legend_width(L, px, have_cut, have_ref, ref_label) + gap;
 	x = L->x0 + fmax(0, (L->x1 - L->x0 - total + gap) / 2);
 	double h = 0.9 * px, yy = y - h / 2;
 	for (int i = 0; i < k; i++) {
+		if (i == 1 && !have_cut)
+			continue;
 		if (i == 0)
 			rect(L, x, yy, sw, h, KEPT_RGB);
 		else if (i == 1) {
@@ -334,7 +339,7 @@ static void decode_fit(lay *L, const gb_figure *f, double pw, double ph, int row
 int gb_lay_draw_decode(lay *L, gb_verr *err)
 {
 	const gb_figure *f = L->f;
-	int n = f->n_panels, first = 1, have_ref = 0;
+	int n = f->n_panels, first = 1, have_ref = 0, have_cut = 0;
 	if (n <= 0)
 		return gb_vfail(err, "the decoding figure has no steps");
 	double s = L->s, vmax = 0;
@@ -349,13 +354,15 @@ int gb_lay_draw_decode(lay *L, gb_verr *err)
 				vmax = fmax(vmax, p->values[j]);
 			if (p->ref && isfinite(p->ref[j]))
 				vmax = fmax(vmax, p->ref[j]), have_ref = 1;
+			if (p->marks && (p->marks[j] & GB_MARK_CUT))
+				have_cut = 1;
 		}
 	}
 	if (!(vmax > 0))
 		vmax = 1;
 	/* the key as large as a label beside the bars when it fits the width */
 	int lpx = spx(L, LABEL_BIG);
-	while (lpx > spx(L, LEGEND_PX) && decode_legend_width(L, lpx, have_ref, f->ref_label) > L->x1 - L->x0)
+	while (lpx > spx(L, LEGEND_PX) && decode_legend_width(L, lpx, have_cut, have_ref, f->ref_label) > L->x1 - L->x0)
 		lpx--;
 	double leg = 2.0 * lpx, gapx = 36 * s, gapy = 26 * s;
 	/* the grid whose text comes out largest: four steps two by two rather than a row of thin
@@ -383,7 +390,7 @@ int gb_lay_draw_decode(lay *L, gb_verr *err)
 			L->info->plot = (gb_rect){ (int)x, (int)y, (int)pw, (int)ph };
 	}
 	group(L, "steps", 0);
-	decode_legend(L, L->y1 - leg / 2, lpx, have_ref, f->ref_label);
+	decode_legend(L, L->y1 - leg / 2, lpx, have_cut, have_ref, f->ref_label);
 	if (L->info) {
 		L->info->dx = (int)(pw + gapx);
 		L->info->dy = (int)(ph + gapy);
