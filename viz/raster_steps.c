@@ -460,6 +460,11 @@ int gb_lay_draw_tree(lay *L, gb_verr *err)
 		} else if (!fits)
 			px--;
 	}
+	/* a column of boxes taller than the room even at the least type: the boxes overlap and hide
+	 * one another's numbers. Counted as left out, so a layout with more height is chosen where
+	 * there is one (a slide's figure beside text would otherwise squash the tree). */
+	if (widest_col * (boxh + 0.6 * px) > ah)
+		L->cut += widest_col;
 	boxw = fmin(boxw, cw - (inbox ? (tight ? 10 : 24) * s : elw + 8 * s));
 	boxw = fmax(boxw, 2 * px);
 	/* y of each node: the nodes of a depth in their parents' order (fewer crossings), spread
