@@ -27,7 +27,7 @@ for tool in pdftotext pdfinfo python3; do
 done
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-echo "1..$(($(ls lessons/[0-9][0-9]-*.lesson | wc -l) * 10 + 16))"
+echo "1..$(($(ls lessons/[0-9][0-9]-*.lesson | wc -l) * 10 + 17))"
 flat() { tr '\n' ' ' | tr -s ' '; }
 for f in lessons/[0-9][0-9]-*.lesson; do
 	les=$(basename "$f" .lesson)
@@ -218,4 +218,14 @@ check "lesson 11's handout: beam's steps and scores under the command" \
 	sh -c "grep -q 'glassbox> beam 3 6 step 1 1 score -[0-9.]* ·' $T/h11"
 check "lesson 15's handout: compare's table under the command" \
 	sh -c "grep -q 'glassbox> compare largest relative difference [0-9.e-]* (' $T/h15 && grep -q 'embed.tok 0 0' $T/h15"
+# a step on several slides is numbered 1/n ... n/n, n counted with the headings as they read
+for f in lessons/[0-9][0-9]-*.lesson; do
+	les=$(basename "$f" .lesson)
+	pdftotext "$T/$les/slides.pdf" - 2>/dev/null | grep -o '([0-9]*/[0-9]*)$' | tr -d '()' |
+		awk -F/ -v l="$les" 'BEGIN { k = 0; n = 0 }
+			{ if ($1 == 1) { if (k != n) print l ": ended at " k "/" n; k = 0; n = $2 }
+			  if ($1 != k + 1 || $2 != n) print l ": " $1 "/" $2 " after " k "/" n; k = $1 }
+			END { if (k != n) print l ": ended at " k "/" n }'
+done >"$T/marks"
+check "every split step's slides run 1/n to n/n ($(wc -l <"$T/marks") off)" test ! -s "$T/marks"
 exit $((fails > 0))

@@ -2571,6 +2571,15 @@ static void title_slide(page *pg, const blocks *bs, const char *version)
 	end_page(pg);
 }
 
+/* A PDF stream that goes nowhere: the scratch surface that counts a step's slides is a PDF
+ * surface like the deck's, so text measures the same on both (a recording surface's metrics
+ * differed, and steps were numbered "(3/2)": review 6). */
+static cairo_status_t discard(void *closure, const unsigned char *data, unsigned int length)
+{
+	(void)closure, (void)data, (void)length;
+	return CAIRO_STATUS_SUCCESS;
+}
+
 int gb_pdfbook_slides(gb_pdfbook *b, const char *md, const char *path, const char *version, int *pages,
                       gb_verr *err)
 {
@@ -2592,7 +2601,7 @@ int gb_pdfbook_slides(gb_pdfbook *b, const char *md, const char *path, const cha
 		while (j < bs.n && bs.b[j].kind != B_SECTION)
 			j++;
 		/* set once on a scratch surface to count its slides, then for the deck, numbered */
-		cairo_surface_t *scratch = cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, NULL);
+		cairo_surface_t *scratch = cairo_pdf_surface_create_for_stream(discard, NULL, W, H);
 		page dry = pg;
 		dry.cr = cairo_create(scratch);
 		dry.step = NULL;
