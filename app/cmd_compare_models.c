@@ -101,41 +101,22 @@ static const char *short_name(const char *dir)
 	return buf[k];
 }
 
-/* A token strip as a one-row heatmap, so two strips can share a grid. */
-static gb_figure *strip_heat(gb_figure *f)
+/* A token strip or bar chart as a heatmap, so two can share a grid: one row (column == 0), or
+ * one column, a row a bar with the bar's label beside it (column == 1: for two charts whose
+ * bars differ, each model's own top tokens, so each panel keeps its own labels). */
+static gb_figure *as_heat(gb_figure *f, int column)
 {
 	gb_figure *h = gb_fig_new(GB_FIG_HEATMAP);
-	gb_fig_set_values(h, f->values, 1, f->cols);
+	const char *none[1] = { "" };
+	gb_fig_set_values(h, f->values, column ? f->cols : 1, column ? 1 : f->cols);
 	if (f->col_labels)
-		gb_fig_set_col_labels(h, (const char *const *)f->col_labels);
+		(column ? gb_fig_set_row_labels : gb_fig_set_col_labels)(h, (const char *const *)f->col_labels);
+	(column ? gb_fig_set_col_labels : gb_fig_set_row_labels)(h, none);
 	h->cmap = f->cmap;
 	h->view_cmap = f->view_cmap;
 	h->view_cmap_set = f->view_cmap_set;
 	h->numbers = 1;
 	h->precision = f->precision;
-	const char *none[1] = { "" };
-	gb_fig_set_row_labels(h, none);
-	gb_fig_set_title(h, f->title);
-	gb_fig_set_caption(h, f->caption);
-	gb_fig_free(f);
-	return h;
-}
-
-/* A bar chart as a one-column heatmap: a row a bar, the bar's label beside it. For two charts
- * whose bars differ (each model's own top tokens), so each panel keeps its own labels. */
-static gb_figure *column_heat(gb_figure *f)
-{
-	gb_figure *h = gb_fig_new(GB_FIG_HEATMAP);
-	gb_fig_set_values(h, f->values, f->cols, 1);
-	if (f->col_labels)
-		gb_fig_set_row_labels(h, (const char *const *)f->col_labels);
-	h->cmap = f->cmap;
-	h->view_cmap = f->view_cmap;
-	h->view_cmap_set = f->view_cmap_set;
-	h->numbers = 1;
-	h->precision = f->precision;
-	const char *none[1] = { "" };
-	gb_fig_set_col_labels(h, none);
 	gb_fig_set_title(h, f->title);
 	gb_fig_set_caption(h, f->caption);
 	gb_fig_free(f);
@@ -206,8 +187,8 @@ static gb_figure *combine(gb_figure *a, gb_figure *b, const char *na, const char
 		 * its numbers, on one scale; bar charts of different bars (each model's own most
 		 * probable tokens) a column each, side by side, each with its own labels */
 		int own = a->kind == GB_FIG_BARS && !same_bars(a, b);
-		a = own ? column_heat(a) : strip_heat(a);
-		b = own ? column_heat(b) : strip_heat(b);
+		a = as_heat(a, own);
+		b = as_heat(b, own);
 		g = gb_fig_new(GB_FIG_GRID);
 		g->grid_cols = own ? 2 : 1;
 	} else if (a->kind == GB_FIG_HEATMAP && b->kind == GB_FIG_HEATMAP) {
