@@ -4,6 +4,7 @@
 #include "app/cmd.h"
 
 #include <dirent.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -279,20 +280,58 @@ int cmd_export_model(session *s, int argc, char **argv, const char *rest)
 	return rc;
 }
 
-static void info_row(const char *what, long per, long count, const char *cost)
+/* What `info` prints: the model's lines, the table's parameter columns, its cost column. */
+enum { INFO_MODEL = 1, INFO_PARAMS = 2, INFO_COST = 4 };
+
+static void info_row(int what_cols, const char *what, long per, long count, const char *cost)
 {
 	char p[24];
 	if (per > 0)
 		snprintf(p, sizeof p, "%ld", per);
 	else
 		snprintf(p, sizeof p, "-");
-	printf("  %-36s %10s %6ld %11ld   %s\n", what, p, count, per > 0 ? per * count : 0, cost);
+	printf("  %-36s", what);
+	if (what_cols & INFO_PARAMS)
+		printf(" %10s %6ld %11ld", p, count, per > 0 ? per * count : 0);
+	if (what_cols & INFO_COST)
+		printf("   %s", cost);
+	printf("\n");
+}
+
+/* A line of the model's description: its key in 12 columns, its value wrapped at spaces to
+ * INFO_COLS columns, the lines after the first indented under the value (so a slide shows
+ * the listing at the size of its prose: 86 columns of 18 px monospace on its 1600 px). */
+#define INFO_COLS 86
+static void info_kv(const char *key, const char *fmt, ...)
+{
+	char v[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(v, sizeof v, fmt, ap);
+	va_end(ap);
+	const int room = INFO_COLS - 12;
+	const char *p = v;
+	printf("%-12s", key);
+	for (;;) {
+		size_t n = strlen(p);
+		if ((int)n <= room) {
+			printf("%s\n", p);
+			break;
+		}
+		int cut = room;
+		while (cut > room / 2 && p[cut] != ' ')
+			cut--;
+		if (p[cut] != ' ') /* a word longer than half the room: cut it where it must be */
+			cut = room;
+		printf("%.*s\n%12s", cut, p, "");
+		p += cut + (p[cut] == ' ');
+	}
 }
 
 /* The textbook's table of sub-layers with the loaded model's numbers: parameters from the
  * sizes (their total is checked against the weights), costs as multiply-adds for the current
  * text (m tokens; an encoder-decoder's decoder has n), projections included. */
-static void info_table(session *s)
+static void info_table(session *s, int cols)
 {
 	const gb_config *c = &s->model.cfg;
 	long d = c->d_model, f = c->d_ffn, H = c->n_head, K = c->n_kv_head, E = c->d_head, V = c->vocab;
@@ -326,125 +365,152 @@ static void info_table(session *s)
 		snprintf(head, sizeof head, "multiply-adds for this text (m = %ld)", m);
 	else
 		snprintf(head, sizeof head, "multiply-adds for a full context (m = %ld)", m);
-	printf("%-38s %10s %6s %11s   %s\n", "  module", "parameters", "count", "total", head);
-	info_row("token embedding (V x d)", V * d, 1, "a row look-up per token");
+	printf("  %-36s", "module");
+	if (cols & INFO_PARAMS)
+		printf(" %10s %6s %11s", "parameters", "count", "total");
+	if (cols & INFO_COST)
+		printf("   %s", head);
+	printf("\n");
+	info_row(cols, "token embedding (V x d)", V * d, 1, "a row look-up per token");
 	total += V * d;
 	if (c->pos == GB_POS_LEARNED) {
-		info_row("learned positions (C x d)", c->n_ctx * d, c->encdec ? 2 : 1, "a row look-up per token");
+		info_row(cols, "learned positions (C x d)", c->n_ctx * d, c->encdec ? 2 : 1, "a row look-up per token");
 		total += c->n_ctx * d * (c->encdec ? 2 : 1);
 	}
 	const char *an = K == H ? "self-attention (4 d^2 + biases)" : "self-attention (grouped k, v)";
 	if (c->encdec) {
 		snprintf(cost, sizeof cost, "%ld (%s) + %ld (%s)", m * proj, pm, 2 * m * m * H * E, sm);
-		info_row("encoder self-attention", attn, Le, cost);
+		info_row(cols, "encoder self-attention", attn, Le, cost);
 		snprintf(cost, sizeof cost, "%ld (%s) + %ld (%s)", n * proj, pn, 2 * n * n * H * E, sn);
-		info_row("decoder self-attention (masked)", attn, L, cost);
+		info_row(cols, "decoder self-attention (masked)", attn, L, cost);
 		snprintf(cost, sizeof cost, "%ld (projections) + %ld (2 m n d)", n * 2 * d * H * E + m * 2 * d * K * E,
 		         2 * m * n * H * E);
-		info_row("cross-attention (4 d^2 + biases)", attn, L, cost);
+		info_row(cols, "cross-attention (4 d^2 + biases)", attn, L, cost);
 		total += attn * (Le + 2 * L);
 		snprintf(cost, sizeof cost, "%ld (%s) / %ld (%s)", m * ffn_w, fm, n * ffn_w, fn);
-		info_row(X ? "mixture of experts (E FFNs + router)" : gated ? "feed-forward (3 d d_ffn, gated)"
+		info_row(cols, X ? "mixture of experts (E FFNs + router)" : gated ? "feed-forward (3 d d_ffn, gated)"
 		                                                          : "feed-forward (2 d d_ffn + d + d_ffn)", ffn, Le + L, cost);
 		total += ffn * (Le + L);
 	} else {
 		snprintf(cost, sizeof cost, "%ld (%s) + %ld (%s)", m * proj, pm, 2 * m * m * H * E, sm);
-		info_row(an, attn, L, cost);
+		info_row(cols, an, attn, L, cost);
 		if (X)
 			snprintf(cost, sizeof cost, "%ld (m (%ld x %s + d E): top-%ld of %ld experts)", m * ffn_w, kx,
 			         gated ? "3 d d_ffn" : "2 d d_ffn", kx, X);
 		else
 			snprintf(cost, sizeof cost, "%ld (%s)", m * ffn_w, fm);
-		info_row(X ? "mixture of experts (E FFNs + router)" : gated ? "feed-forward (3 d d_ffn, gated)"
+		info_row(cols, X ? "mixture of experts (E FFNs + router)" : gated ? "feed-forward (3 d d_ffn, gated)"
 		                                                          : "feed-forward (2 d d_ffn + d + d_ffn)", ffn, L, cost);
 		total += (attn + ffn) * L;
 	}
 	if (c->pos == GB_POS_T5) {
-		info_row("T5 relative bias (buckets x heads)", (long)c->rel_buckets * H, L + Le,
+		info_row(cols, "T5 relative bias (buckets x heads)", (long)c->rel_buckets * H, L + Le,
 		         "a look-up per query and key, added to the score");
 		total += (long)c->rel_buckets * H * (L + Le);
 	}
-	info_row(c->norm == GB_NORM_RMS ? "RMS norm (d)" : "layer norm (2d)", norm, norms,
+	info_row(cols, c->norm == GB_NORM_RMS ? "RMS norm (d)" : "layer norm (2d)", norm, norms,
 	         c->encdec ? "2 per encoder layer, 3 per decoder layer" : "2 per layer, and the final one");
 	total += norm * norms;
 	snprintf(cost, sizeof cost, "%ld (%s d V)", (c->encdec ? n : m) * d * V, c->encdec ? "n" : "m");
-	info_row(c->tied ? "output projection (tied: shares E)" : "output projection (V x d)", c->tied ? 0 : V * d, 1, cost);
+	info_row(cols, c->tied ? "output projection (tied: shares E)" : "output projection (V x d)", c->tied ? 0 : V * d, 1, cost);
 	total += c->tied ? 0 : V * d;
-	printf("  %-36s %10s %6s %11ld%s\n", "total", "", "", total,
+	if (cols & INFO_PARAMS)
+		printf("  %-36s %10s %6s %11ld%s\n", "total", "", "", total,
 	       total == (long)s->model.n_weights ? "" : "   (does not match the weights: please report)");
+}
+
+/* The model's description, a line a property (info_kv). */
+static void info_model(session *s)
+{
+	const gb_config *c = &s->model.cfg;
+	info_kv("model", "%s", s->model.dir[0] ? s->model.dir : "(in memory)");
+	if (c->qwen2)
+		info_kv("family", "qwen2 (decoder-only; Llama's layout with biases on q, k and v, none on o)");
+	else
+		info_kv("family", "%s (%s)", gb_family_name(c->family), c->encdec ? "encoder-decoder" : "decoder-only");
+	if (c->encdec)
+		info_kv("layers", "%d encoder + %d decoder", c->n_enc_layer, c->n_layer);
+	else
+		info_kv("layers", "%d", c->n_layer);
+	info_kv("width", "d_model %d, %d heads of %d (%d key/value head%s), FFN %d", c->d_model, c->n_head, c->d_head,
+	        c->n_kv_head, c->n_kv_head == 1 ? "" : "s", c->d_ffn);
+	info_kv("vocabulary", "%d, context %d", c->vocab, c->n_ctx);
+	info_kv("norm", "%s, %s-norm%s, eps %g%s", gb_norm_name(c->norm), c->prenorm ? "pre" : "post",
+	        c->final_norm ? ", final norm" : "", (double)c->norm_eps, c->textbook_ln ? ", textbook (sigma + eps)" : "");
+	if (c->pos == GB_POS_ROPE)
+		info_kv("positions", "rope, theta %g, %s", (double)c->rope_theta, c->rope_pairs == GB_ROPE_ADJACENT
+		        ? "adjacent pairs (2f, 2f+1) rotate together (Meta's and llama2.c's layout)"
+		        : "pairs (f, f + d_head/2) rotate together (rotate-half, Hugging Face's layout)");
+	else if (c->pos == GB_POS_T5)
+		info_kv("positions", "t5: a learned bias per head and offset bucket, added to the scores (%d buckets: "
+		        "%d exact, then log-spaced to %d; each layer its own)", c->rel_buckets, c->rel_buckets / 2,
+		        c->rel_max_dist);
+	else
+		info_kv("positions", "%s", gb_pos_name(c->pos));
+	if (c->pos == GB_POS_ROPE && c->rope_scale == GB_ROPE_SCALE_LINEAR)
+		info_kv("", "scaled (linear): every frequency / %g", (double)c->rope_factor);
+	else if (c->pos == GB_POS_ROPE && c->rope_scale == GB_ROPE_SCALE_LLAMA3)
+		info_kv("", "scaled (llama3): wavelengths over %g tokens / %g, under %g kept, a blend between "
+		        "(trained context %d)", c->rope_orig_ctx / (double)c->rope_low, (double)c->rope_factor,
+		        c->rope_orig_ctx / (double)c->rope_high, c->rope_orig_ctx);
+	if (c->attn_kind == GB_ATTN_LINEAR)
+		info_kv("attention", "linear: features elu(x) + 1, weights phi(q).phi(k) / their sum (no softmax); run "
+		        "as running sums by the fast engine");
+	if (c->window)
+		info_kv("attention", "local window %d", c->window);
+	info_kv("ffn", "%s, biases %s", gb_act_name(c->act, c->ffn), c->bias ? "yes" : "no");
+	if (c->n_experts)
+		info_kv("experts", "%d of width %d, top-%d per token, %s; load-balancing loss weight %g", c->n_experts,
+		        c->d_ffn, c->top_k, c->norm_topk ? "gates renormalised over the chosen (Mixtral)"
+		                                         : "gates the router's probabilities (Switch)", (double)c->aux_coef);
+	info_kv("output", "%s", c->tied ? "tied to the embedding (scores are dot products with E's rows)"
+	                                : "its own V x d matrix");
+	info_kv("parameters", "%zu", s->model.n_weights);
+	{ /* issue 19: what sharing keys and values saves while decoding (the cache holds floats) */
+		long per = 2L * c->n_layer * c->n_kv_head * c->d_head * (long)sizeof(float);
+		long mha = 2L * c->n_layer * c->n_head * c->d_head * (long)sizeof(float);
+		char v[512];
+		int n = snprintf(v, sizeof v, "%ld bytes per token (2 x %d layers x %d key/value heads x %d x 4 bytes)",
+		                 per, c->n_layer, c->n_kv_head, c->d_head);
+		if (c->n_kv_head != c->n_head)
+			n += snprintf(v + n, sizeof v - n, "; %ld with a key/value head per query head (%dx)", mha,
+			              c->n_head / c->n_kv_head);
+		double all = per * (double)c->n_ctx;
+		snprintf(v + n, sizeof v - n, "; %.1f %s for the context of %d%s", all >= 1e6 ? all / 1e6 : all / 1e3,
+		         all >= 1e6 ? "MB" : "KB", c->n_ctx,
+		         c->encdec ? ", plus the cross-attention's keys and values of the source" : "");
+		info_kv("kv cache", "%s", v);
+		if (c->attn_kind == GB_ATTN_LINEAR) /* what the recurrent form needs instead */
+			info_kv("", "linear attention needs only its running state: %ld bytes (%d layers x %d key/value heads x "
+			        "(%d x %d + %d) x 4), whatever the length", (long)c->n_layer * c->n_kv_head *
+			        (c->d_head * c->d_head + c->d_head) * (long)sizeof(float), c->n_layer, c->n_kv_head, c->d_head,
+			        c->d_head, c->d_head);
+	}
+	if (s->model.load_note[0])
+		info_kv("loading", "%s", s->model.load_note);
+	info_kv("engine", "%s", s->k->name);
 }
 
 int cmd_info(session *s, int argc, char **argv, const char *rest)
 {
-	if (argc != 1)
+	(void)rest;
+	int cols = INFO_MODEL | INFO_PARAMS | INFO_COST;
+	if (argc == 2 && !strcmp(argv[1], "model"))
+		cols = INFO_MODEL;
+	else if (argc == 2 && !strcmp(argv[1], "params"))
+		cols = INFO_PARAMS;
+	else if (argc == 2 && !strcmp(argv[1], "cost"))
+		cols = INFO_COST;
+	else if (argc != 1)
 		return usage(argv[0]);
 	if (need_model(s))
 		return -1;
-	const gb_config *c = &s->model.cfg;
-	printf("model       %s\n", s->model.dir[0] ? s->model.dir : "(in memory)");
-	if (c->qwen2)
-		printf("family      qwen2 (decoder-only; Llama's layout with biases on q, k and v, none on o)\n");
-	else
-		printf("family      %s (%s)\n", gb_family_name(c->family), c->encdec ? "encoder-decoder" : "decoder-only");
-	if (c->encdec)
-		printf("layers      %d encoder + %d decoder\n", c->n_enc_layer, c->n_layer);
-	else
-		printf("layers      %d\n", c->n_layer);
-	printf("width       d_model %d, %d heads of %d (%d key/value head%s), FFN %d\n", c->d_model, c->n_head,
-	       c->d_head, c->n_kv_head, c->n_kv_head == 1 ? "" : "s", c->d_ffn);
-	printf("vocabulary  %d, context %d\n", c->vocab, c->n_ctx);
-	printf("norm        %s, %s-norm%s, eps %g%s\n", gb_norm_name(c->norm), c->prenorm ? "pre" : "post",
-	       c->final_norm ? ", final norm" : "", (double)c->norm_eps, c->textbook_ln ? ", textbook (sigma + eps)" : "");
-	if (c->pos == GB_POS_ROPE)
-		printf("positions   rope, theta %g, %s\n", (double)c->rope_theta, c->rope_pairs == GB_ROPE_ADJACENT
-		       ? "adjacent pairs (2f, 2f+1) rotate together (Meta's and llama2.c's layout)"
-		       : "pairs (f, f + d_head/2) rotate together (rotate-half, Hugging Face's layout)");
-	else if (c->pos == GB_POS_T5)
-		printf("positions   t5: a learned bias per head and offset bucket, added to the scores (%d buckets: "
-		       "%d exact, then log-spaced to %d; each layer its own)\n", c->rel_buckets, c->rel_buckets / 2,
-		       c->rel_max_dist);
-	else
-		printf("positions   %s\n", gb_pos_name(c->pos));
-	if (c->pos == GB_POS_ROPE && c->rope_scale == GB_ROPE_SCALE_LINEAR)
-		printf("            scaled (linear): every frequency / %g\n", (double)c->rope_factor);
-	else if (c->pos == GB_POS_ROPE && c->rope_scale == GB_ROPE_SCALE_LLAMA3)
-		printf("            scaled (llama3): wavelengths over %g tokens / %g, under %g kept, a blend between "
-		       "(trained context %d)\n", c->rope_orig_ctx / (double)c->rope_low, (double)c->rope_factor,
-		       c->rope_orig_ctx / (double)c->rope_high, c->rope_orig_ctx);
-	if (c->attn_kind == GB_ATTN_LINEAR)
-		printf("attention   linear: features elu(x) + 1, weights phi(q).phi(k) / their sum (no softmax); run "
-		       "as running sums by the fast engine\n");
-	if (c->window)
-		printf("attention   local window %d\n", c->window);
-	printf("ffn         %s, biases %s\n", gb_act_name(c->act, c->ffn), c->bias ? "yes" : "no");
-	if (c->n_experts)
-		printf("experts     %d of width %d, top-%d per token, %s; load-balancing loss weight %g\n", c->n_experts,
-		       c->d_ffn, c->top_k, c->norm_topk ? "gates renormalised over the chosen (Mixtral)"
-		                                        : "gates the router's probabilities (Switch)", (double)c->aux_coef);
-	printf("output      %s\n", c->tied ? "tied to the embedding (scores are dot products with E's rows)"
-	                                     : "its own V x d matrix");
-	printf("parameters  %zu\n", s->model.n_weights);
-	{ /* issue 19: what sharing keys and values saves while decoding (the cache holds floats) */
-		long per = 2L * c->n_layer * c->n_kv_head * c->d_head * (long)sizeof(float);
-		long mha = 2L * c->n_layer * c->n_head * c->d_head * (long)sizeof(float);
-		printf("kv cache    %ld bytes per token (2 x %d layers x %d key/value heads x %d x 4 bytes)", per,
-		       c->n_layer, c->n_kv_head, c->d_head);
-		if (c->n_kv_head != c->n_head)
-			printf("; %ld with a key/value head per query head (%dx)", mha, c->n_head / c->n_kv_head);
-		double all = per * (double)c->n_ctx;
-		printf("; %.1f %s for the context of %d%s\n", all >= 1e6 ? all / 1e6 : all / 1e3, all >= 1e6 ? "MB" : "KB", c->n_ctx,
-		       c->encdec ? ", plus the cross-attention's keys and values of the source" : "");
-		if (c->attn_kind == GB_ATTN_LINEAR) /* what the recurrent form needs instead */
-			printf("            linear attention needs only its running state: %ld bytes (%d layers x %d key/value heads x "
-			       "(%d x %d + %d) x 4), whatever the length\n", (long)c->n_layer * c->n_kv_head *
-			       (c->d_head * c->d_head + c->d_head) * (long)sizeof(float), c->n_layer, c->n_kv_head, c->d_head,
-			       c->d_head, c->d_head);
-	}
-	if (s->model.load_note[0])
-		printf("loading     %s\n", s->model.load_note);
-	printf("engine      %s\n\n", s->k->name);
-
-	info_table(s);
+	if (cols & INFO_MODEL)
+		info_model(s);
+	if (cols == (INFO_MODEL | INFO_PARAMS | INFO_COST))
+		printf("\n");
+	if (cols & (INFO_PARAMS | INFO_COST))
+		info_table(s, cols);
 	return 0;
 }
 

@@ -290,7 +290,12 @@ const command commands[] = {
 	  "takes tokenizer.bin from beside it, or --tokenizer FILE. The files are checked before use:\n"
 	  "a broken file is named with what is wrong, and the model loaded before stays loaded.", cmd_load, NO_REPLAY },
 	{ "models", "", "the shipped models", "", cmd_models, NO_REPLAY },
-	{ "info", "", "the loaded model's architecture and sizes", "", cmd_info, REPLAY },
+	{ "info", "[model|params|cost]", "the loaded model's architecture and sizes",
+	  "With no argument, everything: the model's description (family, sizes, norm, positions,\n"
+	  "output, parameters, the KV cache's bytes per token), then the textbook's table of its\n"
+	  "sub-layers with their parameters and their multiply-adds for the current text. `info model`\n"
+	  "prints the description alone, `info params` the table's parameter columns, `info cost` its\n"
+	  "multiply-adds (narrower listings, for a slide or a small terminal).", cmd_info, REPLAY },
 	{ "export-model", "DIR|FILE.bin --llama2c OUT.bin [--version 0|1|2] | --safetensors OUTDIR [--dtype f32|bf16] [--force]",
 	  "write a model as a llama2.c checkpoint, or as a model folder",
 	  "--safetensors writes a model folder (config.json, model.safetensors, tokenizer.json) as\n"

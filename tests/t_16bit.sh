@@ -24,7 +24,7 @@ for fam in gpt2 llama; do
 	for kind in bf16 f16; do
 		/usr/bin/python3 tests/to_16bit.py "$T/$fam" "$T/$fam-$kind" $kind
 		K=$(echo $kind | tr a-z A-Z)
-		$G -c "load $T/$fam-$kind; info" >"$T/info" 2>&1
+		$G -c "load $T/$fam-$kind; info" 2>&1 | unwrap >"$T/info"
 		# every matrix: 4 per GPT-2 layer, 7 per Llama layer, the token embedding (GPT-2's tied
 		# output head), Llama's own lm_head
 		want=$([ $fam = gpt2 ] && echo 9 || echo 16)

@@ -129,9 +129,10 @@ ok $? "compare-models: a model that does not load, or a command that is not a vi
 
 # ---- shared keys and values: the cache's bytes in info, the heads drawn by key/value head ----
 gb "init gqa --preset llama --dim 64 --heads 8 --kv-heads 2 --layers 2; load gqa; info; run the cat; heads 1; export gqa.csv" >gqa.txt 2>&1
-have gqa.txt "kv cache    256 bytes per token (2 x 2 layers x 2 key/value heads x 8 x 4 bytes); 1024 with a key/value head per query head (4x); 32.8 KB for the context of 128"
+unwrap <gqa.txt >gqa1.txt
+have gqa1.txt "kv cache    256 bytes per token (2 x 2 layers x 2 key/value heads x 8 x 4 bytes); 1024 with a key/value head per query head (4x); 32.8 KB for the context of 128"
 ok $? "info: the KV cache per token, 2 L K d_head 4 = 256 bytes for 2 key/value heads (1024 without sharing)"
-gb "info" | grep -q "kv cache    4096 bytes per token (2 x 4 layers x 4 key/value heads x 32 x 4 bytes); 524.3 KB for the context of 128"
+gb "info" | unwrap | grep -q "kv cache    4096 bytes per token (2 x 4 layers x 4 key/value heads x 32 x 4 bytes); 524.3 KB for the context of 128"
 ok $? "info on tiny-lm: 4096 bytes per token, 524.3 KB for its 128 positions"
 [ "$(grep -o '^"head [0-9]*, key/value head [0-9]*"' gqa.csv | uniq | tr -d '"' | tr '\n' '|')" = "head 1, key/value head 1|head 2, key/value head 1|head 3, key/value head 1|head 4, key/value head 1|head 5, key/value head 2|head 6, key/value head 2|head 7, key/value head 2|head 8, key/value head 2|" ] &&
 	have gqa.txt "each row sums to 1; each row: a group o"
@@ -195,7 +196,7 @@ for t in query key "phi(k) feature" "v feature"; do
 done >axes.txt
 [ -s both.svg ] && ! [ -s axes.txt ]
 ok $? "linear 1 2 (L22): each panel names its own axes, query/key under the weights, phi(k) feature/v feature under the state $(cat axes.txt)"
-gb "load lin; info" | grep -q "linear attention needs only its running state: 2304 bytes (2 layers x 4 key/value heads x (8 x 8 + 8) x 4), whatever the length"
+gb "load lin; info" | unwrap | grep -q "linear attention needs only its running state: 2304 bytes (2 layers x 4 key/value heads x (8 x 8 + 8) x 4), whatever the length"
 ok $? "info on linear attention: the running state's bytes, 2 x 4 x (64 + 8) x 4 = 2304, beside the cache's 512 a token"
 gb "run the cat; linear 1 1" >soft.txt 2>&1
 [ $? = 1 ] && have soft.txt "attention is softmax, not linear"

@@ -4,6 +4,8 @@
 n=0
 fails=0
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
+# unwrap < FILE: `info`'s description with each wrapped value joined back onto one line
+unwrap() { awk '/^            [^ ]/ && NR > 1 { sub(/^ +/, ""); prev = prev " " $0; next } NR > 1 { print prev } { prev = $0 } END { if (NR) print prev }'; }
 check() { desc=$1; shift; if "$@" >/dev/null 2>&1; then ok 0 "$desc"; else ok 1 "$desc"; fi; }
 have() { grep -qF -- "$2" "$1"; }
 # slow N: N times GB_SLOW (tests/sanitize.env sets it under sanitizers), for time limits and
