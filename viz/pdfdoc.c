@@ -1062,9 +1062,19 @@ int gb_pdfbook_handout(gb_pdfbook *b, const char *md, const char *path, const ch
 /* (a question about the figure stays under it at a little more cost: review 5 found questions
  * a slide away from the figure they ask about) */
 #define SL_FIG_KEEP_Q 0.75
+/* (but a figure need not keep more than this scale, its 18 px text 12 pt, to have text under
+ * it: the 1200-wide layouts of bar charts and line plots stand alone at 14 pt) */
+#define SL_K_READ 0.66
 /* a slide of text no longer than this many lines at SL_MIN joins the slide before it where it
  * fits there (review 5, G3: slides of one sentence, or only "Try: ...") */
 #define SL_SHORT_LINES 2
+/* what would be left alone on a slide after a figure (a line or two, or its questions) stays
+ * under it where the figure keeps this share of its scale alone (and SL_K_FIT) and this share
+ * of the page's height: a figure a little smaller rather than a slide of one sentence, or a
+ * question projected without the figure it asks about (review 6, R3 and R5) */
+#define SL_FIG_KEEP_SHORT 0.62
+#define SL_FIG_MIN_SHORT 0.42
+#define SL_PLOT_MIN_SHORT 0.25 /* and a line plot's axes box this share of the page's height */
 /* text shares a long dump's slide where the dump keeps its size, or this one */
 #define SL_DUMP_OK 16.0
 #define SL_CMD_PX 12.0 /* the command that drew the figure, under it */
@@ -1652,7 +1662,7 @@ static void fig_plan(page *pg, const char *head, const figtext *F, double px, in
 	if (F->nl || F->na)
 		beside = side_option(pg, F, P->top, P->bottom, P->ch, &P->sv, &P->sk, &P->spx);
 	/* beside the text where that leaves out less, or as much and gives the data more room */
-	P->beside = beside > 0 && (P->v < 0 || F->fig->v[P->sv].lost < F->fig->v[P->v].lost ||
+	P->beside = beside > 0 && P->sk >= SL_FIG_KEEP * F->fig->k_alone && (P->v < 0 || F->fig->v[P->sv].lost < F->fig->v[P->v].lost ||
 	                           (F->fig->v[P->sv].lost == F->fig->v[P->v].lost && beside > 1.15 * stacked));
 }
 
@@ -1813,12 +1823,27 @@ static int fits_k(page *pg, plan *P, const char *head, int f, const int *idx, in
 		/* and it leaves out no more than on a slide of its own (every row of the layer norm's
 		 * map named), and a line plot keeps SL_PLOT_MIN of the page's height for its lines;
 		 * beside its text, at SL_K_FIT and leaving out no more */
-		double kmin = fmax(SL_K_FIT, (keep > 0 ? keep : qs ? SL_FIG_KEEP_Q : SL_FIG_KEEP) * F.fig->k_alone);
-		if (Pl.beside)
-			ok = Pl.sk >= kmin && F.fig->v[Pl.sv].lost <= F.fig->least;
+		double kmin = fmax(SL_K_FIT, fmin(SL_K_READ, (keep > 0 ? keep : qs ? SL_FIG_KEEP_Q : SL_FIG_KEEP) * F.fig->k_alone));
+		/* a line plot: SL_PLOT_MIN of the page, or most of what it has alone when it has less
+		 * (a short plot over a wide legend: the gradients per layer) */
+		double plot_min = (keep == SL_FIG_KEEP_SHORT ? SL_PLOT_MIN_SHORT : SL_PLOT_MIN) * pg->H;
+		if (F.fig->kind == GB_FIG_LINES && (F.na || qs)) {
+			figtext F0 = F;
+			figplan P0;
+			F0.na = 0;
+			F0.qs = NULL;
+			fig_plan(pg, head, &F0, SL_CAP_MIN, 1, &P0);
+			if (P0.v >= 0)
+				plot_min = fmin(plot_min, SL_FIG_KEEP * F.fig->v[P0.v].box.h * P0.k);
+		} else if (F.fig->kind == GB_FIG_LINES)
+			plot_min = 0; /* nothing under it: as it is alone */
+		if (Pl.beside) /* (beside a column of text at the scale it keeps alone: SL_K_READ is for
+		                * text under it, where it keeps the slide's width) */
+			ok = Pl.sk >= fmax(SL_K_FIT, (keep > 0 ? keep : qs ? SL_FIG_KEEP_Q : SL_FIG_KEEP) * F.fig->k_alone) &&
+			     F.fig->v[Pl.sv].lost <= F.fig->least;
 		else
 			ok = v >= 0 && room >= share * pg->H && k >= kmin && F.fig->v[v].lost <= F.fig->least &&
-			     (F.fig->kind != GB_FIG_LINES || F.fig->v[v].box.h * k >= SL_PLOT_MIN * pg->H);
+			     (F.fig->kind != GB_FIG_LINES || F.fig->v[v].box.h * k >= plot_min);
 		free(qs);
 	}
 	free(lead);
@@ -1968,11 +1993,30 @@ static void plan_slides(plan *P, page *pg, const char *head)
 							idx[i] = idx[i - 1] + 1;
 						idx[m + 1] = idx[m] + 1;
 						n++;
+						allowed++;
 						m++;
 					}
 					break;
 				}
 			}
+		}
+		/* what is left of what may go under it is only its questions, two at most and short:
+		 * under the figure too where it keeps SL_FIG_KEEP_SHORT of its scale; else none of
+		 * them, rather than a run of questions cut in two */
+		if (m < allowed) {
+			size_t chars = 0;
+			int only_q = 1, qa = m;
+			for (int j = m; j < allowed; j++) {
+				only_q &= P->p[idx[j]].kind == P_QUESTION;
+				chars += strlen(P->p[idx[j]].text);
+			}
+			while (qa > 0 && P->p[idx[qa - 1]].kind == P_QUESTION)
+				qa--;
+			if (only_q && allowed - qa <= 2 && chars < 400 &&
+			    fits_k(pg, P, head, f, idx, allowed, SL_FIG_MIN_SHORT, SL_FIG_KEEP_SHORT))
+				m = allowed;
+			else if (only_q)
+				m = qa;
 		}
 		/* what is left for a slide of text is only a question or two: the last paragraph
 		 * under the figure (not the first, which says what to see in it) goes with them,
@@ -1996,9 +2040,16 @@ static void plan_slides(plan *P, page *pg, const char *head)
 				q |= P->p[idx[j]].kind == P_QUESTION || P->p[idx[j]].kind == P_OUTPUT;
 				lines += prose_lines(pg, P->p[idx[j]].text, SL_MIN, lw);
 			}
-			if (!q && lines <= SL_SHORT_LINES && fits_k(pg, P, head, f, idx, n, SL_FIG_MIN, SL_FIG_KEEP_Q))
+			/* (not a paragraph that introduces what comes after it: "... beside the source
+			 * characters:" stays with the printout) */
+			if (!q && lines <= SL_SHORT_LINES && open_end(P->p[idx[n - 1]].text) != 1 &&
+			    fits_k(pg, P, head, f, idx, n, SL_FIG_MIN_SHORT, SL_FIG_KEEP_SHORT))
 				m = n;
 		}
+		/* a paragraph that introduces what comes after it (a colon) goes with that, not under
+		 * the figure without it */
+		while (m > 0 && m < n && P->p[idx[m - 1]].kind == P_PROSE && open_end(P->p[idx[m - 1]].text) == 1)
+			m--;
 		for (int j = 0; j < m; j++) {
 			P->p[idx[j]].slide = sl;
 			P->p[idx[j]].role = P->p[idx[j]].kind == P_QUESTION ? R_BODY : R_AFTER;
