@@ -2097,6 +2097,18 @@ static void draw_text_slide(page *pg, const char *head, piece *const *ps, int n,
 {
 	const double m = SL_SIDE + 8, w = pg->W - 2 * m;
 	double top = slide_heading(pg, head, 1) + 10, qtop = slide_questions(pg, qs, SL_Q_TEXT, 1);
+	/* a slide of "Try: ..." alone (the step's last words, after its question) is the class's
+	 * activity: in a tinted box, as the questions are, so it reads as one and not as a slide
+	 * left nearly empty (review 6, R5) */
+	int try_only = n > 0 && !(qs && *qs);
+	for (int i = 0; i < n && try_only; i++)
+		try_only = ps[i]->kind == P_PROSE && !strncmp(ps[i]->text, "**Try:**", 8);
+	if (try_only) {
+		double h = body(pg, ps, n, px, cols, m, top, w, 0);
+		cairo_set_source_rgb(pg->cr, 0.92, 0.97, 0.92);
+		cairo_rectangle(pg->cr, m - 10, top - 10, w + 20, h + 20);
+		cairo_fill(pg->cr);
+	}
 	cairo_save(pg->cr);
 	cairo_rectangle(pg->cr, 0, 0, pg->W, qtop + 2);
 	cairo_clip(pg->cr); /* only a piece longer than a whole slide at SL_MIN reaches past it */
