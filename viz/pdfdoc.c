@@ -1044,13 +1044,14 @@ int gb_pdfbook_handout(gb_pdfbook *b, const char *md, const char *path, const ch
 #define SL_Q_ALONE 22.0
 #define SL_MONO 0.85 /* terminal text and formulas against the prose: monospace looks larger */
 /* Text above and under a figure: as large as leaves the figure its room, from SL_CAP_MAX down
- * to SL_CAP_MIN; a lead-in above it takes SL_LEAD_LINES lines at most; the figure keeps
+ * to SL_CAP_MIN; a lead-in above it takes SL_LEAD_LINES lines at most (3 left eight steps
+ * with an intro of four lines alone on a slide); the figure keeps
  * SL_FIG_MIN of the page's height for what is said about it beside it (SL_FIG_MORE for text
  * beyond the paragraph after it that no question follows), more than that and the text goes on
  * a slide of its own. */
 #define SL_CAP_MAX 20.0
 #define SL_CAP_MIN SL_MIN
-#define SL_LEAD_LINES 3
+#define SL_LEAD_LINES 4
 #define SL_FIG_MIN 0.5
 #define SL_FIG_MORE 0.62
 #define SL_PLOT_MIN 0.33 /* a line plot's axes box at least, of the page's height */
