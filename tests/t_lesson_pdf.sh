@@ -37,10 +37,18 @@ for f in lessons/[0-9][0-9]-*.lesson; do
 	python3 tests/pdf_frames.py "$D/slides.pdf" >"$T/$les.frames" 2>/dev/null
 	framed=$(awk '{ s += $4 } END { print s + 0 }' "$T/$les.frames")
 	pages=$(wc -l <"$T/$les.frames")
-	# the k-th framed slide shows the k-th figure: its title's first words are on that page
+	# the k-th framed slide shows the k-th figure: its title's first words are on that page (a
+	# figure shown again over its questions says so under it, and counts once)
 	sed -n 's/^!\[\(.*\)\](\([0-9]*-[a-z-]*\.png\))$/\1/p' "$D/lesson.md" | sed 's/\\//g' >"$T/$les.titles"
 	miss=0 k=0
 	for p in $(awk '$4 == 1 { print $1 }' "$T/$les.frames"); do
+		if pdftotext -f "$p" -l "$p" "$D/slides.pdf" - 2>/dev/null | flat | grep -qF "(the figure again, for its question)"; then
+			framed=$((framed - 1))
+			prev=$(sed -n "${k}p" "$T/$les.titles" | cut -d' ' -f1-3)
+			pdftotext -f "$p" -l "$p" "$D/slides.pdf" - 2>/dev/null | flat | grep -qF -- "$prev" ||
+				{ miss=$((miss + 1)); echo "# $les slide $p shows again a figure that is not the one before it"; }
+			continue
+		fi
 		k=$((k + 1))
 		want=$(sed -n "${k}p" "$T/$les.titles" | cut -d' ' -f1-3)
 		pdftotext -f "$p" -l "$p" "$D/slides.pdf" - 2>/dev/null | flat >"$T/page"

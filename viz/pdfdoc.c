@@ -1075,6 +1075,7 @@ int gb_pdfbook_handout(gb_pdfbook *b, const char *md, const char *path, const ch
  * question projected without the figure it asks about (review 6, R3 and R5) */
 #define SL_FIG_KEEP_SHORT 0.62
 #define SL_FIG_MIN_SHORT 0.42
+#define SL_REPRISE_MIN 0.3 /* a figure shown again over its questions: this share at least */
 #define SL_PLOT_MIN_SHORT 0.25 /* and a line plot's axes box this share of the page's height */
 /* text shares a long dump's slide where the dump keeps its size, or this one */
 #define SL_DUMP_OK 16.0
@@ -1102,7 +1103,9 @@ typedef struct plan {
 	const rec **figs;         /* (n_figs) the step's figures in order */
 	char **cmds;              /* (n_figs) the command that drew each, or NULL */
 	int n_figs;
-	int *fig_of;              /* (n_slides) each slide's figure, or -1: a slide of text */
+	int *fig_of;              /* (n_slides) each slide's figure, or -1: a slide of text, or
+	                           * -2 - f: figure f again, over its questions */
+	int reprise;              /* fits_k: for a figure shown again (its lead-in left out) */
 	int n_slides;
 	int oom;
 } plan;
@@ -1809,7 +1812,7 @@ static int fits_k(page *pg, plan *P, const char *head, int f, const int *idx, in
 	figtext F = { P->figs[f], P->cmds[f], lead, after, 0, 0, NULL };
 	int ok = 0;
 	if (lead && after) {
-		for (int i = 0; i < P->n; i++)
+		for (int i = 0; i < P->n && !P->reprise; i++)
 			if (P->p[i].seg == f && P->p[i].role == R_LEAD)
 				lead[F.nl++] = &P->p[i];
 		for (int j = 0; j < m; j++)
@@ -2055,7 +2058,27 @@ static void plan_slides(plan *P, page *pg, const char *head)
 			P->p[idx[j]].slide = sl;
 			P->p[idx[j]].role = P->p[idx[j]].kind == P_QUESTION ? R_BODY : R_AFTER;
 		}
+		int sl0 = P->n_slides;
 		text_groups(P, idx + m, n - m);
+		/* questions about the figure that did not fit under it, with a little prose before
+		 * them: the figure again on their slide, smaller (review 7: "where is the bright line
+		 * of this figure?" projected without it) */
+		if (m < n && P->n_slides > sl0) {
+			int g = m, q = 0, ok = 1;
+			while (g < n && P->p[idx[g]].slide == sl0) {
+				q |= P->p[idx[g]].kind == P_QUESTION;
+				ok &= P->p[idx[g]].kind == P_QUESTION || P->p[idx[g]].kind == P_PROSE ||
+				      P->p[idx[g]].kind == P_ITEM || short_literal(&P->p[idx[g]]);
+				g++;
+			}
+			P->reprise = 1;
+			if (q && ok && fits_k(pg, P, head, f, idx + m, g - m, SL_REPRISE_MIN, SL_FIG_KEEP_SHORT)) {
+				P->fig_of[sl0] = -2 - f; /* (a figure shown again: -2 - f) */
+				for (int j = m; j < g; j++)
+					P->p[idx[j]].role = P->p[idx[j]].kind == P_QUESTION ? R_BODY : R_AFTER;
+			}
+			P->reprise = 0;
+		}
 	}
 	free(idx);
 }
@@ -2535,10 +2558,14 @@ static void step_slides(page *pg, const blocks *bs, int from, int to, const gb_p
 	tslides T = { name, "", 0 };
 	snprintf(T.h2, sizeof T.h2, "%s", name); /* (slide_heading numbers them) */
 	for (int sl = 0; sl < P.n_slides; sl++) {
-		int f = P.fig_of[sl], n = 0, nq = 0;
+		int f = P.fig_of[sl], n = 0, nq = 0, again = f <= -2;
+		if (again)
+			f = -2 - f;
 		if (f >= 0) {
 			char head[600];
-			figtext F = { P.figs[f], P.cmds[f], lead, after, 0, 0, NULL };
+			/* (shown again: its command says so, so the class knows it is the same figure) */
+			char *cmd = again && P.cmds[f] ? g_strdup_printf("%s   (the figure again, for its question)", P.cmds[f]) : NULL;
+			figtext F = { P.figs[f], cmd ? cmd : P.cmds[f], lead, after, 0, 0, NULL };
 			for (int i = 0; i < P.n; i++) {
 				if (P.p[i].slide != sl)
 					continue;
@@ -2554,6 +2581,7 @@ static void step_slides(page *pg, const blocks *bs, int from, int to, const gb_p
 			snprintf(head, sizeof head, "%s", name);
 			fig_slide(pg, head, &F, fig_text_px(pg, head, &F), 1);
 			free(qs);
+			g_free(cmd);
 		} else {
 			for (int i = 0; i < P.n; i++)
 				if (P.p[i].slide == sl)
