@@ -1440,6 +1440,13 @@ static double body_m(page *pg, piece *const *ps, int n, double px, int cols, dou
 		if (p->kind == P_PROSE || p->kind == P_ITEM) {
 			double ind = p->kind == P_ITEM ? 1.1 * px : 0;
 			PangoLayout *l = text_layout(pg, "DejaVu Sans", 0, px, p->text, w - ind, 0);
+			if (draw && p->kind == P_PROSE && !strncmp(p->text, "**Try:**", 8)) {
+				/* "Try: ..." is the class's activity: in a tinted box wherever it is, as the
+				 * questions are in theirs (review 7: tinted only when alone on a slide) */
+				cairo_set_source_rgb(pg->cr, 0.92, 0.97, 0.92);
+				cairo_rectangle(pg->cr, x - 0.35 * px, y - 0.25 * px, w + 0.7 * px, layout_h(l) + 0.5 * px);
+				cairo_fill(pg->cr);
+			}
 			if (draw) {
 				show_at(pg, l, x + ind, y, 0.12);
 				if (ind) {
@@ -2121,18 +2128,6 @@ static void draw_text_slide(page *pg, const char *head, piece *const *ps, int n,
 {
 	const double m = SL_SIDE + 8, w = pg->W - 2 * m;
 	double top = slide_heading(pg, head, 1) + 10, qtop = slide_questions(pg, qs, SL_Q_TEXT, 1);
-	/* a slide of "Try: ..." alone (the step's last words, after its question) is the class's
-	 * activity: in a tinted box, as the questions are, so it reads as one and not as a slide
-	 * left nearly empty (review 6, R5) */
-	int try_only = n > 0 && !(qs && *qs);
-	for (int i = 0; i < n && try_only; i++)
-		try_only = ps[i]->kind == P_PROSE && !strncmp(ps[i]->text, "**Try:**", 8);
-	if (try_only) {
-		double h = body(pg, ps, n, px, cols, m, top, w, 0);
-		cairo_set_source_rgb(pg->cr, 0.92, 0.97, 0.92);
-		cairo_rectangle(pg->cr, m - 10, top - 10, w + 20, h + 20);
-		cairo_fill(pg->cr);
-	}
 	cairo_save(pg->cr);
 	cairo_rectangle(pg->cr, 0, 0, pg->W, qtop + 2);
 	cairo_clip(pg->cr); /* only a piece longer than a whole slide at SL_MIN reaches past it */
