@@ -64,10 +64,12 @@ int cmd_heads(session *s, int argc, char **argv, const char *rest)
 	if (rc)
 		errorf("%s", err.msg);
 	else {
-		printf("self-attention heads: mean attention weight on the current text (%d tokens)\n", s->trace.n_ids);
-		printf("to the previous token, the first token and itself. On %d random runs of %d tokens seen twice:\n", 20, run);
-		printf("the weight on the previous token (a head that does it whatever the tokens are), and induction,\n");
-		printf("from each token of the second copy to the token that followed it the first time\n");
+		/* (three lines of at most 86 columns: a slide shows the table whole, at its size; no
+		 * number standing alone in them, which a lesson's `best` would take for a row) */
+		printf("each head's mean weight on the current text (%d tokens): to the previous token, the\n",
+		       s->trace.n_ids);
+		printf("first token and itself; on random runs of tokens seen twice (%d runs of %d tokens): to\n", 20, run);
+		printf("the previous token, whatever the tokens, and induction (second copy to what followed)\n");
 		print_head_scores(stdout, sc, L, H, 0, "                 on the current text          on random runs\n");
 	}
 	free(sc);
