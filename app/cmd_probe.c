@@ -421,7 +421,7 @@ int cmd_near(session *s, int argc, char **argv, const char *rest)
 		sim[v] = nv > 0 && ne > 0 ? dot / sqrt(ne * nv) : 0;
 	}
 	free(ebuf);
-	printf("tokens whose embedding is closest to %s (cosine similarity):\n", piece);
+	printf("closest embeddings to %s (cosine):\n", piece);
 	sim[id] = -2; /* itself */
 	for (int i = 0; i < k; i++) {
 		int best = 0;

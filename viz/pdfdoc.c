@@ -1473,7 +1473,7 @@ static double body_m(page *pg, piece *const *ps, int n, double px, int cols, dou
 		for (const char *c = text; *c; c++)
 			nl += *c == '\n';
 		double lw = mono_width(pg, mpx, text), cgap = 2.5 * mpx;
-		if (cols && out && nl > 24)
+		if (cols && out && nl > 16)
 			while (nc < 3 && (nc + 1) * lw + nc * cgap <= room && (nl + nc) / (nc + 1) >= 6)
 				nc++;
 		if (draw && out) { /* the box first, measured as the text will be set */
