@@ -1990,7 +1990,8 @@ static void plan_slides(plan *P, page *pg, const char *head)
 			while (m > 1 && !fits(pg, P, head, f, idx, m, SL_FIG_MORE))
 				m--;
 		/* a paragraph that does not fit whole: its first sentences, where they fit */
-		if (m < allowed && P->p[idx[m]].kind == P_PROSE) {
+		if (m < allowed && P->p[idx[m]].kind == P_PROSE && strncmp(P->p[idx[m]].text, "**Try:**", 8)) {
+			/* (a "Try:" stays whole, in its box: review 7 found one cut in two) */
 			size_t at[64];
 			char *t = P->p[idx[m]].text;
 			for (int j = sentence_starts(t, at, 64) - 1; j >= 0; j--) {
