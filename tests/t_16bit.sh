@@ -42,7 +42,7 @@ for fam in gpt2 llama; do
 		check "$fam $kind: logits of a short and a long text, kept 16-bit = widened at load, bit for bit" \
 			sh -c "cmp -s $A-s.npy $B-s.npy && cmp -s $A-l.npy $B-l.npy && test -s $A-s.npy && test -s $A-l.npy"
 		check "$fam $kind: the lens, the nearest embeddings and cached generation give the same tokens and numbers" \
-			sh -c "cmp -s $A.gen $B.gen && grep -q 'closest to' $A.gen && grep -q '^layer 2 ' $A.gen"
+			sh -c "cmp -s $A.gen $B.gen && grep -q 'closest embeddings to' $A.gen && grep -q '^layer 2 ' $A.gen"
 	done
 	# glassbox's own bf16 writer against numpy's rounding (to_16bit.py): every tensor's dtype and bytes
 	$G -c "export-model $T/$fam --safetensors $T/$fam-gb16 --dtype bf16" >/dev/null 2>"$T/err"
