@@ -267,8 +267,11 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 	}
 	gb_axis_finish(L, &ra);
 	gb_axis_finish(L, &ca);
-	if (gb_cells_want_numbers(B->panels, B->n, f->numbers || (grid && p0->numbers)))
+	if (gb_cells_want_numbers(B->panels, B->n, f->numbers || (grid && p0->numbers))) {
 		npx = gb_cells_numbers_px(L, B->panels, B->n, (double)pw / B->cols, (double)ph / B->rows, f->precision);
+		if (!npx) /* numbers asked for and left out: cut, every one */
+			L->cut += gb_cells_numbers_n(B->panels, B->n, f->numbers || (grid && p0->numbers));
+	}
 	tpx = gb_cells_text_px(L, B->panels, B->n, (double)pw / B->cols, (double)ph / B->rows);
 	if (tpx && npx > tpx) /* a number among texts is no louder than they are */
 		npx = tpx;
