@@ -176,7 +176,7 @@ static double data_area(const lay_v *l, double k)
  * the slide's height (body text is 18 pt). A layout that reaches it is taken where its data keeps
  * SL_AREA_TYPE of the most it could have. */
 #define SL_TYPE_MIN 12.0
-#define SL_AREA_TYPE 0.6
+#define SL_AREA_TYPE 0.7
 #define LAY_TEXT_MIN 18 /* the figure layout's smallest text (raster_layout.h's TEXT_MIN) */
 
 static double type_pt(const lay_v *l, double k)
@@ -1647,7 +1647,7 @@ typedef struct figtext {
  * to nothing of its type (review 6: the model view, the merge replay, the residual stream and
  * an attention map at 10 pt beside a sentence, where they had 11-12 alone). */
 #define SL_TYPE_KEEP 0.95
-#define SL_TYPE_KEEP_Q 0.9
+#define SL_TYPE_KEEP_Q 0.85
 #define SL_TYPE_SIDE 0.98
 
 /* The least type F's figure may have with F's text on its slide (0: no text, any) */
