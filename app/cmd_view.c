@@ -565,6 +565,7 @@ int cmd_masks(session *s, int argc, char **argv, const char *rest)
 	                                      "dilated window", "global tokens", "random", "all three (BigBird)" };
 	gb_figure *g = gb_fig_new(GB_FIG_GRID);
 	g->grid_cols = 4;
+	g->grid_wrap = 1; /* eight in a row where the page is wide: a slide under its text */
 	g->range = GB_RANGE_FIXED;
 	g->vmin = 0;
 	g->vmax = 1;

@@ -274,6 +274,7 @@ gb_figure *view_model(session *s)
 		return model_summary(s, main_stack(s), L, H);
 	gb_figure *g = gb_fig_new(GB_FIG_GRID);
 	g->grid_cols = H;
+	g->grid_wrap = 1; /* on a wide page, layers 1-2 beside 3-4: maps twice the size */
 	g->range = GB_RANGE_FIXED;
 	g->vmin = 0;
 	g->vmax = 1;

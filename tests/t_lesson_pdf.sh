@@ -27,7 +27,7 @@ for tool in pdftotext pdfinfo python3; do
 done
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-echo "1..$(($(ls lessons/[0-9][0-9]-*.lesson | wc -l) * 10 + 17))"
+echo "1..$(($(ls lessons/[0-9][0-9]-*.lesson | wc -l) * 11 + 18))"
 flat() { tr '\n' ' ' | tr -s ' '; }
 for f in lessons/[0-9][0-9]-*.lesson; do
 	les=$(basename "$f" .lesson)
@@ -113,6 +113,16 @@ PY
 	least=$(python3 tests/pdf_text_sizes.py "$D/slides.pdf" 2>/dev/null | awk '$1 > 1 && $2 != "mono" { if (!m || $3 < m) m = $3 } END { print m + 0 }')
 	check "$les: slides set prose at 18 pt and terminal text at 15 pt at least (the least prose ${least} pt; under: ${small:-none})" \
 		test -z "$small" -a "${least%.*}" -ge 18
+	# the sixth review: the text inside figures (ticks, labels, panel titles, the numbers in
+	# cells), as the slide sets it (tests/pdf_fig_text.py: the figure's font sizes times the
+	# scale it is placed at), 10 pt at least: 18 px at the least scale a figure slide gives a
+	# figure with text or a question under it (0.55 of its layout); the figures a question
+	# reads are held larger below
+	python3 tests/pdf_fig_text.py "$D/slides.pdf" >"$T/$les.figtext" 2>/dev/null
+	figmin=$(awk 'NR == 1 || $2 < m { m = $2 } END { print m + 0 }' "$T/$les.figtext")
+	figlow=$(awk '$2 < 10 { printf "%s:%s ", $1, $2 }' "$T/$les.figtext")
+	check "$les: figures set their text at 10 pt at least on the slides (the least ${figmin} pt; under: ${figlow:-none})" \
+		test -z "$figlow"
 	check "$les: the handout's answers one a line ($(v answers) not), tokens' spaces as dots in the prose ($(v space) bare)" \
 		test "$(v answers)" = 0 -a "$(v space)" = 0
 	# the third review: a title slide; each figure with the command that drew it and all of
@@ -152,6 +162,28 @@ for spec in "08-layernorm:Layer norm before attention:28" "19-norm-placement:RMS
 	check "$les: the slide of '$title' ($found) names all 14 rows ($rows) with each one's statistics ($stats of $nstat)" \
 		test "$rows" = 14 -a "$stats" = "$nstat"
 done
+# the figures whose numbers and labels review 6 had a question read at 10-11.6 pt: 12 pt now (its
+# ticks at 18 px over 1400 px of the slide's width); the layer norm 11.5 (on a slide of its
+# questions again, smaller), the logit lens and an attention map of 21 tokens named on both axes,
+# with a paragraph or a question, 11 (alone: 12.7 and 11.7)
+small=
+for spec in "08-layernorm:Layer norm before attention, layer 1:11.5" "09-ffn-residual:The residual stream: its length:12" \
+	"09-ffn-residual:Logit lens: the top next token:11" "11-decoding:Beam search: the beams kept:12" \
+	"13-circuits:Layer 4, head 3: attention weights:11" "15-kernels:Digits the avx512 engine:12" \
+	"18-your-model:The architecture of tiny-lm:12" "18-your-model:Logit lens: the top next token:11" \
+	"21-experts:Layer 1: the router's probability:12" "21-experts:Layer 4: the router's probability:12"; do
+	les=${spec%%:*} rest=${spec#*:}
+	title=${rest%:*} want=${rest##*:}
+	pages=$(pdfinfo "$T/$les/slides.pdf" 2>/dev/null | awk '/^Pages/ { print $2 }')
+	got=
+	for p in $(seq 1 "${pages:-0}"); do
+		pdftotext -f "$p" -l "$p" "$T/$les/slides.pdf" - 2>/dev/null | flat | grep -qF -- "$title" || continue
+		got="$got $(awk -v p="$p" '$1 == p { print $2 }' "$T/$les.figtext")"
+	done
+	got=$(echo $got | tr ' ' '\n' | sort -n | head -1)
+	awk "BEGIN { exit !(\"${got:-none}\" != \"none\" && ${got:-0} >= $want) }" || small="$small $les:'$title':${got:-none}<$want"
+done
+check "the figures a question reads are set large on their slides (under: ${small:-none})" test -z "$small"
 # the handout's merge replay has every strip too (it showed 7 of 9)
 pdftotext "$T/02-tokens/handout.pdf" - 2>/dev/null | grep -o '^[0-9]*\. [^ ]* + [^ ]* (rank [0-9]*)' | sort -u >"$T/strips.h"
 check "lesson 2: the handout shows a strip for each of the $(wc -l <"$T/strips.want") merges ($(comm -23 "$T/strips.want" "$T/strips.h" | wc -l) missing)" \

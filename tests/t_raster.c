@@ -441,6 +441,54 @@ static void test_other_kinds(void)
 		gb_canvas_free(&c);
 		gb_fig_free(g);
 	}
+	/* a grid whose rows may stand side by side (figure.h's grid_wrap, the model view): on a
+	 * wide, low page its four rows of square 6 x 6 maps go in two blocks of two rows, each
+	 * panel's cells where gb_raster_panel_xy says; on a tall page they stay four rows */
+	{
+		gb_figure *g = gb_fig_new(GB_FIG_GRID);
+		gb_raster_opts wide = { 1600, 560, 1 }, tall = { 900, 1200, 1 };
+		int ok = 1;
+		g->grid_cols = 4;
+		g->grid_wrap = 1;
+		for (int p = 0; p < 16; p++) {
+			gb_figure *q = gb_fig_new(GB_FIG_HEATMAP);
+			float v[36];
+			char t[32];
+			for (int i = 0; i < 36; i++)
+				v[i] = (float)p;
+			gb_fig_set_values(q, v, 6, 6);
+			snprintf(t, sizeof t, "L%d H%d", p / 4 + 1, p % 4 + 1);
+			gb_fig_set_title(q, t);
+			gb_fig_add_panel(g, q);
+		}
+		int rc = gb_raster_render(g, &wide, &c, &info, &err);
+		tap_ok(rc == 0 && info.grid_blocks == 2 && info.grid_cols == 4 &&
+		       info.grid_rows == 2, "a wide page sets the grid's rows in %d blocks of %d rows of %d (%s)", info.grid_blocks,
+		       info.grid_rows, info.grid_cols, err.msg);
+		for (int p = 0; p < 16; p++) {
+			uint8_t want[3];
+			int x, y;
+			gb_raster_panel_xy(&info, p, &x, &y);
+			gb_cmap_rgb(g->cmap, p / 15.0, want);
+			ok &= same_rgb(px(&c, x + info.plot.w / 2, y + info.plot.h / 2), want);
+		}
+		tap_ok(ok, "each of the 16 panels where gb_raster_panel_xy puts it (layers 1-2 left, 3-4 right)");
+		{
+			int x1, y1, x2, y2;
+			gb_raster_panel_xy(&info, 1, &x1, &y1);
+			gb_raster_panel_xy(&info, 8, &x2, &y2);
+			int gap = x2 - (x1 + 2 * info.dx + info.plot.w);
+			tap_ok(y2 == info.plot.y && gap > info.dx - info.plot.w,
+			       "row 3 begins the second block, a wider gap before it (%d px, %d between panels)", gap,
+			       info.dx - info.plot.w);
+		}
+		gb_canvas_free(&c);
+		rc = gb_raster_render(g, &tall, &c, &info, &err);
+		tap_ok(rc == 0 && info.grid_blocks <= 1 && info.grid_cols == 4, "a tall page keeps its four rows (%d block)",
+		       info.grid_blocks);
+		gb_canvas_free(&c);
+		gb_fig_free(g);
+	}
 	/* malformed figures fail with a message, not a crash */
 	{
 		gb_figure *f = gb_fig_new(GB_FIG_HEATMAP);

@@ -177,6 +177,13 @@ typedef struct gb_figure {
 	 * d x d state); 0 = one cell size for all, a smaller panel drawn smaller. PNG only. */
 	int panel_fill;
 
+	/* GRID: 1 = on a page wider than the grid needs, whole rows of panels may stand side by side
+	 * in blocks, where that gives the cells more room and leaves out no more: block b takes
+	 * rows [b * n, (b + 1) * n) of the grid in their order, with a wider gap between blocks, so
+	 * a row is still a row (the model view's layers: 1-2 left, 3-4 right on a slide). 0 = as
+	 * grid_cols says. Raster, SVG and PDF only. */
+	int grid_wrap;
+
 	/* Issue 18, part 7 (one path for every figure): the colormap the view chose, kept when
 	 * app/ puts the session's palette in cmap, so another palette (or none) can be applied
 	 * later from the view's choice rather than from the last palette's. view_cmap_set is 0

@@ -55,6 +55,8 @@ typedef struct lay_v {
 	                           * (the design labels every one up to 64: the layer norm's 14
 	                           * rows, not every second one with its mean and variance) */
 	gb_rect box;              /* where its data went */
+	int min_px;               /* its smallest text, in its pixels (gb_raster_info.min_text_px:
+	                           * ticks, labels, panel titles, the numbers in its cells) */
 } lay_v;
 
 typedef struct rec {
@@ -67,7 +69,8 @@ typedef struct rec {
 	                           * beside the text */
 	int nv, nw;
 	int least;                /* what the figure leaves out at least on a slide of its own */
-	double k_alone;           /* its scale there (its type: 18 px times it) */
+	double k_alone;           /* its scale there */
+	double t_alone;           /* and its type there (type_pt), in points */
 } rec;
 
 struct gb_pdfbook {
@@ -146,7 +149,7 @@ static int add_layout(lay_v **v, int *n, const gb_figure *f, double w, double h)
 		return -1;
 	}
 	*v = nv;
-	nv[(*n)++] = (lay_v){ s, w, h, lost_of(&in), in.box };
+	nv[(*n)++] = (lay_v){ s, w, h, lost_of(&in), in.box, in.min_text_px };
 	return 0;
 }
 
@@ -165,42 +168,86 @@ static double data_area(const lay_v *l, double k)
  * (0.8 left most slides at 1400 wide, 12 pt; 0.7 shrank square maps by a sixth for a point) */
 #define SL_AREA_KEEP 0.75
 
-/* Which of layouts l[0, n) goes in a room of w x h points (-1: none): among those at SL_K_FIT
- * or more (those at SL_K_MIN when none is, all when none is that), the ones that leave out
- * least; among them, those whose data keeps SL_AREA_KEEP of the most any of them gives it, the
- * one with the largest type, then the largest data, then (data within 2%) the smallest page.
- * *ko gets its scale. */
-static int pick_layout(const lay_v *l, int n, double w, double h, double *ko)
+/* The type of a figure on a slide: the smallest text of its layout (ticks, labels, panel titles,
+ * the numbers in its cells; 18 px at the least) times its scale, in points. Review 6 found the
+ * labels a question reads unreadable from the back of a hall at 10-11.6 pt (18 px at 0.56-0.65:
+ * figures beside a column of text, or over a paragraph); the ones it passed were at 12 pt or
+ * more. SL_TYPE_MIN, 12 pt, is 18 px at 2/3: a layout 1400 px wide across the slide, and 2.2% of
+ * the slide's height (body text is 18 pt). A layout that reaches it is taken where its data keeps
+ * SL_AREA_TYPE of the most it could have. */
+#define SL_TYPE_MIN 12.0
+#define SL_AREA_TYPE 0.7
+#define LAY_TEXT_MIN 18 /* the figure layout's smallest text (raster_layout.h's TEXT_MIN) */
+
+static double type_pt(const lay_v *l, double k)
 {
-	int least = -1, best = -1;
-	double amax = 0, bk = 0, ba = 0, kmin = 0;
+	return (l->min_px > 0 ? l->min_px : LAY_TEXT_MIN) * k;
+}
+
+/* Layout l in a room of w x h: its scale *k, its data's area *a and its type *t; whether it
+ * may go there (at kmin and tmin or more). */
+static int placed(const lay_v *l, double w, double h, double kmin, double tmin, double *k, double *a, double *t)
+{
+	*k = fmin(w / l->W, h / l->H);
+	*a = data_area(l, *k);
+	*t = type_pt(l, *k);
+	return *k >= kmin && *t >= tmin;
+}
+
+/* Which of layouts l[0, n) goes in a room of w x h points (-1: none): among those at SL_K_FIT
+ * or more (those at SL_K_MIN when none is, all when none is that) and whose type is tmin or
+ * more (0: any), the ones that leave out least; among them, those whose data keeps SL_AREA_KEEP
+ * of the most any layout leaving out as little gives it (at any type), the one with the largest
+ * type, then the largest data, then (data within 2%) the smallest page; where that one's type
+ * is under SL_TYPE_MIN (or there is none), the one at SL_TYPE_MIN with the largest data, if its
+ * data keeps SL_AREA_TYPE of that most; else the one with the largest data. *ko gets its
+ * scale. */
+static int pick_layout(const lay_v *l, int n, double w, double h, double tmin, double *ko)
+{
+	int least = -1, best = -1, up = -1, big = -1;
+	double amax = 0, bt = 0, bk = 0, ba = 0, ua = 0, ut = 0, uk = 0, ga = 0, gk = 0, kmin = 0, k, a, t;
 	for (int i = 0; i < n; i++) {
-		double k = fmin(w / l[i].W, h / l[i].H);
+		k = fmin(w / l[i].W, h / l[i].H);
 		kmin = fmax(kmin, k >= SL_K_FIT ? SL_K_FIT : k >= SL_K_MIN ? SL_K_MIN : 0);
 	}
-	for (int i = 0; i < n; i++) {
-		double k = fmin(w / l[i].W, h / l[i].H), a = data_area(&l[i], k);
-		if (k < kmin)
-			continue;
-		if (least < 0 || l[i].lost < least) {
+	for (int i = 0; i < n; i++)
+		if (placed(&l[i], w, h, kmin, tmin, &k, &a, &t) && (least < 0 || l[i].lost < least))
 			least = l[i].lost;
-			amax = 0;
-		}
-		if (l[i].lost == least)
+	for (int i = 0; i < n; i++)
+		if (placed(&l[i], w, h, kmin, 0, &k, &a, &t) && l[i].lost == least)
 			amax = fmax(amax, a);
-	}
 	for (int i = 0; i < n; i++) {
-		double k = fmin(w / l[i].W, h / l[i].H), a = data_area(&l[i], k);
-		if (k < kmin || l[i].lost != least || a < SL_AREA_KEEP * amax)
+		if (!placed(&l[i], w, h, kmin, tmin, &k, &a, &t) || l[i].lost != least)
+			continue;
+		if (big < 0 || a > ga) {
+			big = i;
+			ga = a;
+			gk = k;
+		}
+		if (t >= SL_TYPE_MIN && a >= SL_AREA_TYPE * amax && (up < 0 || a > ua * 1.0001 || (a > ua * 0.9999 && t > ut))) {
+			up = i;
+			ua = a;
+			ut = t;
+			uk = k;
+		}
+		if (a < SL_AREA_KEEP * amax)
 			continue;
 		/* (data that does not grow with the page, a beam tree of width 1: the least page for
 		 * it, not a frame four fifths empty) */
-		if (best < 0 || k > bk * 1.0001 ||
-		    (k > bk * 0.9999 && (a > ba * 1.02 || (a > ba * 0.98 && l[i].W * l[i].H < l[best].W * l[best].H)))) {
+		if (best < 0 || t > bt * 1.0001 ||
+		    (t > bt * 0.9999 && (a > ba * 1.02 || (a > ba * 0.98 && l[i].W * l[i].H < l[best].W * l[best].H)))) {
 			best = i;
+			bt = t;
 			bk = k;
 			ba = a;
 		}
+	}
+	if ((best < 0 || bt < SL_TYPE_MIN) && up >= 0) {
+		best = up;
+		bk = uk;
+	} else if (best < 0) {
+		best = big;
+		bk = gk;
 	}
 	if (ko)
 		*ko = bk;
@@ -261,7 +308,7 @@ int gb_pdfbook_add_figure(gb_pdfbook *b, const char *name, const gb_figure *f, g
 		if (!s || !(k->v = malloc(sizeof *k->v)))
 			rc = 1;
 		else
-			k->v[k->nv++] = (lay_v){ s, FIG_W, SLIDE_H(0), lost_of(&in), in.box };
+			k->v[k->nv++] = (lay_v){ s, FIG_W, SLIDE_H(0), lost_of(&in), in.box, in.min_text_px };
 	}
 	/* data in less than half the width even on the tallest: narrower layouts too */
 	k->nw = k->nv;
@@ -270,8 +317,9 @@ int gb_pdfbook_add_figure(gb_pdfbook *b, const char *name, const gb_figure *f, g
 			for (int v = 0; !rc && v < N_SLIDE; v += w ? 2 : 1)
 				rc = add_layout(&k->v, &k->nv, f, narrow_w[w], round(SLIDE_H(v) * narrow_w[w] / NARROW_W));
 	if (!rc) {
-		int v = pick_layout(k->v, k->nv, SL_ALONE_W, SL_ALONE_H, &k->k_alone);
+		int v = pick_layout(k->v, k->nv, SL_ALONE_W, SL_ALONE_H, 0, &k->k_alone);
 		k->least = v >= 0 ? k->v[v].lost : 0;
+		k->t_alone = v >= 0 ? type_pt(&k->v[v], k->k_alone) : 0;
 	}
 	if (!rc && !(k->name = strdup(name)))
 		rc = 1;
@@ -1583,11 +1631,12 @@ static double cmd_line(page *pg, const char *cmd, double x, double y, double w, 
 	return h;
 }
 
-/* Which of a figure's layouts goes in a room of w x h under its text (pick_layout): a narrow
- * one too, centred (a square map's every row named over its question). */
-static int best_variant(const rec *r, double w, double h, double *k)
+/* Which of a figure's layouts goes in a room of w x h under its text (pick_layout), its type
+ * tmin or more (0: any): a narrow one too, centred (a square map's every row named over its
+ * question). */
+static int best_variant(const rec *r, double w, double h, double tmin, double *k)
 {
-	return pick_layout(r->v, r->nv, w, h, k);
+	return pick_layout(r->v, r->nv, w, h, tmin, k);
 }
 
 /* A figure slide's content: the figure and its command, the lead-in above it, what is said
@@ -1599,6 +1648,25 @@ typedef struct figtext {
 	int nl, na;
 	const char *qs;           /* Markdown, a question a line (NULL: none) */
 } figtext;
+
+/* Text shares a figure's slide only where the figure's type (type_pt) stays at SL_TYPE_MIN, or,
+ * for a figure that has less on a slide of its own (the model view's 16 maps, a map of 21
+ * tokens named on both axes), at SL_TYPE_KEEP of what it has there (SL_TYPE_KEEP_Q with
+ * questions, which are better projected under the figure they ask about); beside a column of
+ * text, at SL_TYPE_SIDE of that: a figure stands beside its text only where that costs it next
+ * to nothing of its type (review 6: the model view, the merge replay, the residual stream and
+ * an attention map at 10 pt beside a sentence, where they had 11-12 alone). */
+#define SL_TYPE_KEEP 0.95
+#define SL_TYPE_KEEP_Q 0.85
+#define SL_TYPE_SIDE 0.98
+
+/* The least type F's figure may have with F's text on its slide (0: no text, any) */
+static double type_floor(const figtext *F)
+{
+	if (!F->nl && !F->na && !F->qs)
+		return 0;
+	return fmin(SL_TYPE_MIN, (F->qs ? SL_TYPE_KEEP_Q : SL_TYPE_KEEP) * F->fig->t_alone);
+}
 
 /* The height of a figure's lead-in and what is said under it, one after the other in a
  * column of width tw at px, drawn at (x, y) when draw. */
@@ -1612,24 +1680,54 @@ static double side_text(page *pg, const figtext *F, double px, double x, double 
 	return h;
 }
 
+/* F's questions in a tinted box (as slide_questions draws them under a figure) in a column of
+ * width w at (x, y), drawn when draw; its height. */
+static double side_questions(page *pg, const char *qs, double x, double y, double w, int draw)
+{
+	PangoLayout *ql = text_layout(pg, "DejaVu Sans", 0, SL_Q_FIG, qs, w - 16, 0);
+	double qh = layout_h(ql) + 12;
+	if (draw) {
+		cairo_set_source_rgb(pg->cr, 0.93, 0.95, 0.99);
+		cairo_rectangle(pg->cr, x, y, w, qh);
+		cairo_fill(pg->cr);
+		show_at(pg, ql, x + 8, y + 6, 0.1);
+	}
+	g_object_unref(ql);
+	return qh;
+}
+
+/* The height of the column beside a figure: its lead-in and what is said after it at px, and,
+ * with qcol, its questions under them; drawn at (x, y) when draw. */
+static double side_column(page *pg, const figtext *F, double px, int qcol, double x, double y, double tw, int draw)
+{
+	double h = side_text(pg, F, px, x, y, tw, draw);
+	if (qcol && F->qs) {
+		h += h > 0 ? 0.8 * px : 0;
+		h += side_questions(pg, F->qs, x, y + h, tw, draw);
+	}
+	return h;
+}
+
 /* Beside a narrow figure (its data in less than half the slide's width: square maps): its
- * narrow layout at the left of the room, as tall as the room, the text in a column at its
- * right at the largest size from SL_CAP_MAX that fits there. The area its data takes on the
- * page is returned (0: no narrow layout, or the text does not fit beside it); *vo, *ko and
- * *pxo get the layout, its scale and the text's size. */
-static double side_option(page *pg, const figtext *F, double top, double bottom, double ch, int *vo, double *ko,
-                          double *pxo)
+ * narrow layout at the left of the room, as tall as the room, its type tmin or more and leaving
+ * out no more than alone, the text in a column at its right at the largest size from SL_CAP_MAX
+ * that fits there; with qcol, the questions too, under the text in that column, and the room
+ * down to the page's foot. The area its data takes on the page is returned (0: no narrow
+ * layout, or the text does not fit beside it); *vo, *ko and *pxo get the layout, its scale and
+ * the text's size. */
+static double side_option(page *pg, const figtext *F, double top, double bottom, double ch, double tmin, int qcol,
+                          int *vo, double *ko, double *pxo)
 {
 	const double m = SL_SIDE, w = pg->W - 2 * m;
 	const rec *r = F->fig;
 	double bk = 0;
-	int best = pick_layout(r->v + r->nw, r->nv - r->nw, 0.66 * w, bottom - top - ch, &bk);
-	if (best < 0 || bk < SL_K_MIN)
+	int best = pick_layout(r->v + r->nw, r->nv - r->nw, 0.66 * w, bottom - top - ch, tmin, &bk);
+	if (best < 0 || bk < SL_K_MIN || r->v[best + r->nw].lost > r->least)
 		return 0;
 	best += r->nw;
 	double tw = w - r->v[best].W * bk - 14;
 	for (double px = SL_CAP_MAX; tw > 150 && px >= SL_CAP_MIN; px -= 1)
-		if (side_text(pg, F, px, 0, 0, tw, 0) <= bottom - top) {
+		if (side_column(pg, F, px, qcol, 0, 0, tw, 0) <= bottom - top) {
 			*vo = best;
 			*ko = bk;
 			*pxo = px;
@@ -1649,8 +1747,32 @@ static double side_option(page *pg, const figtext *F, double top, double bottom,
 typedef struct figplan {
 	double top, bottom, lh, ah, ch, room;
 	int v, sv, beside;
+	int qcol;                 /* beside, the questions in the text's column (the figure down
+	                           * to the page's foot) */
 	double k, sk, spx;
 } figplan;
+
+/* The best of F's figure beside its text at type tmin or more: the questions at the foot of the
+ * page, or in the text's column where that gives the figure larger type; the data's area (0:
+ * none), the layout, its scale, the text's size and where the questions go in *P. */
+static double side_best(page *pg, const figtext *F, const figplan *P, double tmin, int *sv, double *sk, double *spx,
+                        int *qcol)
+{
+	double a = 0, a2, k2, px2, foot = pg->H - 8;
+	int v2;
+	*qcol = 0;
+	if (F->nl || F->na)
+		a = side_option(pg, F, P->top, P->bottom, P->ch, tmin, 0, sv, sk, spx);
+	if (F->qs && (a2 = side_option(pg, F, P->top, foot, P->ch, tmin, 1, &v2, &k2, &px2)) > 0 &&
+	    (a <= 0 || type_pt(&F->fig->v[v2], k2) > 1.01 * type_pt(&F->fig->v[*sv], *sk))) {
+		a = a2;
+		*sv = v2;
+		*sk = k2;
+		*spx = px2;
+		*qcol = 1;
+	}
+	return a;
+}
 
 static void fig_plan(page *pg, const char *head, const figtext *F, double px, int side, figplan *P)
 {
@@ -1667,14 +1789,22 @@ static void fig_plan(page *pg, const char *head, const figtext *F, double px, in
 	if (!side)
 		return;
 	double stacked = 0, beside = 0;
-	P->v = P->room > 40 ? best_variant(F->fig, w, P->room, &P->k) : -1;
+	/* (no layout at type_floor: v is -1, the text does not fit here; fig_slide draws the
+	 * figure all the same where a plan put it there: a lead-in) */
+	P->v = P->room > 40 ? best_variant(F->fig, w, P->room, type_floor(F), &P->k) : -1;
+	if (P->v >= 0 && F->fig->v[P->v].lost > F->fig->least)
+		P->v = -1; /* (nor there if it leaves out more than alone) */
 	if (P->v >= 0)
 		stacked = data_area(&F->fig->v[P->v], P->k);
-	if (F->nl || F->na)
-		beside = side_option(pg, F, P->top, P->bottom, P->ch, &P->sv, &P->sk, &P->spx);
-	/* beside the text where that leaves out less, or as much and gives the data more room */
-	P->beside = beside > 0 && P->sk >= SL_FIG_KEEP * F->fig->k_alone && (P->v < 0 || F->fig->v[P->sv].lost < F->fig->v[P->v].lost ||
-	                           (F->fig->v[P->sv].lost == F->fig->v[P->v].lost && beside > 1.15 * stacked));
+	beside = side_best(pg, F, P, (F->qs ? SL_TYPE_KEEP_Q : SL_TYPE_SIDE) * fmin(SL_TYPE_MIN, F->fig->t_alone), &P->sv,
+	                   &P->sk, &P->spx, &P->qcol);
+	/* beside the text where that leaves out less, or as much and gives the data more room, its
+	 * type not much less than stacked */
+	const rec *r = F->fig;
+	P->beside = beside > 0 && P->sk >= SL_FIG_KEEP * r->k_alone &&
+	            (P->v < 0 || r->v[P->sv].lost < r->v[P->v].lost ||
+	             (r->v[P->sv].lost == r->v[P->v].lost && beside > 1.15 * stacked &&
+	              type_pt(&r->v[P->sv], P->sk) >= SL_TYPE_KEEP * type_pt(&r->v[P->v], P->k)));
 }
 
 static double fig_slide(page *pg, const char *head, const figtext *F, double px, int draw)
@@ -1686,14 +1816,24 @@ static double fig_slide(page *pg, const char *head, const figtext *F, double px,
 	if (!draw)
 		return room;
 	slide_heading(pg, head, 1);
-	slide_questions(pg, F->qs, SL_Q_FIG, 1);
 	double k = P.k, sk = P.sk, spx = P.spx;
-	int v = P.v, sv = P.sv;
-	if (P.beside) {
-		double fw = F->fig->v[sv].W * sk, fh = F->fig->v[sv].H * sk, y = top + (bottom - top - ch - fh) / 2;
+	int v = P.v, sv = P.sv, beside = P.beside, qcol = P.qcol;
+	if (!beside && v < 0 && room > 40) {
+		/* text a plan put here all the same (a lead-in) leaves the figure under type_floor:
+		 * stacked or beside it, whichever keeps the larger type */
+		v = best_variant(F->fig, w, room, 0, &k);
+		beside = side_best(pg, F, &P, 0, &sv, &sk, &spx, &qcol) > 0 &&
+		         (v < 0 || (F->fig->v[sv].lost <= F->fig->v[v].lost &&
+		                    type_pt(&F->fig->v[sv], sk) > 1.02 * type_pt(&F->fig->v[v], k)));
+	}
+	if (!beside || !qcol)
+		slide_questions(pg, F->qs, SL_Q_FIG, 1);
+	if (beside) {
+		double b = qcol ? pg->H - 8 : bottom;
+		double fw = F->fig->v[sv].W * sk, fh = F->fig->v[sv].H * sk, y = top + (b - top - ch - fh) / 2;
 		place_fig(pg, F->fig->v[sv].s, m, y, fw, fh);
 		cmd_line(pg, F->cmd, m, y + fh + 3, fw, 1);
-		side_text(pg, F, spx, m + fw + 14, top + 4, w - fw - 14, 1);
+		side_column(pg, F, spx, qcol, m + fw + 14, top + 4, w - fw - 14, 1);
 	} else if (v >= 0) {
 		if (F->nl)
 			body(pg, F->lead, F->nl, px, 0, m + 4, top, w - 8, 1);
@@ -1719,11 +1859,14 @@ static double fig_text_px(page *pg, const char *head, const figtext *F)
 	if (!F->nl && !F->na)
 		return SL_CAP_MIN;
 	const double w = pg->W - 2 * SL_SIDE;
-	double least = fig_slide(pg, head, F, SL_CAP_MIN, 0), k0 = 0, k;
+	double least = fig_slide(pg, head, F, SL_CAP_MIN, 0), k0 = 0, k, tmin = type_floor(F);
 	/* the figure's type counts as much as its room: the larger text only where the figure's
-	 * scale stays within 5% of what the smallest text leaves it, it leaves out no more, and a
-	 * line plot keeps SL_PLOT_MIN of the page (or what it had) */
-	int v0 = least > 40 ? best_variant(F->fig, w, least, &k0) : -1, v;
+	 * type stays within 5% of what the smallest text leaves it (and at type_floor where that
+	 * left it there), it leaves out no more, and a line plot keeps SL_PLOT_MIN of the page (or
+	 * what it had) */
+	int v0 = least > 40 ? best_variant(F->fig, w, least, tmin, &k0) : -1, v;
+	if (v0 < 0 && least > 40)
+		v0 = best_variant(F->fig, w, least, tmin = 0, &k0);
 	const lay_v *l0 = v0 >= 0 ? &F->fig->v[v0] : NULL;
 	for (double px = SL_CAP_MAX; px > SL_CAP_MIN; px -= 1) {
 		double room = fig_slide(pg, head, F, px, 0);
@@ -1731,7 +1874,8 @@ static double fig_text_px(page *pg, const char *head, const figtext *F)
 			continue;
 		if (!l0)
 			return px;
-		if ((v = best_variant(F->fig, w, room, &k)) < 0 || k < 0.95 * k0 || F->fig->v[v].lost > l0->lost)
+		if ((v = best_variant(F->fig, w, room, tmin, &k)) < 0 || type_pt(&F->fig->v[v], k) < 0.95 * type_pt(l0, k0) ||
+		    F->fig->v[v].lost > l0->lost)
 			continue;
 		if (F->fig->kind == GB_FIG_LINES &&
 		    F->fig->v[v].box.h * k < fmin(SL_PLOT_MIN * pg->H, 0.97 * l0->box.h * k0))

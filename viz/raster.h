@@ -39,7 +39,8 @@ typedef struct gb_raster_opts {
  * cell. For a heatmap, strip row, bar chart or line plot, `plot` is its data area; cell (r, c)
  * of a heatmap covers x in [plot.x + c*plot.w/cols, plot.x + (c+1)*plot.w/cols) (integer
  * division), likewise y with rows. For a grid, `plot` is panel 0's cells, and panel p (at grid
- * column p % grid_cols, row p / grid_cols) is offset by (dx * column, dy * row). Every
+ * column p % grid_cols, row p / grid_cols) is offset by (dx * column, dy * row), its block's
+ * block_dx too where rows stand side by side (gb_raster_panel_xy). Every
  * heatmap (each panel of a grid) has a gray (#999999) outline just outside its cells,
  * max(1, round(scale)) pixels wide, so light cells at the edge do not melt into the page. */
 typedef struct gb_rect {
@@ -49,7 +50,12 @@ typedef struct gb_rect {
 typedef struct gb_raster_info {
 	gb_rect plot;
 	int dx, dy;               /* grid panel pitch */
-	int grid_cols;            /* grid columns actually used */
+	int grid_cols;            /* grid columns actually used (in a block: see grid_blocks) */
+	int grid_rows;            /* grid rows (in a block) */
+	int grid_blocks;          /* blocks of rows side by side (figure.h's grid_wrap; 0 or 1:
+	                           * none): block b holds rows [b * grid_rows, (b + 1) * grid_rows)
+	                           * of the figure's grid, block_dx pixels right of block b - 1 */
+	int block_dx;
 	gb_rect colorbar;         /* the colour ramp itself (0 size when none) */
 	gb_rect title;            /* title box (0 size when none) */
 	int n_bad;                /* NaN / inf values found (not the -inf of a masked figure) */
@@ -80,6 +86,10 @@ typedef struct gb_raster_info {
 	gb_rect lines_q, lines_k;
 	int lines_px;
 } gb_raster_info;
+
+/* Where the cells of panel p of a grid begin, in output pixels, as the layout measured it into
+ * in (blocks of rows side by side included). */
+void gb_raster_panel_xy(const gb_raster_info *in, int p, int *x, int *y);
 
 /* Renders f at opts' size into out (allocated here; free with gb_canvas_free). info may be
  * NULL. Fails on a malformed figure (e.g. no values) or a missing font. */

@@ -1,6 +1,8 @@
 /* raster_cells.c — what a heatmap draws inside and beside its cells: each cell in its value's
  * colour; in it, when the figure asks and the cell is big enough for TEXT_MIN, its number or
- * its short text (the logit lens's top token), in black or white by the cell's lightness; and
+ * its short text (the logit lens's top token), in black or white by the cell's lightness (the
+ * numbers a figure asks for that its cells are too small to print are counted as cut, so a
+ * slide takes the layout that prints them where it has one); and
  * the side columns right of the rows (layer norm's mean and variance), plain numbers under a
  * title, not on the colour scale. A cell text too long for its cell at TEXT_MIN goes on two
  * lines, broken at a mark ("<|endoftext" / "|>", never inside a word), where the cell is tall
@@ -36,6 +38,22 @@ int gb_cells_want_numbers(const gb_figure *const *panels, int n, int numbers)
 				return 1;
 	}
 	return 0;
+}
+
+/* How many cells of the panels would print their number (what gb_cells_want_numbers asks
+ * about): every cell of a figure with numbers and no texts, the cells a figure with texts left
+ * empty, but a hidden weight (a masked cell of a figure that greys them) in neither. */
+int gb_cells_numbers_n(const gb_figure *const *panels, int n, int numbers)
+{
+	int k = 0;
+	for (int p = 0; p < n; p++) {
+		const gb_figure *m = panels[p];
+		if (!m->cell_text && !numbers)
+			continue;
+		for (size_t i = 0; i < (size_t)m->rows * m->cols; i++)
+			k += !has_text(m, i) && !((m->mask_zero || m->mask_what[0]) && gb_fig_is_masked(m, m, m->values[i]));
+	}
+	return k;
 }
 
 static int number_chars(const gb_figure *m, int precision)

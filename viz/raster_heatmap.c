@@ -17,7 +17,10 @@
 
 typedef struct block {
 	const gb_figure *const *panels;
-	int n, gc, gr;            /* panels, grid columns and rows */
+	int n, gc, gr;            /* panels, grid columns and rows (on the page) */
+	int gc0, nb;              /* a block's columns (the figure's grid_cols) and the blocks side
+	                           * by side (1: the grid as the figure has it; figure.h's
+	                           * grid_wrap): block b holds the figure's rows [b*gr, (b+1)*gr) */
 	int rows, cols;           /* the largest panel's shape: every slot is this big */
 	int titles;               /* panels have titles above them */
 	int title_lines;          /* in lines: 2 when a title does not fit its panel on one */
@@ -47,12 +50,28 @@ static double text_cell_w(const lay *L, const block *B)
 	return m > 0 ? (m + 2 * L->s) / 0.92 + 1 : 0; /* as gb_cells_text_px measures the room */
 }
 
+/* The width between blocks beyond a gap between panels: half again as wide as the gaps, so a
+ * block's rows read as rows of their own. */
+static double blocks_extra(const block *B, double gapx)
+{
+	return B->nb > 1 ? (B->nb - 1) * 1.5 * gapx : 0;
+}
+
+/* Where panel i goes: its column and row of panels on the page, and its block. */
+static void slot(const block *B, int i, int *gx, int *gy, int *b)
+{
+	int r = i / B->gc0;
+	*b = r / B->gr;
+	*gx = *b * B->gc0 + i % B->gc0;
+	*gy = r % B->gr;
+}
+
 static void size_cells(const lay *L, const block *B, double aw, double ah, double gapx, double gapy,
                        double pt_h, double *cw, double *ch)
 {
 	double nc = (double)B->gc * B->cols, nr = (double)B->gr * B->rows, s = L->s;
 	double cwm = aw / nc, chm = ah / nr;
-	double between_x = (B->gc - 1) * gapx, between_y = (B->gr - 1) * (gapy + pt_h);
+	double between_x = (B->gc - 1) * gapx + blocks_extra(B, gapx), between_y = (B->gr - 1) * (gapy + pt_h);
 	double cw_aim = (BAR_AIM * L->W - between_x) / nc, ch_aim = (BAR_AIM * L->H - between_y) / nr;
 	double cap = fmax(180 * s, fmax(cw_aim, ch_aim));
 	double sq = fmin(fmin(cwm, chm), cap), sqd = sq >= 12 ? floor(sq) : sq; /* as drawn */
@@ -60,7 +79,7 @@ static void size_cells(const lay *L, const block *B, double aw, double ah, doubl
 		*cw = fmin(cwm, fmax(fmax(sq, text_cell_w(L, B)), fmax(180 * s, cw_aim)));
 		*ch = fmin(chm, fmax(sq, fmax(180 * s, ch_aim)));
 	} else if ((nc * sqd + between_x >= BAR_SHARE * L->W && nr * sqd + between_y >= BAR_SHARE * L->H) ||
-	           (B->gr > 1 && B->gc > 1)) {
+	           ((B->gr > 1 || B->nb > 1) && B->gc > 1)) {
 		/* square cells; small multiples of token x token maps in rows and columns (the model
 		 * view's layers x heads) stay square too, using the height: a map squashed to 2.5
 		 * times as wide as tall hid its diagonals */
@@ -212,7 +231,7 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 		left = fmax(left, gb_axis_cols_overhang(L, &ca, cw));
 		if (own_rows)
 			gapx = fmax(20 * s, left + 8 * s);
-		aw = CW - left - side_w - cb_w - (B->gc - 1) * gapx;
+		aw = CW - left - side_w - cb_w - (B->gc - 1) * gapx - blocks_extra(B, gapx);
 		ah = CH - B->gr * pt_h - (B->gr - 1) * gapy - bottom - side_h;
 		if (aw <= 0 || ah <= 0) {
 			rc = too_small(B, err);
@@ -236,7 +255,7 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 		bottom = gb_axis_cols_height(L, &ca) + ct_h;
 		if (own_rows)
 			gapx = fmax(20 * s, left + 8 * s);
-		aw = CW - left - side_w - cb_w - (B->gc - 1) * gapx;
+		aw = CW - left - side_w - cb_w - (B->gc - 1) * gapx - blocks_extra(B, gapx);
 		ah = CH - B->gr * pt_h - (B->gr - 1) * gapy - bottom - side_h;
 		if (aw <= 0 || ah <= 0) {
 			rc = too_small(B, err);
@@ -267,8 +286,11 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 	}
 	gb_axis_finish(L, &ra);
 	gb_axis_finish(L, &ca);
-	if (gb_cells_want_numbers(B->panels, B->n, f->numbers || (grid && p0->numbers)))
+	if (gb_cells_want_numbers(B->panels, B->n, f->numbers || (grid && p0->numbers))) {
 		npx = gb_cells_numbers_px(L, B->panels, B->n, (double)pw / B->cols, (double)ph / B->rows, f->precision);
+		if (!npx) /* numbers asked for and left out: cut, every one */
+			L->cut += gb_cells_numbers_n(B->panels, B->n, f->numbers || (grid && p0->numbers));
+	}
 	tpx = gb_cells_text_px(L, B->panels, B->n, (double)pw / B->cols, (double)ph / B->rows);
 	if (tpx && npx > tpx) /* a number among texts is no louder than they are */
 		npx = tpx;
@@ -280,7 +302,7 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 			goto out;
 		}
 	/* centre the whole block in the content box */
-	bw = left + B->gc * (double)pw + (B->gc - 1) * gapx + side_w + cb_w;
+	bw = left + B->gc * (double)pw + (B->gc - 1) * gapx + blocks_extra(B, gapx) + side_w + cb_w;
 	bh = side_h + B->gr * (pt_h + ph) + (B->gr - 1) * gapy + bottom;
 	bx = floor(L->x0 + (CW - bw) / 2 + left);
 	by = floor(L->y0 + (CH - bh) / 2 + side_h + pt_h);
@@ -305,13 +327,15 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 	}
 	for (int i = 0; i < B->n; i++) {
 		const gb_figure *m = B->panels[i];
-		int gx = i % B->gc, gy = i / B->gc;
-		int x = (int)(bx + gx * (pw + gapx)), y = (int)(by + gy * (ph + pt_h + gapy));
+		int gx, gy, blk;
+		slot(B, i, &gx, &gy, &blk);
+		int x = (int)(bx + gx * (pw + gapx) + blocks_extra(B, gapx) / (B->nb > 1 ? B->nb - 1 : 1) * blk);
+		int y = (int)(by + gy * (ph + pt_h + gapy));
 		int mpw = cwi ? m->cols * cwi : pw * m->cols / B->cols;
 		int mph = chi ? m->rows * chi : ph * m->rows / B->rows;
 		if (grid && f->panel_fill)
 			mpw = pw, mph = ph;
-		int last_in_column = i + B->gc >= B->n;
+		int last_in_column = gy == B->gr - 1 || i + B->gc0 >= B->n;
 		if (B->titles && m->title && B->title_lines > 1) {
 			wrapped w;
 			int tpx2 = gb_lay_fit_lines(L, GB_FACE_SANS, title_px, title_px, m->title, pw + TITLE_OVER * gapx, 2, &w);
@@ -368,11 +392,14 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 				L->info->plot = (gb_rect){ x, y, mpw, mph };
 				L->info->dx = (int)(pw + gapx);
 				L->info->dy = (int)(ph + pt_h + gapy);
+				L->info->grid_rows = B->gr;
+				L->info->grid_blocks = B->nb;
+				L->info->block_dx = (int)(B->gc0 * (pw + gapx) + (B->nb > 1 ? 1.5 * gapx : 0));
 			}
 		}
 	}
 	{
-		double gw = B->gc * (double)pw + (B->gc - 1) * gapx, gh = B->gr * (ph + pt_h) + (B->gr - 1) * gapy - pt_h;
+		double gw = B->gc * (double)pw + (B->gc - 1) * gapx + blocks_extra(B, gapx), gh = B->gr * (ph + pt_h) + (B->gr - 1) * gapy - pt_h;
 		int apx = spx(L, AXIS_PX);
 		if (p0->row_title && !own_titles)
 			gb_lay_text_fit(L, GB_FACE_SANS, apx, bx - left + 0.95 * apx, by + gh / 2, 90, GB_ANCHOR_MIDDLE,
@@ -389,7 +416,7 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 		}
 	}
 	if (L->info) {
-		L->info->grid_cols = B->gc;
+		L->info->grid_cols = B->gc0;
 		L->info->numbers_shown = npx > 0;
 		L->info->cell_text_px = tpx ? tpx : npx;
 		L->info->label_stride = ra.stride;
@@ -451,11 +478,55 @@ int gb_lay_draw_heatmap(lay *L, gb_verr *err)
 	if (check_matrix(L->f, err))
 		return -1;
 	B.panels = one;
-	B.n = B.gc = B.gr = 1;
+	B.n = B.gc = B.gr = B.gc0 = B.nb = 1;
 	B.rows = L->f->rows;
 	B.cols = L->f->cols;
 	B.square = squarish(L->f);
 	return draw_fitting(L, &B, err);
+}
+
+/* The painter that measures and draws nothing (a layout tried before it is drawn). */
+static void no_rect(void *ctx, double x, double y, double w, double h, const uint8_t rgb[3])
+{
+	(void)ctx, (void)x, (void)y, (void)w, (void)h, (void)rgb;
+}
+
+static void no_text(void *ctx, int face, int px, double x, double y, double angle, int anchor, const char *s,
+                    const uint8_t rgb[3])
+{
+	(void)ctx, (void)face, (void)px, (void)x, (void)y, (void)angle, (void)anchor, (void)s, (void)rgb;
+}
+
+static void no_line(void *ctx, const double *xy, int n, double width, const uint8_t rgb[3])
+{
+	(void)ctx, (void)xy, (void)n, (void)width, (void)rgb;
+}
+
+static void no_ramp(void *ctx, double x, double y, double w, double h, int cmap, double t0, double t1)
+{
+	(void)ctx, (void)x, (void)y, (void)w, (void)h, (void)cmap, (void)t0, (void)t1;
+}
+
+/* B laid out on L's page without drawing: the area of a cell (0: it does not fit), and in *lost
+ * what it leaves out (texts cut, labels thinned on an axis of at most 64). */
+static double try_block(lay *L, const block *B, int *lost)
+{
+	gb_painter quiet = { L->p->ctx, L->p->text_width, no_rect, no_text, no_line, no_ramp, NULL, 0 };
+	gb_raster_info in;
+	gb_verr e;
+	lay M = *L;
+	M.p = &quiet;
+	M.info = &in;
+	M.cut = 0;
+	memset(&in, 0, sizeof in);
+	if (draw_fitting(&M, B, &e))
+		return 0;
+	*lost = M.cut;
+	if (in.row_labels_total <= 64)
+		*lost += in.row_labels_total - in.row_labels_shown;
+	if (in.col_labels_total <= 64)
+		*lost += in.col_labels_total - in.col_labels_shown;
+	return (double)in.plot.w * in.plot.h / ((double)B->panels[0]->rows * B->panels[0]->cols);
 }
 
 int gb_lay_draw_grid(lay *L, gb_verr *err)
@@ -479,5 +550,27 @@ int gb_lay_draw_grid(lay *L, gb_verr *err)
 	B.gc = f->grid_cols > 0 ? f->grid_cols : (int)ceil(sqrt((double)B.n));
 	B.gc = B.gc > B.n ? B.n : B.gc;
 	B.gr = (B.n + B.gc - 1) / B.gc;
+	B.gc0 = B.gc;
+	B.nb = 1;
+	/* rows of panels side by side, in blocks, where that makes the cells larger and leaves out
+	 * no more (the model view's four layers on a slide: two blocks of two) */
+	if (f->grid_wrap && B.gr > 1) {
+		block T = B;
+		int lost0 = 0, lost;
+		double a0 = try_block(L, &B, &lost0), best = a0;
+		for (int nb = 2; nb <= T.gr; nb++) {
+			if (T.gr % nb)
+				continue;
+			block W = T;
+			W.nb = nb;
+			W.gc = T.gc0 * nb;
+			W.gr = T.gr / nb;
+			double a = try_block(L, &W, &lost);
+			if (a > 1.02 * best && (a0 <= 0 || lost <= lost0)) {
+				best = a;
+				B = W;
+			}
+		}
+	}
 	return draw_fitting(L, &B, err);
 }

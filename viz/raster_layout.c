@@ -415,6 +415,17 @@ void gb_lay_outline(lay *L, int x, int y, int w, int h)
 /* Longest printed number of a matrix, in characters. */
 /* ---- entry points ---------------------------------------------------------------------------- */
 
+void gb_raster_panel_xy(const gb_raster_info *in, int p, int *x, int *y)
+{
+	int gc = in->grid_cols > 0 ? in->grid_cols : 1, r = p / gc, b = 0;
+	if (in->grid_blocks > 1 && in->grid_rows > 0) {
+		b = r / in->grid_rows;
+		r %= in->grid_rows;
+	}
+	*x = in->plot.x + b * in->block_dx + (p % gc) * in->dx;
+	*y = in->plot.y + r * in->dy;
+}
+
 void gb_layout_report_make(const gb_figure *f, const gb_raster_info *in, gb_layout_report *r)
 {
 	r->keys[0] = "Kind";

@@ -181,6 +181,7 @@ void gb_axis_draw_cols(lay *L, const gb_axis *a, double x, double y, double pitc
 /* raster_cells.c: what goes inside a heatmap's cells (colours, numbers, short texts) and the
  * side columns beside its rows */
 int gb_cells_want_numbers(const gb_figure *const *panels, int n, int numbers);
+int gb_cells_numbers_n(const gb_figure *const *panels, int n, int numbers);
 int gb_cells_numbers_px(lay *L, const gb_figure *const *panels, int n, double cw, double ch, int precision);
 int gb_cells_text_px(lay *L, const gb_figure *const *panels, int n, double cw, double ch);
 void gb_cells_draw(lay *L, const gb_figure *m, int x, int y, int pw, int ph, int npx, int tpx, int precision);

@@ -416,8 +416,8 @@ void gb_window_set_hover(gb_window *g, const gb_hit *hit)
 			cy = in->plot.y + (int)(((long)hit->row * 2 + 1) * in->plot.h / (2L * g->fig->rows));
 		} else if (g->fig->kind == GB_FIG_GRID && hit->panel >= 0 && hit->panel < g->fig->n_panels) {
 			const gb_figure *m = g->fig->panels[hit->panel], *p0 = g->fig->panels[0];
-			int gc = in->grid_cols > 0 ? in->grid_cols : 1;
-			int px = in->plot.x + (hit->panel % gc) * in->dx, py = in->plot.y + (hit->panel / gc) * in->dy;
+			int px, py;
+			gb_raster_panel_xy(in, hit->panel, &px, &py);
 			int pw = (int)((long)in->plot.w * m->cols / p0->cols), ph = (int)((long)in->plot.h * m->rows / p0->rows);
 			cx = hit->col >= 0 ? px + (int)(((long)hit->col * 2 + 1) * pw / (2L * m->cols)) : px + pw / 2;
 			cy = hit->row >= 0 ? py + (int)(((long)hit->row * 2 + 1) * ph / (2L * m->rows)) : py - 1;

@@ -223,10 +223,10 @@ int gb_win_hit(const gb_figure *f, const gb_raster_info *info, int x, int y, gb_
 			                        (int)((long)(hit->row + 1) * p->h / f->rows - (long)hit->row * p->h / f->rows) };
 	} else if (f->kind == GB_FIG_GRID && f->n_panels > 0 && info->plot.w > 0) {
 		const gb_figure *p0 = f->panels[0];
-		int gc = info->grid_cols > 0 ? info->grid_cols : 1;
 		for (int i = 0; i < f->n_panels; i++) {
 			const gb_figure *m = f->panels[i];
-			int px = info->plot.x + (i % gc) * info->dx, py = info->plot.y + (i / gc) * info->dy;
+			int px, py;
+			gb_raster_panel_xy(info, i, &px, &py);
 			int pw = p0->cols > 0 ? (int)((long)info->plot.w * m->cols / p0->cols) : info->plot.w;
 			int ph = p0->rows > 0 ? (int)((long)info->plot.h * m->rows / p0->rows) : info->plot.h;
 			/* the panel's slot: its cells and its title above them */
