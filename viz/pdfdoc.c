@@ -1153,7 +1153,6 @@ typedef struct plan {
 	int n_figs;
 	int *fig_of;              /* (n_slides) each slide's figure, or -1: a slide of text, or
 	                           * -2 - f: figure f again, over its questions */
-	int reprise;              /* fits_k: for a figure shown again (its lead-in left out) */
 	int n_slides;
 	int oom;
 } plan;
@@ -1948,22 +1947,24 @@ static int short_literal(const piece *p)
  * than the room allows cuts labels: a taller one shrinks), everything it shows on a slide of
  * its own, and a line plot SL_PLOT_MIN of the page's height (review 4: a chart squashed to a
  * fifth of the slide by the prose and questions under it). */
-static int fits_k(page *pg, plan *P, const char *head, int f, const int *idx, int m, double share, double keep);
+static int fits_k(page *pg, plan *P, const char *head, int f, const int *idx, int m, double share, double keep,
+                  int with_lead);
 
 static int fits(page *pg, plan *P, const char *head, int f, const int *idx, int m, double share)
 {
-	return fits_k(pg, P, head, f, idx, m, share, 0);
+	return fits_k(pg, P, head, f, idx, m, share, 0, 1);
 }
 
 /* fits, the figure keeping the share keep of its scale alone (0: SL_FIG_KEEP, or SL_FIG_KEEP_Q
- * with questions) */
-static int fits_k(page *pg, plan *P, const char *head, int f, const int *idx, int m, double share, double keep)
+ * with questions), the lead-in above it counted unless with_lead is 0 (the figure shown again) */
+static int fits_k(page *pg, plan *P, const char *head, int f, const int *idx, int m, double share, double keep,
+                  int with_lead)
 {
 	piece **lead = malloc(sizeof *lead * (size_t)(P->n + 1)), **after = malloc(sizeof *after * (size_t)(m + 1));
 	figtext F = { P->figs[f], P->cmds[f], lead, after, 0, 0, NULL };
 	int ok = 0;
 	if (lead && after) {
-		for (int i = 0; i < P->n && !P->reprise; i++)
+		for (int i = 0; i < P->n && with_lead; i++)
 			if (P->p[i].seg == f && P->p[i].role == R_LEAD)
 				lead[F.nl++] = &P->p[i];
 		for (int j = 0; j < m; j++)
@@ -1978,7 +1979,8 @@ static int fits_k(page *pg, plan *P, const char *head, int f, const int *idx, in
 		/* and it leaves out no more than on a slide of its own (every row of the layer norm's
 		 * map named), and a line plot keeps SL_PLOT_MIN of the page's height for its lines;
 		 * beside its text, at SL_K_FIT and leaving out no more */
-		double kmin = fmax(SL_K_FIT, fmin(SL_K_READ, (keep > 0 ? keep : qs ? SL_FIG_KEEP_Q : SL_FIG_KEEP) * F.fig->k_alone));
+		double kk = (keep > 0 ? keep : qs ? SL_FIG_KEEP_Q : SL_FIG_KEEP) * F.fig->k_alone;
+		double kmin = fmax(SL_K_FIT, fmin(SL_K_READ, kk));
 		/* a line plot: SL_PLOT_MIN of the page, or most of what it has alone when it has less
 		 * (a short plot over a wide legend: the gradients per layer) */
 		double plot_min = (keep == SL_FIG_KEEP_SHORT ? SL_PLOT_MIN_SHORT : SL_PLOT_MIN) * pg->H;
@@ -1994,7 +1996,7 @@ static int fits_k(page *pg, plan *P, const char *head, int f, const int *idx, in
 			plot_min = 0; /* nothing under it: as it is alone */
 		if (Pl.beside) /* (beside a column of text at the scale it keeps alone: SL_K_READ is for
 		                * text under it, where it keeps the slide's width) */
-			ok = Pl.sk >= fmax(SL_K_FIT, (keep > 0 ? keep : qs ? SL_FIG_KEEP_Q : SL_FIG_KEEP) * F.fig->k_alone) &&
+			ok = Pl.sk >= fmax(SL_K_FIT, kk) &&
 			     F.fig->v[Pl.sv].lost <= F.fig->least;
 		else
 			ok = v >= 0 && room >= share * pg->H && k >= kmin && F.fig->v[v].lost <= F.fig->least &&
@@ -2169,7 +2171,7 @@ static void plan_slides(plan *P, page *pg, const char *head)
 			while (qa > 0 && P->p[idx[qa - 1]].kind == P_QUESTION)
 				qa--;
 			if (only_q && allowed - qa <= 2 && chars < 400 &&
-			    fits_k(pg, P, head, f, idx, allowed, SL_FIG_MIN_SHORT, SL_FIG_KEEP_SHORT))
+			    fits_k(pg, P, head, f, idx, allowed, SL_FIG_MIN_SHORT, SL_FIG_KEEP_SHORT, 1))
 				m = allowed;
 			else if (only_q)
 				m = qa;
@@ -2199,7 +2201,7 @@ static void plan_slides(plan *P, page *pg, const char *head)
 			/* (not a paragraph that introduces what comes after it: "... beside the source
 			 * characters:" stays with the printout) */
 			if (!q && lines <= SL_SHORT_LINES && open_end(P->p[idx[n - 1]].text) != 1 &&
-			    fits_k(pg, P, head, f, idx, n, SL_FIG_MIN_SHORT, SL_FIG_KEEP_SHORT))
+			    fits_k(pg, P, head, f, idx, n, SL_FIG_MIN_SHORT, SL_FIG_KEEP_SHORT, 1))
 				m = n;
 		}
 		/* a paragraph that introduces what comes after it (a colon) goes with that, not under
@@ -2223,13 +2225,11 @@ static void plan_slides(plan *P, page *pg, const char *head)
 				      P->p[idx[g]].kind == P_ITEM || short_literal(&P->p[idx[g]]);
 				g++;
 			}
-			P->reprise = 1;
-			if (q && ok && fits_k(pg, P, head, f, idx + m, g - m, SL_REPRISE_MIN, SL_FIG_KEEP_SHORT)) {
+			if (q && ok && fits_k(pg, P, head, f, idx + m, g - m, SL_REPRISE_MIN, SL_FIG_KEEP_SHORT, 0)) {
 				P->fig_of[sl0] = -2 - f; /* (a figure shown again: -2 - f) */
 				for (int j = m; j < g; j++)
 					P->p[idx[j]].role = P->p[idx[j]].kind == P_QUESTION ? R_BODY : R_AFTER;
 			}
-			P->reprise = 0;
 		}
 	}
 	free(idx);
