@@ -298,10 +298,12 @@ int gb_fwd_attention(fctx *f, const gb_attn_w *a, const char *name, const attn_i
 	int Tq = in->Tq, Tk = in->Tk, qw = H * E, kw = K * E;
 	const float *qs, *ks = NULL, *vs = NULL;
 	int qst, kst = kw, qo = 0, ko = 0, vo = 0;
-	/* A prefill on the fast tables with a key/value head per query head: each head's task
-	 * computes its own columns of the projections (proj_cols) before its attention, one parallel
-	 * region instead of two, and the columns a head reads are where its thread wrote them. */
-	int own = f->k->matmul_part && Tq >= GB_ROWS_MIN && H >= 2 && K == H &&
+	/* A prefill on the fast tables with a key/value head per query head, on several threads:
+	 * each head's task computes its own columns of the projections (proj_cols) before its
+	 * attention, one parallel region instead of two, and the columns a head reads are where its
+	 * thread wrote them. (On one thread the whole products are a little faster; the numbers are
+	 * the same either way.) */
+	int own = f->k->matmul_part && gb_pool_threads() > 1 && Tq >= GB_ROWS_MIN && H >= 2 && K == H &&
 	          !(in->self && c->attn_kind == GB_ATTN_LINEAR) &&
 	          (a->fused ? a->qkv.w != NULL : a->q.w && (!in->xkv || (a->k.w && a->v.w)));
 	if (own)

@@ -208,7 +208,7 @@ static gb_row_op *row_op(fctx *f, int T, int kind)
 void gb_fwd_lin_rows(fctx *f, float *out, const float *x, int T, const gb_linear *l)
 {
 	gb_row_op *o = NULL;
-	if (f->k->matmul_part && l->w && (size_t)l->in * l->out <= LIN_ROWS_MAX)
+	if (f->k->matmul_part && gb_pool_threads() > 1 && l->w && (size_t)l->in * l->out <= LIN_ROWS_MAX)
 		o = row_op(f, T, ROW_LIN);
 	if (o)
 		o->out = out, o->x = x, o->p = l, o->width = l->out;
