@@ -17,13 +17,26 @@ typedef struct heads_in {
 	int qst, kst, qo, ko, vo;
 	float *q, *k, *v;
 	int Tq, Tk;                 /* the rows computed here */
+	/* When each head computes its own columns of the projections (the fast tables' matmul_part,
+	 * a prefill): the table, and the linear layers that qs, ks and vs are the outputs of. */
+	const gb_kernels *kp;
+	const gb_linear *lq, *lk, *lv;
 } heads_in;
+
+/* Columns [off, off + n) of out (T, l->out) = x (T, l->in) W + b, on this thread: the numbers
+ * the whole product has there. */
+static void proj_cols(const heads_in *p, const float *out, const float *x, int T, const gb_linear *l, int off, int n)
+{
+	p->kp->matmul_part((float *)out, x, l->w, l->b, T, l->in, l->out, l->trans, 0, T, off, off + n);
+}
 
 /* Query head h: its columns, then RoPE. */
 static void prep_q(const heads_in *p, int h)
 {
 	int E = p->c->d_head;
 	float *q = p->q + (size_t)h * p->Tq * E;
+	if (p->kp)
+		proj_cols(p, p->qs, p->in->xq, p->Tq, p->lq, p->qo + h * E, E);
 	for (int t = 0; t < p->Tq; t++)
 		memcpy(q + (size_t)t * E, p->qs + (size_t)t * p->qst + p->qo + h * E, (size_t)E * sizeof(float));
 	if (p->in->self && p->c->pos == GB_POS_ROPE)
@@ -41,6 +54,11 @@ static void prep_kv(const heads_in *p, int h)
 		memcpy(k, in->ck + h * in->cstride, (size_t)Tk * E * sizeof(float));
 		memcpy(v, in->cv + h * in->cstride, (size_t)Tk * E * sizeof(float));
 		return;
+	}
+	if (p->kp) {
+		const float *x = in->xkv ? in->xkv : in->xq;
+		proj_cols(p, p->ks, x, Tk, p->lk, p->ko + h * E, E);
+		proj_cols(p, p->vs, x, Tk, p->lv, p->vo + h * E, E);
 	}
 	for (int t = 0; t < Tk; t++) {
 		memcpy(k + (size_t)t * E, p->ks + (size_t)t * p->kst + p->ko + h * E, (size_t)E * sizeof(float));
@@ -280,29 +298,49 @@ int gb_fwd_attention(fctx *f, const gb_attn_w *a, const char *name, const attn_i
 	int Tq = in->Tq, Tk = in->Tk, qw = H * E, kw = K * E;
 	const float *qs, *ks = NULL, *vs = NULL;
 	int qst, kst = kw, qo = 0, ko = 0, vo = 0;
+	/* A prefill on the fast tables with a key/value head per query head, on several threads:
+	 * each head's task computes its own columns of the projections (proj_cols) before its
+	 * attention, one parallel region instead of two, and the columns a head reads are where its
+	 * thread wrote them. (On one thread the whole products are a little faster; the numbers are
+	 * the same either way.) */
+	int own = f->k->matmul_part && gb_pool_threads() > 1 && Tq >= GB_ROWS_MIN && H >= 2 && K == H &&
+	          !(in->self && c->attn_kind == GB_ATTN_LINEAR) &&
+	          (a->fused ? a->qkv.w != NULL : a->q.w && (!in->xkv || (a->k.w && a->v.w)));
+	if (own)
+		gb_fwd_flush(f); /* what the heads read */
 	if (a->fused) { /* self-attention only: q, k and v all come from xq */
 		float *buf = scratch(f, (size_t)Tq * (qw + 2 * kw));
-		lin(f, buf, in->xq, Tq, &a->qkv);
+		if (!own)
+			lin(f, buf, in->xq, Tq, &a->qkv);
 		qs = ks = vs = buf;
 		qst = kst = qw + 2 * kw;
 		ko = qw;
 		vo = qw + kw;
 	} else {
 		float *qb = scratch(f, (size_t)Tq * qw);
-		lin(f, qb, in->xq, Tq, &a->q);
+		if (!own)
+			lin(f, qb, in->xq, Tq, &a->q);
 		qs = qb;
 		qst = qw;
 		if (in->xkv) {
 			float *kb = scratch(f, (size_t)Tk * kw), *vb = scratch(f, (size_t)Tk * kw);
-			lin(f, kb, in->xkv, Tk, &a->k);
-			lin(f, vb, in->xkv, Tk, &a->v);
+			if (!own) {
+				lin(f, kb, in->xkv, Tk, &a->k);
+				lin(f, vb, in->xkv, Tk, &a->v);
+			}
 			ks = kb, vs = vb;
 		}
 	}
 	float *q = tens(f, 3, SHAPE(H, Tq, E), AXES(GB_AX_HEAD, GB_AX_TOKEN, GB_AX_FEATURE), "%s.q", name);
 	float *k = tens(f, 3, SHAPE(K, Tk, E), AXES(GB_AX_KV_HEAD, GB_AX_TOKEN, GB_AX_FEATURE), "%s.k", name);
 	float *v = tens(f, 3, SHAPE(K, Tk, E), AXES(GB_AX_KV_HEAD, GB_AX_TOKEN, GB_AX_FEATURE), "%s.v", name);
-	heads_in p = { c, in, qs, ks, vs, qst, kst, qo, ko, vo, q, k, v, Tq, Tk };
+	heads_in p = { c, in, qs, ks, vs, qst, kst, qo, ko, vo, q, k, v, Tq, Tk, NULL, NULL, NULL, NULL };
+	if (own) {
+		p.kp = f->k;
+		p.lq = a->fused ? &a->qkv : &a->q;
+		p.lk = a->fused ? &a->qkv : &a->k;
+		p.lv = a->fused ? &a->qkv : &a->v;
+	}
 	/* The keys attended to: kv head h's Tk rows at kall + h * kstr. With a cache, self-attention
 	 * appends its new rows in place and reads every row so far (Tk grows to pos0 + Tk). */
 	const float *kall = k, *vall = v;
@@ -326,7 +364,7 @@ int gb_fwd_attention(fctx *f, const gb_attn_w *a, const char *name, const attn_i
 		merged = softmax_heads(f, a, name, in, &p, kall, vall, kstr, Tk);
 	}
 	float *out = tens(f, TF(Tq, D), "%s.out", name);
-	lin(f, out, merged, Tq, &a->o);
+	gb_fwd_lin_rows(f, out, merged, Tq, &a->o); /* with the residual add and norm after it */
 	return last(f);
 }
 

@@ -84,10 +84,17 @@ void gb_fwd_lin(fctx *f, float *out, const float *x, int T, const gb_linear *l)
  * operation in turn. The numbers are the same: each operation computes a row as it does when
  * it runs on all rows at once. The linear layers stay outside: split by columns, each thread
  * reads half of the weights, which is what the time of a small model's matmuls goes to
- * (split by rows, every thread would read all of them from L3). */
-enum { ROW_NORM, ROW_ADD, ROW_SOFTMAX, ROW_ACT, ROW_MUL, ROW_COLS, ROW_EMBED };
+ * (split by rows, every thread would read all of them from L3). The exception is a product
+ * with few weights (gb_fwd_lin_rows: a tiny model's attention output), which joins the batch
+ * as a row-wise operation, so that the residual add and the norm after it need no parallel
+ * region of their own. */
+enum { ROW_NORM, ROW_ADD, ROW_SOFTMAX, ROW_ACT, ROW_MUL, ROW_COLS, ROW_EMBED, ROW_LIN };
 
-enum { ROWS_MIN = 32 }; /* fewer rows (decoding): each operation as it comes */
+/* A linear layer with at most this many weights may join a batch as a row-wise operation
+ * (gb_fwd_lin_rows): every thread then reads all of them, which a small matrix (a tiny model's
+ * attention output, 128 x 128) costs less than the parallel region of its own it would
+ * take, and than the other thread's half of each row it would have to fetch after it. */
+enum { LIN_ROWS_MAX = 1 << 16 };
 
 /* e (D) = the embedding of token id, times scale; a table kept 16-bit is widened into the row
  * it fills. */
@@ -136,6 +143,11 @@ static void row_run(fctx *f, const gb_row_op *o, int r0, int r1)
 		for (int r = r0; r < r1; r++)
 			embed_row(f, o->out + (size_t)r * d, ((const int *)o->p)[r], o->scale);
 		break;
+	case ROW_LIN: { /* out (T, l->out) = x (T, l->in) W + b, rows [r0, r1) */
+		const gb_linear *l = o->p;
+		k->matmul_part(o->out, o->x, l->w, l->b, f->batch_T, l->in, l->out, l->trans, r0, r1, 0, l->out);
+		break;
+	}
 	}
 }
 
@@ -160,8 +172,13 @@ void gb_fwd_flush(fctx *f)
 	/* a block of rows per thread: the operations are short, and a thread that comes late
 	 * leaves its block to the others */
 	rows_job j = { f, f->batch_T, gb_pool_threads() };
-	if (j.tasks > j.T / (ROWS_MIN / 2))
-		j.tasks = j.T / (ROWS_MIN / 2);
+	int lin = 0;
+	for (int i = 0; i < f->n_ops; i++)
+		lin |= f->ops[i].kind == ROW_LIN;
+	if (j.tasks > j.T / (GB_ROWS_MIN / 2))
+		j.tasks = j.T / (GB_ROWS_MIN / 2);
+	else if (lin && j.tasks > 1) /* blocks of at most 16 rows: the product reads W in place, unpacked */
+		j.tasks = ((j.T + 15) / 16 + j.tasks - 1) / j.tasks * j.tasks;
 	if (j.tasks < 2) {
 		j.tasks = 1;
 		rows_task(&j, 0, 0);
@@ -175,7 +192,7 @@ void gb_fwd_flush(fctx *f)
  * batch, or T is short); either way, what it may read from the batch is computed. */
 static gb_row_op *row_op(fctx *f, int T, int kind)
 {
-	if (!f->batch || T < ROWS_MIN) {
+	if (!f->batch || T < GB_ROWS_MIN) {
 		gb_fwd_flush(f);
 		return NULL;
 	}
@@ -186,6 +203,17 @@ static gb_row_op *row_op(fctx *f, int T, int kind)
 	memset(o, 0, sizeof *o);
 	o->kind = kind;
 	return o;
+}
+
+void gb_fwd_lin_rows(fctx *f, float *out, const float *x, int T, const gb_linear *l)
+{
+	gb_row_op *o = NULL;
+	if (f->k->matmul_part && gb_pool_threads() > 1 && l->w && (size_t)l->in * l->out <= LIN_ROWS_MAX)
+		o = row_op(f, T, ROW_LIN);
+	if (o)
+		o->out = out, o->x = x, o->p = l, o->width = l->out;
+	else
+		lin(f, out, x, T, l);
 }
 
 /* out = x W + b and act_out = act(out): in one pass where the table has matmul_act (the same

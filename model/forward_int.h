@@ -12,6 +12,8 @@
  * row i of its inputs alone, so a batch runs as one parallel region, each task taking every
  * operation in turn on its own block of rows. */
 enum { GB_ROW_OPS = 48 };
+/* Fewer rows than this (decoding) run each operation as it comes, and each product whole. */
+enum { GB_ROWS_MIN = 32 };
 
 typedef struct gb_row_op {
 	int kind;             /* ROW_NORM, ROW_ADD, ... (forward.c) */
@@ -52,6 +54,10 @@ int gb_fwd_last(fctx *f);
 /* y = x W + b through the kernel table (16-bit weights through matmul_w16), now (the batch
  * first). */
 void gb_fwd_lin(fctx *f, float *out, const float *x, int T, const gb_linear *l);
+
+/* The same product as gb_fwd_lin, as a row-wise operation of the batch when its weights are
+ * few and the table computes parts of products (kernels.h: matmul_part); else gb_fwd_lin. */
+void gb_fwd_lin_rows(fctx *f, float *out, const float *x, int T, const gb_linear *l);
 
 /* Runs the batched row-wise operations (nothing when there are none). Whatever reads what a
  * norm, an add or an activation wrote calls it first; gb_fwd_lin does. */

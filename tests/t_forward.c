@@ -403,6 +403,85 @@ static void fast_vs_ref(void)
 	}
 }
 
+/* Every tensor of two traces, bit for bit. */
+static int same_trace(const gb_trace *a, const gb_trace *b)
+{
+	if (a->n != b->n)
+		return 0;
+	for (int i = 0; i < a->n; i++) {
+		const gb_ttensor *x = &a->t[i], *y = &b->t[i];
+		if (strcmp(x->name, y->name) || x->n != y->n || !x->data != !y->data ||
+		    (x->data && memcmp(x->data, y->data, x->n * sizeof *x->data)))
+			return 0;
+	}
+	return 1;
+}
+
+/* A prefill (40 tokens; an encoder-decoder's decoder 36): the fast tables batch row-wise
+ * operations, let each head compute its own projections and run small products as row
+ * operations (forward.c, attention.c), which shorter runs do not. Against ref as fast_vs_ref
+ * does, and the whole trace the same bit for bit on 1, 2 and 3 threads. */
+static void prefill_threads(void)
+{
+	const char *tables[] = { "scalar", "avx2", "avx512" };
+	enum { N = 40, NT = 36 };
+	for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+		gb_config c = base(variants[v].family);
+		variants[v].tweak(&c);
+		if (variants[v].tweak == v_alibi && c.family == GB_FAM_LLAMA)
+			c.window = 5;
+		c.n_ctx = 64;
+		gb_model m;
+		if (make(&m, &c, 300 + v))
+			continue;
+		gb_rng r;
+		gb_rng_seed(&r, 50 + v);
+		int ids[N], tgt[NT];
+		for (int i = 0; i < N; i++)
+			ids[i] = gb_rng_below(&r, c.vocab);
+		for (int i = 0; i < NT; i++)
+			tgt[i] = i ? gb_rng_below(&r, c.vocab) : c.dec_start_id;
+		if (c.pad_id >= 0)
+			ids[N - 2] = ids[N - 1] = c.pad_id;
+		gb_trace ref = { 0 };
+		gb_err err;
+		gb_fwd_opts o = { 0 };
+		o.k = gb_kernels_ref();
+		if (gb_forward(&m, ids, N, c.encdec ? tgt : NULL, c.encdec ? NT : 0, &ref, &o, &err)) {
+			tap_ok(0, "%s, %d tokens: ref runs (%s)", variants[v].what, N, err.msg);
+			continue;
+		}
+		double worst = 0;
+		int same = 1;
+		char used[64] = "";
+		for (int t = 0; t < 3; t++) {
+			const gb_kernels *k = gb_kernels_by_name(tables[t]);
+			gb_trace tr[4] = { { 0 } };
+			if (!k)
+				continue;
+			o.k = k;
+			for (int th = 1; th <= 3; th++) {
+				gb_kernels_set_threads(th);
+				gb_forward(&m, ids, N, c.encdec ? tgt : NULL, c.encdec ? NT : 0, &tr[th], &o, &err);
+				if (th > 1 && !same_trace(&tr[1], &tr[th])) {
+					if (same)
+						tap_diag("%s: %s on %d threads differs from 1 thread", variants[v].what, k->name, th);
+					same = 0;
+				}
+			}
+			worst = fmax(worst, rel_err(&ref, &tr[1]));
+			snprintf(used + strlen(used), sizeof used - strlen(used), "%s%s", used[0] ? "," : "", k->name);
+			for (int th = 1; th <= 3; th++)
+				gb_trace_free(&tr[th]);
+		}
+		gb_kernels_set_threads(0);
+		tap_ok(worst <= 1e-4 && same, "%s, %d tokens: %s against ref, logits relative error %.2g <= 1e-4; "
+		       "1, 2 and 3 threads give the same trace bit for bit", variants[v].what, N, used, worst);
+		gb_trace_free(&ref);
+		gb_model_free(&m);
+	}
+}
+
 /* Padding: appending pad tokens to an encoder's input leaves the real positions unchanged. */
 static void padding(void)
 {
@@ -463,6 +542,7 @@ int main(void)
 	positions();
 	padding();
 	fast_vs_ref();
+	prefill_threads();
 	bad_input();
 	return tap_done();
 }

@@ -772,6 +772,85 @@ static void test_matmul_act(const gb_kernels *T)
 	       "f16 weights, M 1..130, both layouts, every activation, 1-3 threads)", T->name, cases);
 }
 
+/* matmul_part: any block of rows and columns, computed on the calling thread inside a pool
+ * task or outside one, must hold exactly matmul's numbers (on 1-3 threads) and leave the rest of
+ * out alone: few rows and many (the routes of matmul differ below 17), both layouts, blocks
+ * cut anywhere (not on micro-tile edges), which tile the product. */
+static void part_task(void *arg, int t, int worker)
+{
+	void **p = arg;
+	const gb_kernels *T = p[0];
+	const int *d = p[1]; /* M, K, N, bt, rows per task */
+	float *o = p[2];
+	const float *a = p[3], *w = p[4], *bias = p[5];
+	(void)worker;
+	T->matmul_part(o, a, w, bias, d[0], d[1], d[2], d[3], t * d[4], (t + 1) * d[4], 0, d[2]);
+}
+
+static void test_matmul_part(const gb_kernels *T)
+{
+	static const int kn[][2] = { { 128, 384 }, { 33, 17 }, { 257, 1031 }, { 64, 32 } };
+	static const int ms[] = { 1, 5, 16, 17, 40, 64, 130 };
+	int same = 1, kept = 1, cases = 0;
+	if (!T->matmul_part) {
+		tap_ok(0, "%s has matmul_part", T->name);
+		return;
+	}
+	for (size_t s = 0; s < sizeof kn / sizeof *kn; s++)
+		for (int bt = 0; bt < 2; bt++)
+			for (size_t mi = 0; mi < sizeof ms / sizeof *ms; mi++) {
+				int M = ms[mi], K = kn[s][0], N = kn[s][1];
+				size_t no = (size_t)M * N;
+				float *a = xmalloc((size_t)M * K * sizeof *a), *w = xmalloc((size_t)K * N * sizeof *w);
+				float *bias = xmalloc((size_t)N * sizeof *bias), *o1 = xmalloc(no * sizeof *o1), *o2 = xmalloc(no * sizeof *o2);
+				const float *bb = mi & 1 ? bias : NULL;
+				fill(a, (size_t)M * K, 1);
+				fill(w, (size_t)K * N, 1.0 / sqrt((double)K));
+				fill(bias, (size_t)N, 1);
+				for (int th = 1; th <= 3; th++) {
+					gb_kernels_set_threads(th);
+					T->matmul(o1, a, w, bb, M, K, N, bt);
+					/* columns cut at 1/3 and 5/7, rows at 1/2: six blocks, one at a time */
+					int rc[3] = { 0, M / 2, M }, cc[4] = { 0, N / 3, N * 5 / 7, N };
+					memset(o2, 0xff, no * sizeof *o2);
+					for (int r = 0; r < 2; r++)
+						for (int c = 0; c < 3; c++) {
+							T->matmul_part(o2, a, w, bb, M, K, N, bt, rc[r], rc[r + 1], cc[c], cc[c + 1]);
+							/* the blocks after this one in tiling order are still untouched */
+							for (int i = 0; i < M; i++)
+								for (int j = 0; j < N; j++) {
+									int ri = i >= rc[1], ci = (j >= cc[1]) + (j >= cc[2]);
+									uint32_t bits;
+									memcpy(&bits, &o2[(size_t)i * N + j], 4);
+									if ((ri > r || (ri == r && ci > c)) && bits != 0xffffffffu)
+										kept = 0;
+								}
+						}
+					if (memcmp(o1, o2, no * sizeof *o1)) {
+						if (same)
+							tap_diag("first difference: M %d K %d N %d b_trans %d, %d threads", M, K, N, bt, th);
+						same = 0;
+					}
+					/* rows shared among the tasks of a parallel region, each on its own thread */
+					int d[5] = { M, K, N, bt, (M + 3) / 4 };
+					void *arg[6] = { (void *)T, d, o2, a, w, (void *)bb };
+					memset(o2, 0xff, no * sizeof *o2);
+					gb_pool_run(4, part_task, arg);
+					if (memcmp(o1, o2, no * sizeof *o1)) {
+						if (same)
+							tap_diag("first difference in pool tasks: M %d K %d N %d b_trans %d, %d threads", M, K, N, bt, th);
+						same = 0;
+					}
+					cases++;
+				}
+				free(a), free(w), free(bias), free(o1), free(o2);
+			}
+	gb_kernels_set_threads(0);
+	tap_ok(same, "%s matmul_part: blocks of rows and columns (one at a time, and rows shared among pool tasks) give "
+	       "matmul's numbers bit for bit (%d cases: M 1..130, both layouts, 1-3 threads)", T->name, cases);
+	tap_ok(kept, "%s matmul_part writes its block only", T->name);
+}
+
 static void test_ftz(const gb_kernels *T)
 {
 	/* 1e-20 * 1e-20 = 1e-40 is a float denormal: the reference keeps it, the fast table
@@ -932,6 +1011,7 @@ int main(int argc, char **argv)
 		test_matvec(T);
 		test_w16(T);
 		test_matmul_act(T);
+		test_matmul_part(T);
 		test_ftz(T);
 	}
 	test_pool();

@@ -363,6 +363,47 @@ static void mm_run(const gb_isa *isa, float *out, const float *a, const float *b
 	gb_fp_fast_leave(csr);
 }
 
+/* Rows [i0,i1) x columns [j0,j1) of mm_run's product on this thread, by the route mm_run
+ * takes for the whole (M,N): K-blocked partial sums for few rows (every column of the rows, then
+ * the part copied out), dot products, or blocks (which compute each element the same way
+ * however the rows and columns are split). */
+static void mm_part(const gb_isa *isa, float *out, const float *a, const float *b, const float *bias,
+                    int M, int K, int N, int bt, int i0, int i1, int j0, int j1)
+{
+	unsigned csr;
+	i0 = i0 < 0 ? 0 : i0, i1 = i1 > M ? M : i1;
+	j0 = j0 < 0 ? 0 : j0, j1 = j1 > N ? N : j1;
+	if (i0 >= i1 || j0 >= j1)
+		return;
+	if (K <= 0) {
+		for (int i = i0; i < i1; i++)
+			for (int j = j0; j < j1; j++)
+				out[(size_t)i * N + j] = bias ? bias[j] : 0;
+		return;
+	}
+	csr = gb_fp_fast_enter();
+	if (!bt && M <= GEMV_M) {
+		int m = i1 - i0;
+		float *rows = malloc((size_t)m * N * sizeof *rows);
+		if (rows && gemv_kblocks(isa, rows, a + (size_t)i0 * K, b, NULL, 0, bias, m, K, N, 1) == 0) {
+			for (int i = 0; i < m; i++)
+				memcpy(out + (size_t)(i0 + i) * N + j0, rows + (size_t)i * N + j0, (size_t)(j1 - j0) * sizeof *out);
+			free(rows);
+			gb_fp_fast_leave(csr);
+			return;
+		}
+		free(rows); /* no memory: the blocks, as mm_run then does */
+	} else if (bt && M <= isa->dots_m) {
+		struct dots_job G = { isa, out + (size_t)i0 * N, a + (size_t)i0 * K, b, bias, i1 - i0, K, N, 1, NULL, 0 };
+		dots_range(&G, j0, j1);
+		gb_fp_fast_leave(csr);
+		return;
+	}
+	struct mm_job J = { isa, out, a, b, bias, M, K, N, bt, k_block(isa, K), 0, 1, NULL, 0 };
+	mm_range(&J, i0, i1, j0, j1);
+	gb_fp_fast_leave(csr);
+}
+
 /* matmul_w16: the memory-bound shapes read the 16-bit weights in place through the same
  * drivers as mm_run (so the same arithmetic as matmul on the widened weights); the others
  * widen b into a float copy and run mm_run. */
@@ -577,6 +618,11 @@ static void fast_linear_attn(float *out, const float *fq, const float *fk, const
 		else                                                                                    \
 			mm16_run(&ISA, out, a, b, wt, bias, M, K, N, bt, act_out, act);                     \
 	}                                                                                           \
+	static void t_##tag##_matmul_part(float *out, const float *a, const float *b, const float *bias, \
+	                                  int M, int K, int N, int bt, int i0, int i1, int j0, int j1) \
+	{                                                                                           \
+		mm_part(&ISA, out, a, b, bias, M, K, N, bt, i0, i1, j0, j1);                            \
+	}                                                                                           \
 	static void t_##tag##_softmax(float *x, int rows, int n)                                    \
 	{                                                                                           \
 		struct ew_job E = { .isa = &ISA, .op = EW_SOFTMAX, .out = x, .units = rows > 0 ? rows : 0, .d = n }; \
@@ -615,7 +661,7 @@ static void fast_linear_attn(float *out, const float *fq, const float *fk, const
 	}                                                                                           \
 	static const gb_kernels t_##tag##_table = {                                                 \
 		.name = #tag, .matmul = t_##tag##_matmul, .matmul_w16 = t_##tag##_matmul_w16,           \
-		.matmul_act = t_##tag##_matmul_act,                                                     \
+		.matmul_act = t_##tag##_matmul_act, .matmul_part = t_##tag##_matmul_part,               \
 		.softmax = t_##tag##_softmax,                                                           \
 		.layernorm = t_##tag##_layernorm, .rmsnorm = t_##tag##_rmsnorm,                         \
 		.activate = t_##tag##_activate, .mul = t_##tag##_mul, .add = t_##tag##_add,             \

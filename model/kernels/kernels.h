@@ -45,6 +45,14 @@ typedef struct gb_kernels {
 	void (*matmul_act)(float *out, float *act_out, const float *a, const void *b, int wtype,
 	                   const float *bias, int M, int K, int N, int b_trans, int act);
 
+	/* Optional (NULL in the reference table): rows [i0, i1) and columns [j0, j1) of matmul's
+	 * out (M,N) = a (M,K) · B + bias, computed on the calling thread alone and written into out
+	 * in place (nothing else of out is touched), each element the number matmul gives it. For
+	 * a caller that shares a product among the tasks of a parallel region of its own (a head's
+	 * columns of the q/k/v projection, a block of rows and the row-wise operations after it). */
+	void (*matmul_part)(float *out, const float *a, const float *b, const float *bias,
+	                    int M, int K, int N, int b_trans, int i0, int i1, int j0, int j1);
+
 	/* Row-wise softmax in place over x (rows, n). -INFINITY entries become exactly 0; a row
 	 * that is entirely -INFINITY becomes all 0 (nothing to attend to). */
 	void (*softmax)(float *x, int rows, int n);

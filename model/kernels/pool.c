@@ -16,7 +16,12 @@
  * the same task count gives each thread the same tasks as last time, and the data a task reads
  * (a matrix's columns, a head's keys) is still in that core's cache: a tiny model's weights, 3 MB,
  * fit in two cores' L2 but not in one's. A thread that is slow to come (preempted, asleep)
- * only leaves its range to the others. */
+ * only leaves its range to the others.
+ *
+ * Sleeping. A worker idle for SPIN_NS sleeps on `wake` (counted in `sleepers`); a run that finds
+ * a sleeper not yet woken (`sleepers` > `signaled`) broadcasts. A woken worker that goes back to
+ * sleep (it found the caller between jobs) uncounts itself from `signaled`, so the next run
+ * wakes it again. */
 #include "model/kernels/pool.h"
 
 #include <pthread.h>
@@ -56,6 +61,7 @@ static struct {
 	atomic_uint gen;
 	atomic_int active;
 	atomic_int sleepers;
+	atomic_int signaled;     /* sleepers woken by a broadcast that have not yet looked (guarded by mu) */
 	atomic_int running;      /* a run is in progress */
 	atomic_int done;
 	atomic_int quit;
@@ -190,8 +196,11 @@ static unsigned wait_job(unsigned seen)
 	}
 	pthread_mutex_lock(&P.mu);
 	atomic_fetch_add(&P.sleepers, 1);
-	while (((g = atomic_load(&P.gen)) == seen || (g & 1)) && !atomic_load(&P.quit))
+	while (((g = atomic_load(&P.gen)) == seen || (g & 1)) && !atomic_load(&P.quit)) {
 		pthread_cond_wait(&P.wake, &P.mu);
+		if (atomic_load(&P.signaled) > 0) /* this wake-up is used: if it goes back to sleep, a run wakes it again */
+			atomic_fetch_sub(&P.signaled, 1);
+	}
 	atomic_fetch_sub(&P.sleepers, 1);
 	pthread_mutex_unlock(&P.mu);
 	return atomic_load(&P.quit) ? seen : g;
@@ -263,9 +272,16 @@ void gb_pool_run(int n_tasks, gb_pool_fn fn, void *arg)
 	atomic_store(&P.done, 0);
 	atomic_store(&P.running, 1);
 	atomic_store(&P.gen, g + 2);
-	if (atomic_load(&P.sleepers)) {
+	/* Only sleepers not woken yet need a broadcast. A woken worker can take longer to come
+	 * back than several short runs (~70 us in a VM, measured), and each broadcast is a system
+	 * call that cost the caller ~12-15 us there: a forward pass after idle broadcast on each of
+	 * its first few runs. */
+	if (atomic_load(&P.sleepers) > atomic_load(&P.signaled)) {
 		pthread_mutex_lock(&P.mu);
-		pthread_cond_broadcast(&P.wake);
+		if (atomic_load(&P.sleepers) > atomic_load(&P.signaled)) {
+			atomic_store(&P.signaled, atomic_load(&P.sleepers));
+			pthread_cond_broadcast(&P.wake);
+		}
 		pthread_mutex_unlock(&P.mu);
 	}
 	run_tasks(0);
@@ -286,6 +302,7 @@ void gb_pool_shutdown(void)
 	for (int i = 0; i < P.n_workers; i++)
 		pthread_join(P.tid[i], NULL);
 	P.n_workers = 0;
+	atomic_store(&P.signaled, 0);
 	atomic_store(&P.quit, 0);
 	pthread_mutex_unlock(&P.run_mu);
 }
