@@ -85,9 +85,9 @@ void gb_fwd_lin(fctx *f, float *out, const float *x, int T, const gb_linear *l)
  * it runs on all rows at once. The linear layers stay outside: split by columns, each thread
  * reads half of the weights, which is what the time of a small model's matmuls goes to
  * (split by rows, every thread would read all of them from L3). The exception is a product
- * with few weights (gb_fwd_lin_rows: a tiny model's attention output), which joins the batch
- * as a row-wise operation, so that the residual add and the norm after it need no parallel
- * region of their own. */
+ * with few weights (gb_fwd_lin_rows: a tiny model's attention output and FFN), which joins the
+ * batch as a row-wise operation, so that the residual add, the norm and the FFN after it need no
+ * parallel region of their own: a tiny layer is two regions, its heads and the rest. */
 enum { ROW_NORM, ROW_ADD, ROW_SOFTMAX, ROW_ACT, ROW_MUL, ROW_COLS, ROW_EMBED, ROW_LIN };
 
 /* A linear layer with at most this many weights may join a batch as a row-wise operation
@@ -205,10 +205,16 @@ static gb_row_op *row_op(fctx *f, int T, int kind)
 	return o;
 }
 
+/* Whether product l may join the batch as a row-wise operation (gb_fwd_lin_rows). */
+static int lin_rows_ok(const fctx *f, const gb_linear *l)
+{
+	return f->k->matmul_part && gb_pool_threads() > 1 && l->w && (size_t)l->in * l->out <= LIN_ROWS_MAX;
+}
+
 void gb_fwd_lin_rows(fctx *f, float *out, const float *x, int T, const gb_linear *l)
 {
 	gb_row_op *o = NULL;
-	if (f->k->matmul_part && gb_pool_threads() > 1 && l->w && (size_t)l->in * l->out <= LIN_ROWS_MAX)
+	if (lin_rows_ok(f, l))
 		o = row_op(f, T, ROW_LIN);
 	if (o)
 		o->out = out, o->x = x, o->p = l, o->width = l->out;
@@ -374,10 +380,17 @@ static int ffn(fctx *f, const gb_ffn_w *w, const char *name, const float *x, int
 	} else {
 		float *up = tens(f, 2, SHAPE(T, F), tf, "%s.up", name);
 		hidden = tens(f, 2, SHAPE(T, F), tf, "%s.hidden", name);
-		lin_act(f, up, hidden, x, T, &w->up, c->act);
+		/* a tiny model's FFN on several threads: both products join the batch by rows, with the
+		 * add and norm around them, one parallel region for the whole of it (the same numbers:
+		 * matmul_act is matmul then activate) */
+		if (lin_rows_ok(f, &w->up) && lin_rows_ok(f, &w->down)) {
+			gb_fwd_lin_rows(f, up, x, T, &w->up);
+			act_rows(f, hidden, up, T, F, c->act);
+		} else
+			lin_act(f, up, hidden, x, T, &w->up, c->act);
 	}
 	float *out = tens(f, TF(T, D), "%s.out", name);
-	lin(f, out, hidden, T, &w->down);
+	gb_fwd_lin_rows(f, out, hidden, T, &w->down);
 	return last(f);
 }
 
