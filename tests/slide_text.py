@@ -253,7 +253,9 @@ for k, t in paras:
             fails["sentence"] += 1
             print("# %s: step %d's sentence '%s' is on no slide whole" % (d, k + 1, x[:70]), file=sys.stderr)
 # nothing that comes after a question in the lesson is on the question's slide (an answer
-# given away): the first sentence of each later paragraph of its step
+# given away): the first sentence of each later paragraph of its step. A "Try:" is the one
+# paragraph that may be there: it asks the class to do something, and says nothing of the
+# answer (it goes in the question's box rather than alone on a slide).
 for p_i, f in enumerate(flat):
     for qn in re.findall(r"Question(\d+)\.", f):
         at = next((i for i, (k, t) in enumerate(paras) if md_text(t).startswith("Question %s." % qn)), None)
@@ -263,7 +265,7 @@ for p_i, f in enumerate(flat):
         for k, t in paras[at + 1 :]:
             if k != k0:
                 break
-            if md_text(t).startswith(("Question", "a) ", "b) ", "c) ", "d) ", "e) ")):
+            if md_text(t).startswith(("Question", "a) ", "b) ", "c) ", "d) ", "e) ", "Try:")):
                 continue
             first = squash(sentences(t)[0]) if sentences(t) else ""
             if len(first) >= 20 and first in f:

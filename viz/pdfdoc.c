@@ -1253,6 +1253,19 @@ static void collect(plan *P, const blocks *bs, int from, int to, const gb_pdfboo
 			if (is_question(k)) {
 				add_piece(P, P_QUESTION, k->text, strlen(k->text), seg);
 				q = P->n - 1;
+			} else if (!strncmp(k->text, "**Try:**", 8) && P->n && P->p[P->n - 1].kind == P_QUESTION &&
+			           P->p[P->n - 1].seg == seg && !P->oom) {
+				/* a "Try:" right after a question goes in its box, under it: it gives nothing
+				 * away, and alone it was a slide of two lines (review 7) */
+				piece *qp = &P->p[P->n - 1];
+				size_t a = strlen(qp->text), c = strlen(k->text);
+				char *t = realloc(qp->text, a + c + 3);
+				if (!t) {
+					P->oom = 1;
+					break;
+				}
+				sprintf(t + a, "\n\n%s", k->text);
+				qp->text = t;
 			} else if (strncmp(k->text, "*Hint", 5))
 				add_piece(P, P_PROSE, k->text, strlen(k->text), seg);
 			break;
@@ -1303,6 +1316,10 @@ static void collect(plan *P, const blocks *bs, int from, int to, const gb_pdfboo
 		}
 	}
 	free(cmd);
+	/* a "Try:" that ends the step is set like a question, in a box at the bottom of the last
+	 * slide that has room for it, rather than alone on a slide (review 7) */
+	if (P->n && P->p[P->n - 1].kind == P_PROSE && !strncmp(P->p[P->n - 1].text, "**Try:**", 8))
+		P->p[P->n - 1].kind = P_QUESTION;
 }
 
 /* Where the sentences of a paragraph start after its first: after ". ", "! " or "? " that
@@ -1583,6 +1600,15 @@ static double slide_heading(page *pg, const char *head, int draw)
 	return top;
 }
 
+/* Questions (Markdown, a line each, options indented by four spaces) at px in width w: a line
+ * that wraps goes on under its text, past the option's letter, not at the box's edge. */
+static PangoLayout *q_layout(page *pg, double px, const char *qs, double w)
+{
+	PangoLayout *l = text_layout(pg, "DejaVu Sans", 0, px, qs, w, 0);
+	pango_layout_set_indent(l, (int)(-2.6 * px * PANGO_SCALE));
+	return l;
+}
+
 /* The questions (Markdown, a line each, options indented) in a tinted box at the bottom, at
  * px (4/5 of it when they would take more than 40% of the page), drawn when draw; the y over
  * the box is returned (the page's bottom without questions). */
@@ -1592,11 +1618,11 @@ static double slide_questions(page *pg, const char *qs, double px, int draw)
 	double bottom = pg->H - 8;
 	if (!qs || !*qs)
 		return bottom;
-	PangoLayout *ql = text_layout(pg, "DejaVu Sans", 0, px, qs, w - 24, 0);
+	PangoLayout *ql = q_layout(pg, px, qs, w - 24);
 	double qh = layout_h(ql);
 	if (qh > 0.4 * pg->H) { /* many questions: smaller, never off the page */
 		g_object_unref(ql);
-		ql = text_layout(pg, "DejaVu Sans", 0, fmax(SL_MIN, 0.8 * px), qs, w - 24, 0);
+		ql = q_layout(pg, fmax(SL_MIN, 0.8 * px), qs, w - 24);
 		qh = layout_h(ql);
 	}
 	bottom -= qh + 12;
@@ -1683,7 +1709,7 @@ static double side_text(page *pg, const figtext *F, double px, double x, double 
  * width w at (x, y), drawn when draw; its height. */
 static double side_questions(page *pg, const char *qs, double x, double y, double w, int draw)
 {
-	PangoLayout *ql = text_layout(pg, "DejaVu Sans", 0, SL_Q_FIG, qs, w - 16, 0);
+	PangoLayout *ql = q_layout(pg, SL_Q_FIG, qs, w - 16);
 	double qh = layout_h(ql) + 12;
 	if (draw) {
 		cairo_set_source_rgb(pg->cr, 0.93, 0.95, 0.99);
@@ -2220,7 +2246,7 @@ static void plan_slides(plan *P, page *pg, const char *head)
 		if (m < n && P->n_slides > sl0) {
 			int g = m, q = 0, ok = 1;
 			while (g < n && P->p[idx[g]].slide == sl0) {
-				q |= P->p[idx[g]].kind == P_QUESTION;
+				q |= P->p[idx[g]].kind == P_QUESTION && !strncmp(P->p[idx[g]].text, "**Question", 10);
 				ok &= P->p[idx[g]].kind == P_QUESTION || P->p[idx[g]].kind == P_PROSE ||
 				      P->p[idx[g]].kind == P_ITEM || short_literal(&P->p[idx[g]]);
 				g++;
@@ -2596,7 +2622,7 @@ static void text_slides(page *pg, tslides *T, piece *const *all, int n_all)
 		for (; qs && px >= SL_MIN; px -= 1) {
 			if (ql)
 				g_object_unref(ql);
-			ql = text_layout(pg, "DejaVu Sans", 0, px, qs, w - 2 * px, 0);
+			ql = q_layout(pg, px, qs, w - 2 * px);
 			if (layout_h(ql) + px <= pg->H - top - 12)
 				break;
 		}
