@@ -286,6 +286,9 @@ for line in md:
     if line.startswith("glassbox> "):
         last = line[10:]
     elif line.startswith("!["):
+        # (a `pair` of the two maps before it stands for the three on the slides)
+        if last and re.match(r"pair( |$)", last) and len(cmds) >= 2:
+            del cmds[-2:]
         cmds.append(last)
 framed_pages = [int(l.split()[0]) for l in frames if l.strip() and int(l.split()[3]) > 0]
 # (a figure shown again over its questions says so, and is not the next figure)

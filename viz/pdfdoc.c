@@ -1307,7 +1307,19 @@ static void collect(plan *P, const blocks *bs, int from, int to, const gb_pdfboo
 				break;
 			}
 			P->cmds = nc;
-			P->cmds[P->n_figs] = cmd;
+			/* `pair` after the two maps it pairs, nothing said between them: on the slides the
+			 * pair stands for the three (review 7: three slides for two maps); the handout
+			 * keeps all three */
+			int f = P->n_figs, between = 0;
+			for (int j = 0; j < P->n; j++)
+				between |= P->p[j].seg >= f - 1;
+			if (cmd && !strncmp(cmd, "pair", 4) && (cmd[4] == ' ' || !cmd[4]) && f >= 2 && !between) {
+				free(P->cmds[f - 2]);
+				free(P->cmds[f - 1]);
+				P->n_figs = f = f - 2;
+				seg -= 2;
+			}
+			P->cmds[f] = cmd;
 			cmd = NULL;
 			P->figs[P->n_figs++] = r;
 			seg++;
