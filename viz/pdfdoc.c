@@ -28,6 +28,12 @@
 #define N_HANDOUT 3
 static const double handout_h[N_HANDOUT] = { 675, 900, 1125 };
 #define HANDOUT_SPARSE 0.16
+/* A figure that would leave the rest of a page blank is set smaller there, down to this share
+ * of the text width, rather than overleaf (review 7: handout pages two thirds blank), unless it
+ * was laid out taller to keep its labels or give its maps room; and a
+ * listing taller than HANDOUT_LONG of the page does not wait for its figure's page. */
+#define HANDOUT_SHRINK 0.75
+#define HANDOUT_LONG 0.3
 
 /* A figure is laid out again for the shape a slide leaves it (its heading above, its caption
  * and questions below), not shrunk from 16:9: the layout of W x H pixels, H from 0.5375 W down
@@ -898,9 +904,11 @@ static double handout_block_h(page *pg, const gb_pdfbook *b, const blocks *bs, i
 		free(t);
 		return h;
 	}
-	case B_FIGURE: {
+	case B_FIGURE: { /* the least it may take (HANDOUT_SHRINK, not a figure laid out taller) */
 		const rec *r = find_rec(b, k->name);
-		return r ? (pg->W - 2 * pg->m) * r->hh / HANDOUT_W + 4 + flow_h(pg, 8.5, k->text, 0, 0, 10) : 0;
+		return r ? (r->hh <= HANDOUT_H ? HANDOUT_SHRINK : 1) * (pg->W - 2 * pg->m) * r->hh / HANDOUT_W + 4 +
+		                   flow_h(pg, 8.5, k->text, 0, 0, 10)
+		         : 0;
 	}
 	}
 	return 0;
@@ -925,7 +933,7 @@ static double keep_h(page *pg, const gb_pdfbook *b, const blocks *bs, int i)
 			h += handout_block_h(pg, b, bs, j++);
 		if (j < bs->n && bs->b[j].kind == B_FIGURE)
 			h += handout_block_h(pg, b, bs, j) + 6;
-	} else if (k->kind == B_CODE && j < bs->n && bs->b[j].kind == B_FIGURE)
+	} else if (k->kind == B_CODE && j < bs->n && bs->b[j].kind == B_FIGURE && h <= HANDOUT_LONG * pg->H)
 		h += handout_block_h(pg, b, bs, j) + 6;
 	else if (k->kind == B_NUM && (i == 0 || bs->b[i - 1].kind != B_NUM))
 		for (; j < bs->n && bs->b[j].kind == B_NUM; j++)
@@ -1052,7 +1060,12 @@ int gb_pdfbook_handout(gb_pdfbook *b, const char *md, const char *path, const ch
 				flow_text(&pg, "DejaVu Sans", 0, 10.5, k->name, 0, 0, 7, 0.1, 1);
 				break;
 			}
-			need(&pg, h + 24);
+			/* smaller to fill this page where it fits at HANDOUT_SHRINK, else overleaf */
+			double room = pg.H - pg.m - pg.y - 24 - flow_h(&pg, 8.5, k->text, 0, 0, 10);
+			if (h > room && HANDOUT_SHRINK * h <= room && pg.y > pg.m + 1 && fr->hh <= HANDOUT_H)
+				h = room;
+			else
+				need(&pg, h + 24);
 			place_fig(&pg, fig, pg.m, pg.y, w, h);
 			pg.y += h + 4;
 			flow_text(&pg, "DejaVu Sans", 0, 8.5, k->text, 0, 0, 10, 0.4, 0);
