@@ -33,6 +33,35 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
+
+
+def slide_figures(md):
+    """(title, command) of each figure of lesson.md that has a slide of its own, in order: a
+    `pair` stands for the maps right before it in its step (two at most) with nothing but their
+    commands between them, as the slides show it (pdfdoc.c, collect)."""
+    figs, last, near, code = [], None, 0, False
+    for line in md:
+        if line.startswith("```"):
+            code = not code
+        elif line.startswith("## "):
+            near = 0
+        elif line.startswith("glassbox> "):
+            last = line[10:]
+        elif line.startswith("!["):
+            if last and re.match(r"pair( |$)", last):
+                del figs[len(figs) - min(near, 2):]
+            figs.append((re.sub(r"^!\[(.*)\]\([^)]*\)$", r"\1", line).replace("\\", ""), last))
+            near += 1
+        elif line.strip():
+            near = 0  # prose, or what a command printed
+    return figs
+
+
+if sys.argv[1] == "--figures":  # the titles of the figures with slides, one a line
+    for t, c in slide_figures(open(sys.argv[2], encoding="utf-8").read().split("\n")):
+        print(t)
+    sys.exit(0)
+
 d = sys.argv[1]
 md = open(d + "/lesson.md", encoding="utf-8").read().split("\n")
 
@@ -281,15 +310,7 @@ for p_i, t in enumerate(pages):
               file=sys.stderr)
 # each figure's slide shows the command that drew it ("glassbox> attn 4 3"): the k-th framed
 # slide, the last command of the block before the k-th figure
-cmds, last = [], None
-for line in md:
-    if line.startswith("glassbox> "):
-        last = line[10:]
-    elif line.startswith("!["):
-        # (a `pair` of the two maps before it stands for the three on the slides)
-        if last and re.match(r"pair( |$)", last) and len(cmds) >= 2:
-            del cmds[-2:]
-        cmds.append(last)
+cmds = [c for t, c in slide_figures(md)]
 framed_pages = [int(l.split()[0]) for l in frames if l.strip() and int(l.split()[3]) > 0]
 # (a figure shown again over its questions says so, and is not the next figure)
 framed_pages = [p for p in framed_pages if squash("(the figure again, for its question)") not in flat[p - 1]]

@@ -39,10 +39,9 @@ for f in lessons/[0-9][0-9]-*.lesson; do
 	pages=$(wc -l <"$T/$les.frames")
 	# the k-th framed slide shows the k-th figure: its title's first words are on that page (a
 	# figure shown again over its questions says so under it, and counts once)
-	# (a `pair` of the two maps before it stands for the three on the slides: their titles go)
-	sed -n 's/^!\[\(.*\)\](\([0-9]*-[a-z-]*\.png\))$/\2 \1/p' "$D/lesson.md" | sed 's/\\//g' |
-		awk '{ f = $1; sub(/^[^ ]* /, ""); if (f ~ /-pair\.png$/ && n >= 2) n -= 2; t[++n] = $0 }
-		     END { for (i = 1; i <= n; i++) print t[i] }' >"$T/$les.titles"
+	# (a `pair` stands on the slides for the maps right before it in its step, two at most,
+	# nothing but their commands between: their titles go)
+	python3 tests/slide_text.py --figures "$D/lesson.md" >"$T/$les.titles"
 	pngs=$(wc -l <"$T/$les.titles")
 	miss=0 k=0
 	for p in $(awk '$4 == 1 { print $1 }' "$T/$les.frames"); do

@@ -1320,17 +1320,22 @@ static void collect(plan *P, const blocks *bs, int from, int to, const gb_pdfboo
 				break;
 			}
 			P->cmds = nc;
-			/* `pair` after the two maps it pairs, nothing said between them: on the slides the
-			 * pair stands for the three (review 7: three slides for two maps); the handout
-			 * keeps all three */
-			int f = P->n_figs, between = 0;
-			for (int j = 0; j < P->n; j++)
-				between |= P->p[j].seg >= f - 1;
-			if (cmd && !strncmp(cmd, "pair", 4) && (cmd[4] == ' ' || !cmd[4]) && f >= 2 && !between) {
-				free(P->cmds[f - 2]);
-				free(P->cmds[f - 1]);
-				P->n_figs = f = f - 2;
-				seg -= 2;
+			/* `pair` right after the maps it pairs (the two before it, or the one before it in
+			 * this step), nothing said between them: on the slides the pair stands for them
+			 * (review 7: three slides for two maps); the handout keeps them all */
+			int f = P->n_figs, drop = 0;
+			if (cmd && !strncmp(cmd, "pair", 4) && (cmd[4] == ' ' || !cmd[4]))
+				for (drop = f < 2 ? f : 2; drop > 0; drop--) {
+					int between = 0;
+					for (int j = 0; j < P->n; j++)
+						between |= P->p[j].seg > f - drop;
+					if (!between)
+						break;
+				}
+			for (; drop > 0; drop--) {
+				free(P->cmds[--f]);
+				P->n_figs = f;
+				seg--;
 			}
 			P->cmds[f] = cmd;
 			cmd = NULL;
