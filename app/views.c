@@ -293,7 +293,7 @@ gb_figure *view_model(session *s)
 			f->numbers = 0;
 			gb_fig_add_panel(g, f);
 		}
-	view_titlef(g, "Every layer (rows) and head (columns): attention weights");
+	view_titlef(g, "Every head: attention weights (L1 H2 = layer 1, head 2)");
 	gb_fig_set_caption(g, "the model view: each panel is query x key, rows sum to 1");
 	view_provenance(s, g, NULL, NULL, 0);
 	return g;

@@ -209,7 +209,7 @@ check "lesson 4: the handout's feature axis reads as numbers ($(grep -oE '[0-9]+
 # the model view in the handout: taller than a 16:9 figure, so its 16 maps are not 7 mm wide
 python3 tests/pdf_frames.py "$T/07-heads/handout.pdf" >"$T/h7.frames" 2>/dev/null
 mv_page=$(for p in $(awk '$4 >= 1 { print $1 }' "$T/h7.frames"); do
-	pdftotext -f "$p" -l "$p" "$T/07-heads/handout.pdf" - 2>/dev/null | grep -q 'Every layer (rows) and head' && echo "$p" && break; done)
+	pdftotext -f "$p" -l "$p" "$T/07-heads/handout.pdf" - 2>/dev/null | grep -q 'Every head: attention weights' && echo "$p" && break; done)
 mv_h=$(awk -v p="$mv_page" '$1 == p { for (i = 0; i < $4; i++) print $(8 + 4 * i) }' "$T/h7.frames" | sort -n | tail -1)
 check "lesson 7: the handout's model view is laid out tall (page ${mv_page:-none}, ${mv_h:-0} pt high; 16:9 is 272)" \
 	awk "BEGIN { exit !(${mv_h:-0} >= 400) }"

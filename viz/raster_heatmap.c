@@ -20,7 +20,9 @@ typedef struct block {
 	int n, gc, gr;            /* panels, grid columns and rows (on the page) */
 	int gc0, nb;              /* a block's columns (the figure's grid_cols) and the blocks side
 	                           * by side (1: the grid as the figure has it; figure.h's
-	                           * grid_wrap): block b holds the figure's rows [b*gr, (b+1)*gr) */
+	                           * grid_wrap): block b holds the figure's rows b, b + nb, ...,
+	                           * so a page's row reads in order (L1 | L2 over L3 | L4; review
+	                           * 8: L1 | L3 over L2 | L4 read as 8 heads a layer) */
 	int rows, cols;           /* the largest panel's shape: every slot is this big */
 	int titles;               /* panels have titles above them */
 	int title_lines;          /* in lines: 2 when a title does not fit its panel on one */
@@ -61,9 +63,9 @@ static double blocks_extra(const block *B, double gapx)
 static void slot(const block *B, int i, int *gx, int *gy, int *b)
 {
 	int r = i / B->gc0;
-	*b = r / B->gr;
+	*b = r % B->nb;
 	*gx = *b * B->gc0 + i % B->gc0;
-	*gy = r % B->gr;
+	*gy = r / B->nb;
 }
 
 static void size_cells(const lay *L, const block *B, double aw, double ah, double gapx, double gapy,
@@ -335,7 +337,7 @@ static int draw_block(lay *L, const block *B, int labels, gb_verr *err)
 		int mph = chi ? m->rows * chi : ph * m->rows / B->rows;
 		if (grid && f->panel_fill)
 			mpw = pw, mph = ph;
-		int last_in_column = gy == B->gr - 1 || i + B->gc0 >= B->n;
+		int last_in_column = gy == B->gr - 1 || i + B->gc0 * B->nb >= B->n;
 		if (B->titles && m->title && B->title_lines > 1) {
 			wrapped w;
 			int tpx2 = gb_lay_fit_lines(L, GB_FACE_SANS, title_px, title_px, m->title, pw + TITLE_OVER * gapx, 2, &w);

@@ -419,8 +419,8 @@ void gb_raster_panel_xy(const gb_raster_info *in, int p, int *x, int *y)
 {
 	int gc = in->grid_cols > 0 ? in->grid_cols : 1, r = p / gc, b = 0;
 	if (in->grid_blocks > 1 && in->grid_rows > 0) {
-		b = r / in->grid_rows;
-		r %= in->grid_rows;
+		b = r % in->grid_blocks; /* (rows in turn to the blocks: raster_heatmap.c's slot) */
+		r /= in->grid_blocks;
 	}
 	*x = in->plot.x + b * in->block_dx + (p % gc) * in->dx;
 	*y = in->plot.y + r * in->dy;
