@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define FIG_W 1600.0
 #define FIG_H 900.0
@@ -1156,6 +1157,7 @@ typedef struct piece {
 	int seg;                  /* how many of the step's figures come before it */
 	int slide;                /* which of the step's slides shows it */
 	int role;                 /* R_BODY, R_AFTER or R_LEAD */
+	int looks;                /* a question that may read the figure before it (looks_at) */
 } piece;
 
 typedef struct plan {
@@ -1182,7 +1184,7 @@ static void add_piece(plan *P, int kind, const char *text, size_t len, int seg)
 		return;
 	}
 	P->p = np;
-	P->p[P->n++] = (piece){ kind, t, seg, -1, R_BODY };
+	P->p[P->n++] = (piece){ kind, t, seg, -1, R_BODY, 0 };
 }
 
 static int add_slide(plan *P, int fig)
@@ -1250,6 +1252,24 @@ static void code_pieces(plan *P, const char *t, int fig_next, int seg, char **cm
 	}
 }
 
+/* Whether a question may read something off the figure before it: not one that asks why, a
+ * count of parameters, or a guess before the figure (review 8: "why divide by sqrt(d_head)?"
+ * and "how many weights in one attention layer?" under a figure shown again for them). Only
+ * such a question gets that figure shown again over it. */
+static int looks_at(const char *t)
+{
+	static const char *const no[] = { "why ", "how many parameters", "how many weights", "before you look" };
+	const char *q = strstr(t, ".** ");
+	q = q ? q + 4 : t;
+	if (!strncasecmp(q, "why ", 4) || !strncasecmp(q, "before you look", 15))
+		return 0;
+	for (size_t i = 1; i < sizeof no / sizeof *no; i++)
+		for (const char *s = q; *s; s++)
+			if (!strncasecmp(s, no[i], strlen(no[i])))
+				return 0;
+	return 1;
+}
+
 /* The pieces and figures of section [from, to). */
 static void collect(plan *P, const blocks *bs, int from, int to, const gb_pdfbook *b)
 {
@@ -1266,6 +1286,8 @@ static void collect(plan *P, const blocks *bs, int from, int to, const gb_pdfboo
 			if (is_question(k)) {
 				add_piece(P, P_QUESTION, k->text, strlen(k->text), seg);
 				q = P->n - 1;
+				if (!P->oom)
+					P->p[q].looks = looks_at(k->text);
 			} else if (!strncmp(k->text, "**Try:**", 8) && P->n && P->p[P->n - 1].kind == P_QUESTION &&
 			           P->p[P->n - 1].seg == seg && !P->oom) {
 				/* a "Try:" right after a question goes in its box, under it: it gives nothing
@@ -2276,7 +2298,7 @@ static void plan_slides(plan *P, page *pg, const char *head)
 		if (m < n && P->n_slides > sl0) {
 			int g = m, q = 0, ok = 1;
 			while (g < n && P->p[idx[g]].slide == sl0) {
-				q |= P->p[idx[g]].kind == P_QUESTION && !strncmp(P->p[idx[g]].text, "**Question", 10);
+				q |= P->p[idx[g]].kind == P_QUESTION && P->p[idx[g]].looks;
 				ok &= P->p[idx[g]].kind == P_QUESTION || P->p[idx[g]].kind == P_PROSE ||
 				      P->p[idx[g]].kind == P_ITEM || short_literal(&P->p[idx[g]]);
 				g++;
