@@ -2346,11 +2346,19 @@ static char *anchored_questions(piece *const *qs, const int *anchor, int nq, int
 	return t;
 }
 
-/* One slide of text: the heading, body pieces at px, the questions. */
+/* One slide of text: the heading, body pieces at px, the questions in their box right under
+ * them (review 8: a paragraph at the top, its question at the bottom, half a slide of white
+ * between them). */
 static void draw_text_slide(page *pg, const char *head, piece *const *ps, int n, double px, int cols, const char *qs)
 {
 	const double m = SL_SIDE + 8, w = pg->W - 2 * m;
-	double top = slide_heading(pg, head, 1) + 10, qtop = slide_questions(pg, qs, SL_Q_TEXT, 1);
+	double top = slide_heading(pg, head, 1) + 10, qtop = slide_questions(pg, qs, SL_Q_TEXT, 0);
+	double under = top + body(pg, ps, n, px, cols, m, top, w, 0) + 0.8 * px;
+	cairo_save(pg->cr);
+	if (qs && *qs && under < qtop)
+		cairo_translate(pg->cr, 0, under - qtop);
+	slide_questions(pg, qs, SL_Q_TEXT, 1);
+	cairo_restore(pg->cr);
 	cairo_save(pg->cr);
 	cairo_rectangle(pg->cr, 0, 0, pg->W, qtop + 2);
 	cairo_clip(pg->cr); /* only a piece longer than a whole slide at SL_MIN reaches past it */
