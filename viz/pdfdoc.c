@@ -1130,7 +1130,7 @@ int gb_pdfbook_handout(gb_pdfbook *b, const char *md, const char *path, const ch
 #define SL_K_READ 0.66
 /* a slide of text no longer than this many lines at SL_MIN joins the slide before it where it
  * fits there (review 5, G3: slides of one sentence, or only "Try: ...") */
-#define SL_SHORT_LINES 2
+#define SL_SHORT_LINES 3
 /* what would be left alone on a slide after a figure (a line or two, or its questions) stays
  * under it where the figure keeps this share of its scale alone (and SL_K_FIT) and this share
  * of the page's height: a figure a little smaller rather than a slide of one sentence, or a
