@@ -1131,6 +1131,8 @@ int gb_pdfbook_handout(gb_pdfbook *b, const char *md, const char *path, const ch
 /* a slide of text no longer than this many lines at SL_MIN joins the slide before it where it
  * fits there (review 5, G3: slides of one sentence, or only "Try: ...") */
 #define SL_SHORT_LINES 3
+/* what a figure's command printed, this many lines at most, is shown after the figure */
+#define SL_OUT_LINES 6
 /* what would be left alone on a slide after a figure (a line or two, or its questions) stays
  * under it where the figure keeps this share of its scale alone (and SL_K_FIT) and this share
  * of the page's height: a figure a little smaller rather than a slide of one sentence, or a
@@ -1158,6 +1160,7 @@ typedef struct piece {
 	int slide;                /* which of the step's slides shows it */
 	int role;                 /* R_BODY, R_AFTER or R_LEAD */
 	int looks;                /* a question that may read the figure before it (looks_at) */
+	int fig_out;              /* what the command of the figure before it printed */
 } piece;
 
 typedef struct plan {
@@ -1184,7 +1187,7 @@ static void add_piece(plan *P, int kind, const char *text, size_t len, int seg)
 		return;
 	}
 	P->p = np;
-	P->p[P->n++] = (piece){ kind, t, seg, -1, R_BODY, 0 };
+	P->p[P->n++] = (piece){ kind, t, seg, -1, R_BODY, 0, 0 };
 }
 
 static int add_slide(plan *P, int fig)
@@ -1219,7 +1222,7 @@ static int is_question(const block *k)
 /* A fenced block of commands and what they printed, one piece per command that printed
  * something; the command whose figure follows the block gives none (the figure shows it), but
  * its command line goes to *cmd (malloc'd) to be shown under the figure. */
-static void code_pieces(plan *P, const char *t, int fig_next, int seg, char **cmd)
+static void code_pieces(plan *P, const char *t, int fig_next, int seg, char **cmd, char **out)
 {
 	const char *g = t;        /* the group's start */
 	int has_out = 0;
@@ -1245,6 +1248,15 @@ static void code_pieces(plan *P, const char *t, int fig_next, int seg, char **cm
 				const char *ce = strchr(g, '\n');
 				free(*cmd);
 				*cmd = strndup(g + 10, ce ? (size_t)(ce - g - 10) : strlen(g + 10));
+				/* what it printed beside its figure, a few lines: shown after the figure (review
+				 * 8, C4: the prose quoted numbers of a printout the slides left out) */
+				free(*out);
+				*out = NULL;
+				int lines = 0;
+				for (const char *c = ce; c && c < g + n; c = strchr(c + 1, '\n'))
+					lines++;
+				if (has_out && ce && lines <= SL_OUT_LINES)
+					*out = strndup(ce + 1, (size_t)(g + n - ce - 1));
 			}
 			break;
 		}
@@ -1275,6 +1287,7 @@ static void collect(plan *P, const blocks *bs, int from, int to, const gb_pdfboo
 {
 	int seg = 0, q = -1; /* q: the question whose options may follow */
 	char *cmd = NULL;    /* the command of the figure that comes next */
+	char *out = NULL;    /* and what it printed, when short */
 	for (int i = from + 1; i < to; i++) {
 		const block *k = &bs->b[i];
 		int opt = k->kind == B_ITEM && q >= 0;
@@ -1327,7 +1340,7 @@ static void collect(plan *P, const blocks *bs, int from, int to, const gb_pdfboo
 		}
 		case B_CODE:
 			code_pieces(P, k->text, i + 1 < to && bs->b[i + 1].kind == B_FIGURE && find_rec(b, bs->b[i + 1].name), seg,
-			            &cmd);
+			            &cmd, &out);
 			break;
 		case B_FIGURE: {
 			const rec *r = find_rec(b, k->name);
@@ -1363,11 +1376,19 @@ static void collect(plan *P, const blocks *bs, int from, int to, const gb_pdfboo
 			cmd = NULL;
 			P->figs[P->n_figs++] = r;
 			seg++;
+			if (out) {
+				add_piece(P, P_OUTPUT, out, strlen(out), seg);
+				if (!P->oom)
+					P->p[P->n - 1].fig_out = 1;
+			}
+			free(out);
+			out = NULL;
 			break;
 		}
 		}
 	}
 	free(cmd);
+	free(out);
 	/* a "Try:" that ends the step is set like a question, in a box at the bottom of the last
 	 * slide that has room for it, rather than alone on a slide (review 7) */
 	if (P->n && P->p[P->n - 1].kind == P_PROSE && !strncmp(P->p[P->n - 1].text, "**Try:**", 8))
@@ -2016,7 +2037,7 @@ static int short_literal(const piece *p)
 	int lines = 1;
 	for (const char *s = p->text; *s; s++)
 		lines += *s == '\n';
-	return p->kind == P_LITERAL && lines <= 4;
+	return (p->kind == P_LITERAL && lines <= 4) || (p->kind == P_OUTPUT && lines <= SL_OUT_LINES);
 }
 
 /* Whether figure f's slide, with the pieces of role R_LEAD in segment f above it and pieces
@@ -2105,7 +2126,8 @@ static int under(page *pg, plan *P, const char *head, int f, const int *idx, int
 	int q = 0, m;
 	for (*allowed = 0; *allowed < n; (*allowed)++) {
 		const piece *p = &P->p[idx[*allowed]];
-		if ((q && p->kind != P_QUESTION) || p->kind == P_OUTPUT || (p->kind == P_LITERAL && !short_literal(p)))
+		if ((q && p->kind != P_QUESTION) || (p->kind == P_OUTPUT && !short_literal(p)) ||
+		    (p->kind == P_LITERAL && !short_literal(p)))
 			break;
 		q |= p->kind == P_QUESTION;
 	}
@@ -2272,9 +2294,14 @@ static void plan_slides(plan *P, page *pg, const char *head)
 		if (m < n && n <= allowed && n - m <= 2) {
 			double lines = 0;
 			int q = 0;
-			for (int j = m; j < n; j++) {
-				q |= P->p[idx[j]].kind == P_QUESTION || P->p[idx[j]].kind == P_OUTPUT;
-				lines += prose_lines(pg, P->p[idx[j]].text, SL_MIN, lw);
+			for (int j = m; j < n; j++) { /* (what the figure's command printed counts its lines) */
+				const piece *pj = &P->p[idx[j]];
+				q |= pj->kind == P_QUESTION || (pj->kind == P_OUTPUT && !pj->fig_out);
+				if (pj->fig_out)
+					for (const char *c = pj->text; c; c = strchr(c + 1, '\n'))
+						lines++;
+				else
+					lines += prose_lines(pg, pj->text, SL_MIN, lw);
 			}
 			/* (not a paragraph that introduces what comes after it: "... beside the source
 			 * characters:" stays with the printout) */
