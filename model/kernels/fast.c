@@ -195,6 +195,7 @@ struct dots_job {
 	int M, K, N, n_tasks;
 	const uint16_t *b16;     /* instead of b: 16-bit weights of type wt */
 	int wt;
+	const float *as;         /* (M, K rounded up to isa->pair_k): a split for dots_pairs, or NULL */
 };
 
 enum { DOTS_JB = 64 }; /* rows of b per pass of dots: 64 K-long rows stay in L2 for every 4 rows of a */
@@ -202,13 +203,16 @@ enum { DOTS_JB = 64 }; /* rows of b per pass of dots: 64 K-long rows stay in L2 
 static void dots_range(const struct dots_job *G, int j0, int j1)
 {
 	const gb_isa *isa = G->isa;
+	long kp = G->as ? (G->K + isa->pair_k - 1) / isa->pair_k * isa->pair_k : 0;
 	for (int jb = j0; jb < j1; jb += DOTS_JB) {
 		int je = j1 - jb < DOTS_JB ? j1 : jb + DOTS_JB;
 		for (int i = 0; i < G->M; i += 4) {
 			float *o = G->out + (size_t)i * G->N + jb;
 			const float *ai = G->a + (size_t)i * G->K;
 			int m = G->M - i < 4 ? G->M - i : 4;
-			if (G->b16)
+			if (G->as)
+				isa->dots_pairs(o, G->N, G->as + i * kp, m, G->b16, G->bias, G->K, jb, je);
+			else if (G->b16)
 				isa->dots16(o, G->N, ai, m, G->b16, G->wt, G->bias, G->K, jb, je);
 			else
 				isa->dots(o, G->N, ai, m, G->b, G->bias, G->K, jb, je);
@@ -331,7 +335,7 @@ static void mm_run(const gb_isa *isa, float *out, const float *a, const float *b
 		if (act_out) /* few rows: the product's cost is reading b; activate after */
 			mm_act_all(isa, act_out, out, (size_t)M * N, act);
 	} else if (bt && M <= isa->dots_m) {
-		struct dots_job G = { isa, out, a, b, bias, M, K, N, 1, NULL, 0 };
+		struct dots_job G = { isa, out, a, b, bias, M, K, N, 1, NULL, 0, NULL };
 		double macs = (double)M * K * N;
 		/* Several ranges of whole rows per thread, so a thread that shares its CPU with
 		 * another program leaves more of them to the others. */
@@ -394,7 +398,7 @@ static void mm_part(const gb_isa *isa, float *out, const float *a, const float *
 		}
 		free(rows); /* no memory: the blocks, as mm_run then does */
 	} else if (bt && M <= isa->dots_m) {
-		struct dots_job G = { isa, out + (size_t)i0 * N, a + (size_t)i0 * K, b, bias, i1 - i0, K, N, 1, NULL, 0 };
+		struct dots_job G = { isa, out + (size_t)i0 * N, a + (size_t)i0 * K, b, bias, i1 - i0, K, N, 1, NULL, 0, NULL };
 		dots_range(&G, j0, j1);
 		gb_fp_fast_leave(csr);
 		return;
@@ -405,8 +409,8 @@ static void mm_part(const gb_isa *isa, float *out, const float *a, const float *
 }
 
 /* matmul_w16: the memory-bound shapes read the 16-bit weights in place through the same
- * drivers as mm_run (so the same arithmetic as matmul on the widened weights); the others
- * widen b into a float copy and run mm_run. */
+ * drivers as mm_run (so the same arithmetic as matmul on the widened weights, but for bf16
+ * dot products by pairs: isa.h); the others widen b into a float copy and run mm_run. */
 static void mm16_run(const gb_isa *isa, float *out, const float *a, const uint16_t *b, int wt,
                      const float *bias, int M, int K, int N, int bt, float *act_out, int act)
 {
@@ -434,8 +438,18 @@ static void mm16_run(const gb_isa *isa, float *out, const float *a, const uint16
 		return;
 	}
 	if (bt && M <= isa->dots_m) {
-		struct dots_job G = { isa, out, a, NULL, bias, M, K, N, 1, b, wt };
+		struct dots_job G = { isa, out, a, NULL, bias, M, K, N, 1, b, wt, NULL };
 		double macs = (double)M * K * N;
+		/* bf16 by pairs where the ISA has them: a split once here, on this thread's buffer,
+		 * which the tasks only read (M x K floats against N x K weights). With no memory for
+		 * it, dots16. */
+		if (wt == GB_W_BF16 && isa->dots_pairs) {
+			long kp = (K + isa->pair_k - 1) / isa->pair_k * isa->pair_k;
+			float *as = pack_buffer((size_t)M * kp);
+			if (as)
+				isa->split_pairs(as, a, M, K);
+			G.as = as;
+		}
 		if (macs >= GEMV_MT_MIN && threads > 1)
 			G.n_tasks = task_count(macs, GEMV_MT_MIN / 2, (N + 15) / 16, threads);
 		if (G.n_tasks > 1)

@@ -53,6 +53,17 @@ typedef struct gb_isa {
 	void (*dots16)(float *out, long ldo, const float *a, int m, const uint16_t *b, int wtype,
 	               const float *bias, int K, int j0, int j1);
 
+	/* dots16 for bf16 by pairs, or NULL: one load of 2W weights (pair_k) gives the W odd
+	 * ones as the high halves of its 32-bit lanes and the W even ones as the low halves
+	 * shifted up, so a must come split the same way: split_pairs writes as (m, KP), KP = K
+	 * rounded up to pair_k, each block of pair_k elements of a row of a as its even elements,
+	 * then its odd ones, zeros past K. Even and odd terms go to different accumulators, so
+	 * this is not dots' arithmetic; it depends on K alone. */
+	int pair_k;
+	void (*split_pairs)(float *as, const float *a, int m, int K);
+	void (*dots_pairs)(float *out, long ldo, const float *as, int m, const uint16_t *b,
+	                   const float *bias, int K, int j0, int j1);
+
 	/* As in gb_kernels (model/kernels/kernels.h). */
 	void (*softmax)(float *x, int rows, int n);
 	void (*layernorm)(float *out, float *mean, float *var, const float *x, const float *g,

@@ -33,7 +33,9 @@ typedef struct gb_kernels {
 	/* matmul with b stored as 16-bit values of type wtype (GB_W_BF16 or GB_W_F16; any other
 	 * value fills out with NaN): the same product as matmul on b widened to float. Few rows
 	 * (M <= 16, decoding) read b once, widening in registers; more rows widen b into a float
-	 * copy first (temporary memory: K·N floats), then run matmul. */
+	 * copy first (temporary memory: K·N floats), then run matmul. The same numbers as that
+	 * matmul, except bf16 with b_trans and few rows on the avx512 table, which sums the same
+	 * terms in another order (model/kernels/isa.h: dots_pairs), as close to the exact sum. */
 	void (*matmul_w16)(float *out, const float *a, const uint16_t *b, int wtype,
 	                   const float *bias, int M, int K, int N, int b_trans);
 

@@ -51,6 +51,10 @@ typedef __m256i vmask; /* a lane is all ones or all zeros, as vmaskmovps takes i
 #define W 8
 #define MR 6
 #define DIRECT_M 0
+/* No bf16 dot products by pairs (DOTS_PAIRS, below): here they decoded the Llama-110M shape
+ * 1.01-1.02x as fast as dots16's widening (one or two threads, this table on Zen 4), not
+ * worth giving up dots16's sums equal to those on the widened weights. */
+#define DOTS_PAIRS 0
 
 INLINE vf v_zero(void) { return _mm256_setzero_ps(); }
 INLINE vf v_set1(float x) { return _mm256_set1_ps(x); }
@@ -169,6 +173,7 @@ typedef __mmask16 vmask; /* one bit per lane */
 #define W 16
 #define MR 8
 #define DIRECT_M 16
+#define DOTS_PAIRS 1 /* bf16 dot products by pairs: see dots_pairs */
 
 INLINE vf v_zero(void) { return _mm512_setzero_ps(); }
 INLINE vf v_set1(float x) { return _mm512_set1_ps(x); }
@@ -201,6 +206,23 @@ INLINE vf v_from_bf16(const uint16_t *p)
 	return _mm512_castsi512_ps(_mm512_slli_epi32(x, 16));
 }
 INLINE vf v_from_f16(const uint16_t *p) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p)); }
+
+/* 32 bfloat16 at p as 16 pairs, one per 32-bit lane: the even ones (low halves, shifted up)
+ * and the odd ones (high halves, the low bits cleared), widened exactly. */
+INLINE void v_from_bf16_pairs(const uint16_t *p, vf *even, vf *odd)
+{
+	__m512i x = _mm512_loadu_si512(p);
+	*even = _mm512_castsi512_ps(_mm512_slli_epi32(x, 16));
+	*odd = _mm512_castsi512_ps(_mm512_and_si512(x, _mm512_set1_epi32((int)0xFFFF0000u)));
+}
+
+/* 32 floats as two vectors, lo = p[0..16), hi = p[16..32): their even elements, then their odd. */
+INLINE void v_deinterleave(vf lo, vf hi, vf *even, vf *odd)
+{
+	const __m512i ie = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+	*even = _mm512_permutex2var_ps(lo, ie, hi);
+	*odd = _mm512_permutex2var_ps(lo, _mm512_add_epi32(ie, _mm512_set1_epi32(1)), hi);
+}
 
 /* Lanes of vector v (16 floats each) that hold one of n columns. */
 INLINE vmask lane_mask(int n, int v)
@@ -281,7 +303,8 @@ INLINE void transpose(vf r[16])
  * and on the Llama-110M shape: 4-8 KB ahead gave 1.65-1.8x, 1 KB 1.53x, 16 KB 1.70x, into L2
  * (prefetcht1) 1.4-1.7x; two rows of b interleaved with it gave the same, without it 1.29x;
  * widening 32 bf16 of one 64-byte load with vpermw (no shifts) gave the same as the shifts:
- * the widening is not the limit, the requests in flight are. The float path is unchanged. */
+ * on that model the widening is not the limit, the requests in flight are (on the Llama-110M
+ * shape, mostly in L3, it is one: see dots_pairs). The float path is unchanged. */
 #define DOTS16_PF 6144
 
 /* The first lanes of p under mask m (0 elsewhere), or the whole vector when whole: the
@@ -536,6 +559,112 @@ static void dots16(float *out, long ldo, const float *a, int m, const uint16_t *
 	wt == GB_W_BF16 ? dots_w(GB_W_BF16, out, ldo, a, m, b, bias, K, j0, j1)
 	                : dots_w(GB_W_F16, out, ldo, a, m, b, bias, K, j0, j1);
 }
+
+#if DOTS_PAIRS
+/* The bf16 dot products by pairs (isa.h: pair_k, split_pairs, dots_pairs). Against dots16's
+ * widening of W weights (a zero-extending load with a cross-lane shuffle, then a shift), one
+ * load of 2W weights and one shift or one and per W. Decoding the Llama-110M shape, whose
+ * 219 MB of bf16 weights mostly sit in this host's 260 MB L3, went 1.09-1.10x as fast on one
+ * thread and 1.09-1.20x on two (the two paths' samples interleaved in one run, Zen 4 under
+ * KVM); the widening, not the memory, was a limit there. */
+#define PAIR_K (2 * W)
+#if DOTS_ACC % 2
+#error "dots_pairs: DOTS_ACC must be even (an even and an odd accumulator per load)"
+#endif
+
+static void split_pairs(float *as, const float *a, int m, int K)
+{
+	int kp = (K + PAIR_K - 1) / PAIR_K * PAIR_K;
+	for (int i = 0; i < m; i++) {
+		const float *ai = a + (size_t)i * K;
+		float *d = as + (size_t)i * kp;
+		vf e, o;
+		int k = 0;
+		for (; k + PAIR_K <= K; k += PAIR_K) {
+			v_deinterleave(v_load(ai + k), v_load(ai + k + W), &e, &o);
+			v_store(d + k, e);
+			v_store(d + k + W, o);
+		}
+		if (k < K) /* the last block, zeros past K */
+			for (int q = 0; q < W; q++) {
+				d[k + q] = k + 2 * q < K ? ai[k + 2 * q] : 0.0f;
+				d[k + W + q] = k + 2 * q + 1 < K ? ai[k + 2 * q + 1] : 0.0f;
+			}
+	}
+}
+
+/* out rows i < mr, column j, as dots_tile does for bf16, from the split rows of a (row stride
+ * kp): load p of a pass (2W weights from k + p 2W) feeds accumulators 2p (even) and 2p + 1
+ * (odd); the last loads, past the whole passes, come from a zeroed copy when short (the split
+ * rows are zero there too). */
+INLINE void dots_pairs_tile(const int mr, float *out, long ldo, const float *as, long kp,
+                            const uint16_t *b, const float *bias, int K, int j)
+{
+	vf s[4][DOTS_ACC], e, o;
+	const uint16_t *bj = b + (size_t)j * K;
+	int k = 0;
+#pragma GCC unroll 4
+	for (int i = 0; i < mr; i++)
+#pragma GCC unroll 4
+		for (int q = 0; q < DOTS_ACC; q++)
+			s[i][q] = v_zero();
+	for (; k + DOTS_ACC * W <= K; k += DOTS_ACC * W) {
+#pragma GCC unroll 4
+		for (int c = 0; c < DOTS_ACC * W * 2; c += 64) /* see DOTS16_PF */
+			_mm_prefetch((const char *)(bj + k) + DOTS16_PF + c, _MM_HINT_T0);
+#pragma GCC unroll 4
+		for (int p = 0; p < DOTS_ACC / 2; p++) {
+			v_from_bf16_pairs(bj + k + p * PAIR_K, &e, &o);
+#pragma GCC unroll 4
+			for (int i = 0; i < mr; i++) {
+				s[i][2 * p] = v_fmadd(v_load(as + i * kp + k + p * PAIR_K), e, s[i][2 * p]);
+				s[i][2 * p + 1] = v_fmadd(v_load(as + i * kp + k + p * PAIR_K + W), o, s[i][2 * p + 1]);
+			}
+		}
+	}
+#pragma GCC unroll 4
+	for (int p = 0; p < DOTS_ACC / 2; p++)
+		if (k < K) {
+			uint16_t t[PAIR_K];
+			const uint16_t *w = bj + k;
+			if (K - k < PAIR_K) {
+				memset(t, 0, sizeof t);
+				memcpy(t, w, (size_t)(K - k) * sizeof *t);
+				w = t;
+			}
+			v_from_bf16_pairs(w, &e, &o);
+#pragma GCC unroll 4
+			for (int i = 0; i < mr; i++) {
+				s[i][2 * p] = v_fmadd(v_load(as + i * kp + k), e, s[i][2 * p]);
+				s[i][2 * p + 1] = v_fmadd(v_load(as + i * kp + k + W), o, s[i][2 * p + 1]);
+			}
+			k += PAIR_K;
+		}
+#pragma GCC unroll 4
+	for (int i = 0; i < mr; i++) {
+		vf t = s[i][0];
+#pragma GCC unroll 4
+		for (int q = 1; q < DOTS_ACC; q++)
+			t = v_add(t, s[i][q]);
+		out[i * ldo] = v_hsum(t) + (bias ? bias[j] : 0.0f);
+	}
+}
+
+static void dots_pairs(float *out, long ldo, const float *as, int m, const uint16_t *b,
+                       const float *bias, int K, int j0, int j1)
+{
+	long kp = (K + PAIR_K - 1) / PAIR_K * PAIR_K;
+	for (int j = j0; j < j1; j++) {
+		float *o = out + (j - j0);
+		switch (m) {
+		case 4: dots_pairs_tile(4, o, ldo, as, kp, b, bias, K, j); break;
+		case 3: dots_pairs_tile(3, o, ldo, as, kp, b, bias, K, j); break;
+		case 2: dots_pairs_tile(2, o, ldo, as, kp, b, bias, K, j); break;
+		default: dots_pairs_tile(1, o, ldo, as, kp, b, bias, K, j); break;
+		}
+	}
+}
+#endif
 
 /* b_trans == 0, rows k..k+kr-1 of b (stored as wt; element bk is row k, column 0 of this
  * chunk; row stride N) against m rows of a (a points at column k of row 0; row stride lda):
@@ -830,6 +959,9 @@ static void add(float *y, const float *x, size_t n)
 const gb_isa ISA(gb_isa) = {
 	.name = ISA_NAME, .mr = MR, .nr = NR, .kc = 256, .direct_m = DIRECT_M, .dots_m = 16,
 	.pack = pack, .block = block, .gemv = gemv, .dots = dots, .gemv16 = gemv16, .dots16 = dots16,
+#if DOTS_PAIRS
+	.pair_k = PAIR_K, .split_pairs = split_pairs, .dots_pairs = dots_pairs,
+#endif
 	.softmax = softmax, .layernorm = layernorm, .rmsnorm = rmsnorm,
 	.activate = activate, .mul = mul, .add = add,
 };
