@@ -472,15 +472,18 @@ static void test_other_kinds(void)
 			gb_cmap_rgb(g->cmap, p / 15.0, want);
 			ok &= same_rgb(px(&c, x + info.plot.w / 2, y + info.plot.h / 2), want);
 		}
-		tap_ok(ok, "each of the 16 panels where gb_raster_panel_xy puts it (layers 1-2 left, 3-4 right)");
+		tap_ok(ok, "each of the 16 panels where gb_raster_panel_xy puts it (layers 1 and 3 left, 2 and 4 right)");
 		{
-			int x1, y1, x2, y2;
-			gb_raster_panel_xy(&info, 1, &x1, &y1);
-			gb_raster_panel_xy(&info, 8, &x2, &y2);
-			int gap = x2 - (x1 + 2 * info.dx + info.plot.w);
-			tap_ok(y2 == info.plot.y && gap > info.dx - info.plot.w,
-			       "row 3 begins the second block, a wider gap before it (%d px, %d between panels)", gap,
-			       info.dx - info.plot.w);
+			/* a page's row reads in order: L1 | L2 on top, L3 | L4 under them (review 8) */
+			int x0, y0, x3, y3, x4, y4, x8, y8;
+			gb_raster_panel_xy(&info, 0, &x0, &y0);
+			gb_raster_panel_xy(&info, 3, &x3, &y3);
+			gb_raster_panel_xy(&info, 4, &x4, &y4);
+			gb_raster_panel_xy(&info, 8, &x8, &y8);
+			int gap = x4 - (x3 + info.plot.w);
+			tap_ok(y4 == info.plot.y && y3 == y4 && gap > info.dx - info.plot.w && x8 == x0 && y8 > y0,
+			       "row 2 begins the second block on the top row, a wider gap before it (%d px, %d between "
+			       "panels); row 3 goes under row 1", gap, info.dx - info.plot.w);
 		}
 		gb_canvas_free(&c);
 		rc = gb_raster_render(g, &tall, &c, &info, &err);
