@@ -691,6 +691,15 @@ static int close_doc(gb_outfile *o, cairo_surface_t *surf, cairo_t *cr, int oom,
 /* ---- terminal text too wide for its page ------------------------------------------------- */
 
 /* Code points in s[0, n): columns of a monospace line. */
+/* The lines of text s (1 for one without a newline). */
+static int n_lines(const char *s)
+{
+	int n = 1;
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
 static int ncols(const char *s, size_t n)
 {
 	int c = 0;
@@ -1251,17 +1260,28 @@ static void code_pieces(plan *P, const char *t, int fig_next, int seg, char **cm
 				/* what it printed beside its figure, a few lines: shown after the figure (review
 				 * 8, C4: the prose quoted numbers of a printout the slides left out) */
 				free(*out);
-				*out = NULL;
-				int lines = 0;
-				for (const char *c = ce; c && c < g + n; c = strchr(c + 1, '\n'))
-					lines++;
-				if (has_out && ce && lines <= SL_OUT_LINES)
-					*out = strndup(ce + 1, (size_t)(g + n - ce - 1));
+				*out = has_out && ce ? strndup(ce + 1, (size_t)(g + n - ce - 1)) : NULL;
+				if (*out && n_lines(*out) > SL_OUT_LINES) {
+					free(*out);
+					*out = NULL;
+				}
 			}
 			break;
 		}
 		l = next;
 	}
+}
+
+/* Appends sep and text to piece p's text (a question's options, its Try). */
+static void append_text(plan *P, piece *p, const char *sep, const char *text)
+{
+	char *t = realloc(p->text, strlen(p->text) + strlen(sep) + strlen(text) + 1);
+	if (!t) {
+		P->oom = 1;
+		return;
+	}
+	strcat(strcat(t, sep), text);
+	p->text = t;
 }
 
 /* Whether a question may read something off the figure before it: not one that asks why, a
@@ -1270,14 +1290,16 @@ static void code_pieces(plan *P, const char *t, int fig_next, int seg, char **cm
  * such a question gets that figure shown again over it. */
 static int looks_at(const char *t)
 {
-	static const char *const no[] = { "why ", "how many parameters", "how many weights", "before you look" };
+	static const char *const starts[] = { "why ", "before you look" };
+	static const char *const has[] = { "how many parameters", "how many weights" };
 	const char *q = strstr(t, ".** ");
 	q = q ? q + 4 : t;
-	if (!strncasecmp(q, "why ", 4) || !strncasecmp(q, "before you look", 15))
-		return 0;
-	for (size_t i = 1; i < sizeof no / sizeof *no; i++)
+	for (size_t i = 0; i < sizeof starts / sizeof *starts; i++)
+		if (!strncasecmp(q, starts[i], strlen(starts[i])))
+			return 0;
+	for (size_t i = 0; i < sizeof has / sizeof *has; i++)
 		for (const char *s = q; *s; s++)
-			if (!strncasecmp(s, no[i], strlen(no[i])))
+			if (!strncasecmp(s, has[i], strlen(has[i])))
 				return 0;
 	return 1;
 }
@@ -1305,30 +1327,14 @@ static void collect(plan *P, const blocks *bs, int from, int to, const gb_pdfboo
 			           P->p[P->n - 1].seg == seg && !P->oom) {
 				/* a "Try:" right after a question goes in its box, under it: it gives nothing
 				 * away, and alone it was a slide of two lines (review 7) */
-				piece *qp = &P->p[P->n - 1];
-				size_t a = strlen(qp->text), c = strlen(k->text);
-				char *t = realloc(qp->text, a + c + 3);
-				if (!t) {
-					P->oom = 1;
-					break;
-				}
-				sprintf(t + a, "\n\n%s", k->text);
-				qp->text = t;
+				append_text(P, &P->p[P->n - 1], "\n\n", k->text);
 			} else if (strncmp(k->text, "*Hint", 5))
 				add_piece(P, P_PROSE, k->text, strlen(k->text), seg);
 			break;
 		case B_ITEM:
-			if (opt && !P->oom) {
-				piece *qp = &P->p[q];
-				size_t a = strlen(qp->text), c = strlen(k->text);
-				char *t = realloc(qp->text, a + c + 6);
-				if (!t) {
-					P->oom = 1;
-					break;
-				}
-				sprintf(t + a, "\n    %s", k->text);
-				qp->text = t;
-			} else
+			if (opt && !P->oom)
+				append_text(P, &P->p[q], "\n    ", k->text);
+			else
 				add_piece(P, P_ITEM, k->text, strlen(k->text), seg);
 			break;
 		case B_LITERAL: {
@@ -2034,9 +2040,7 @@ static char *questions_of(const plan *P, const int *idx, int n)
 /* Literal lines short enough to go under a figure with the prose around them. */
 static int short_literal(const piece *p)
 {
-	int lines = 1;
-	for (const char *s = p->text; *s; s++)
-		lines += *s == '\n';
+	int lines = n_lines(p->text);
 	return (p->kind == P_LITERAL && lines <= 4) || (p->kind == P_OUTPUT && lines <= SL_OUT_LINES);
 }
 
@@ -2297,11 +2301,7 @@ static void plan_slides(plan *P, page *pg, const char *head)
 			for (int j = m; j < n; j++) { /* (what the figure's command printed counts its lines) */
 				const piece *pj = &P->p[idx[j]];
 				q |= pj->kind == P_QUESTION || (pj->kind == P_OUTPUT && !pj->fig_out);
-				if (pj->fig_out)
-					for (const char *c = pj->text; c; c = strchr(c + 1, '\n'))
-						lines++;
-				else
-					lines += prose_lines(pg, pj->text, SL_MIN, lw);
+				lines += pj->fig_out ? n_lines(pj->text) : prose_lines(pg, pj->text, SL_MIN, lw);
 			}
 			/* (not a paragraph that introduces what comes after it: "... beside the source
 			 * characters:" stays with the printout) */
@@ -2506,9 +2506,6 @@ static int big_output(page *pg, const piece *p)
 	if (p->kind != P_OUTPUT)
 		return 0;
 	const double w = pg->W - 2 * (SL_SIDE + 8) - 16;
-	int lines = 1;
-	for (const char *s = p->text; *s; s++)
-		lines += *s == '\n';
 	double mono = mono_fit(pg, p->text, w, SL_BODY_MAX * SL_MONO);
 	if (mono <= 0)
 		return 1;
@@ -2556,9 +2553,7 @@ static double dump_size(page *pg, const char *head, piece *const *ps, int n, con
 static void dump_run(page *pg, tslides *T, piece **B, int a, int b, piece **Q, const int *anchor, int nq)
 {
 	piece *d = B[b - 1];
-	int lines = 1, cols, best_k = 1;
-	for (const char *s = d->text; *s; s++)
-		lines += *s == '\n';
+	int lines = n_lines(d->text), cols, best_k = 1;
 	char *qs = anchored_questions(Q, anchor, nq, a, b);
 	double px, one = dump_size(pg, T->head, B + a, b - a, qs, &px, &cols), best = one;
 	int body_lines = lines - !strncmp(d->text, "glassbox> ", 10);

@@ -475,6 +475,19 @@ static void pack(float *dst, const float *b, int b_trans, int K, int N, int k0, 
 
 /* ---- few rows: dot products and the matrix-vector product ---- */
 
+/* out rows i < mr of column j: the sum of row i's DOTS_ACC accumulators, plus the bias. */
+INLINE void dots_store(const int mr, vf s[4][DOTS_ACC], float *out, long ldo, const float *bias, int j)
+{
+#pragma GCC unroll 4
+	for (int i = 0; i < mr; i++) {
+		vf t = s[i][0];
+#pragma GCC unroll 4
+		for (int q = 1; q < DOTS_ACC; q++)
+			t = v_add(t, s[i][q]);
+		out[i * ldo] = v_hsum(t) + (bias ? bias[j] : 0.0f);
+	}
+}
+
 /* out rows i < mr, column j: dot products of mr rows of a with row j of b (stored as wt).
  * Vector v of the row (W floats from k = v W, the tail masked) goes to accumulator
  * v % DOTS_ACC of its row of a; then the accumulators are added in order and summed across
@@ -517,14 +530,7 @@ INLINE void dots_tile(const int mr, const int wt, float *out, long ldo, const fl
 				s[i][q] = v_fmadd(load_part(a + (size_t)i * K + k, kt, whole), bv, s[i][q]);
 			k += W;
 		}
-#pragma GCC unroll 4
-	for (int i = 0; i < mr; i++) {
-		vf t = s[i][0];
-#pragma GCC unroll 4
-		for (int q = 1; q < DOTS_ACC; q++)
-			t = v_add(t, s[i][q]);
-		out[i * ldo] = v_hsum(t) + (bias ? bias[j] : 0.0f);
-	}
+	dots_store(mr, s, out, ldo, bias, j);
 }
 
 INLINE void dots_w(const int wt, float *out, long ldo, const float *a, int m, const void *b,
@@ -640,14 +646,7 @@ INLINE void dots_pairs_tile(const int mr, float *out, long ldo, const float *as,
 			}
 			k += PAIR_K;
 		}
-#pragma GCC unroll 4
-	for (int i = 0; i < mr; i++) {
-		vf t = s[i][0];
-#pragma GCC unroll 4
-		for (int q = 1; q < DOTS_ACC; q++)
-			t = v_add(t, s[i][q]);
-		out[i * ldo] = v_hsum(t) + (bias ? bias[j] : 0.0f);
-	}
+	dots_store(mr, s, out, ldo, bias, j);
 }
 
 static void dots_pairs(float *out, long ldo, const float *as, int m, const uint16_t *b,
