@@ -651,19 +651,108 @@ int cmd_arch(session *s, int argc, char **argv, const char *rest)
 	return argc != 1 ? usage(argv[0]) : show_figure(s, view_arch(s));
 }
 
-/* pair [TITLE]: the figure before the current one and the current one as one slide, side by
- * side on one colour scale (the union of their ranges), so two maps can be compared at a
- * glance: an encoder's and a decoder's attention, raw and scaled scores. */
+/* The part of title a that differs from title b, widened to its clause (back to an opening
+ * bracket, a colon or a comma, on to a closing one): "temperature 0.5" of "... next tokens
+ * (temperature 0.5)" beside "... (temperature 2)". Empty when the titles are the same. */
+static void differing(const char *a, const char *b, char *out, size_t cap)
+{
+	size_t la = strlen(a), lb = strlen(b), p = 0, q = 0;
+	while (p < la && p < lb && a[p] == b[p])
+		p++;
+	while (q < la - p && q < lb - p && a[la - 1 - q] == b[lb - 1 - q])
+		q++;
+	if (p == la && p == lb) {
+		*out = 0;
+		return;
+	}
+	size_t e = la - q;
+	while (p > 0 && !strchr("(:,;", a[p - 1]))
+		p--;
+	while (e < la && !strchr("),;", a[e]))
+		e++;
+	while (p < e && a[p] == ' ')
+		p++;
+	snprintf(out, cap, "%.*s", (int)(e - p), a + p);
+}
+
+/* pair's words: TITLE, or TITLE | LEFT | RIGHT (each panel's name); NULL where not given. */
+static void pair_words(const char *rest, char *title, char *name[2], size_t cap)
+{
+	const char *w[3] = { rest ? rest : "", NULL, NULL };
+	char *out[3] = { title, name[0], name[1] };
+	for (int i = 1; i < 3 && w[i - 1]; i++)
+		w[i] = strchr(w[i - 1], '|') ? strchr(w[i - 1], '|') + 1 : NULL;
+	for (int i = 0; i < 3; i++) {
+		*out[i] = 0;
+		if (!w[i])
+			continue;
+		const char *e = i < 2 && w[i + 1] ? w[i + 1] - 1 : w[i] + strlen(w[i]);
+		while (w[i] < e && *w[i] == ' ')
+			w[i]++;
+		while (e > w[i] && e[-1] == ' ')
+			e--;
+		snprintf(out[i], cap, "%.*s", (int)(e - w[i]), w[i]);
+	}
+}
+
+/* Two bar charts side by side on one scale, their values printed: a DECODE figure of two
+ * panels without marks (no key); both move into it. */
+static int pair_bars(session *s, gb_figure *a, gb_figure *b, const char *title, char *name[2])
+{
+	gb_figure *g = gb_fig_new(GB_FIG_DECODE);
+	if (!g) {
+		errorf("out of memory");
+		return -1;
+	}
+	g->grid_cols = 2;
+	/* one scale: the charts' own fixed axis where they share one, else their largest bar */
+	if (a->range == GB_RANGE_FIXED && b->range == GB_RANGE_FIXED && a->vmax == b->vmax && a->vmax > 0) {
+		g->range = GB_RANGE_FIXED;
+		g->vmin = 0;
+		g->vmax = a->vmax;
+	}
+	gb_fig_set_title(g, *title ? title : "Side by side, on one scale");
+	gb_fig_set_subtitle(g, a->subtitle && b->subtitle && !strcmp(a->subtitle, b->subtitle) ? a->subtitle : NULL);
+	if (a->caption && b->caption && strcmp(a->caption, b->caption)) {
+		char cap[1024];
+		snprintf(cap, sizeof cap, "left: %s;  right: %s", a->caption, b->caption);
+		gb_fig_set_caption(g, cap);
+	} else
+		gb_fig_set_caption(g, b->caption);
+	for (int i = 0; i < b->n_meta; i++)
+		gb_fig_add_meta(g, b->meta_keys[i], b->meta_vals[i]);
+	s->prev_fig = s->fig = NULL;
+	gb_figure *p[2] = { a, b };
+	char d[2][256];
+	for (int i = 0; i < 2; i++)
+		differing(p[i]->title ? p[i]->title : "", p[1 - i]->title ? p[1 - i]->title : "", d[i], sizeof d[i]);
+	for (int i = 0; i < 2; i++) {
+		gb_fig_set_title(p[i], *name[i] ? name[i] : *d[i] ? d[i] : i ? "right" : "left");
+		gb_fig_set_subtitle(p[i], NULL);
+		gb_fig_add_panel(g, p[i]);
+	}
+	return show_figure(s, g);
+}
+
+/* pair [TITLE [| LEFT | RIGHT]]: the figure before the current one and the current one as one
+ * slide, side by side on one scale, so two maps or two bar charts can be compared at a glance:
+ * an encoder's and a decoder's attention, raw and scaled scores, the next tokens at two
+ * temperatures. Heatmaps take the union of their ranges; bar charts a common length scale. */
 int cmd_pair(session *s, int argc, char **argv, const char *rest)
 {
 	gb_figure *a = s->prev_fig, *b = s->fig;
+	char title[256], n0[128], n1[128], *name[2] = { n0, n1 };
+	pair_words(rest, title, name, sizeof n0);
 	if (!a || !b) {
-		errorf("pair sets the last two figures side by side: show two heatmaps first (e.g. attn 1 1, then attn 2 1)");
+		errorf("pair sets the last two figures side by side: show two heatmaps or two bar charts first "
+		       "(e.g. attn 1 1, then attn 2 1)");
 		return -1;
 	}
+	if (a->kind == GB_FIG_BARS && b->kind == GB_FIG_BARS && !a->marks && !b->marks && !a->ref && !b->ref)
+		return pair_bars(s, a, b, title, name);
 	if (a->kind != GB_FIG_HEATMAP || b->kind != GB_FIG_HEATMAP) {
-		errorf("pair sets two heatmaps side by side: the last two figures are a %s and a %s", gb_fig_kind_name(a->kind),
-		       gb_fig_kind_name(b->kind));
+		errorf("pair sets two heatmaps or two bar charts side by side: the last two figures are a %s and a %s",
+		       gb_fig_kind_name(a->kind), gb_fig_kind_name(b->kind));
 		return -1;
 	}
 	if (a->cmap != b->cmap) {
@@ -680,7 +769,8 @@ int cmd_pair(session *s, int argc, char **argv, const char *rest)
 		errorf("out of memory");
 		return -1;
 	}
-	g->grid_cols = 2;
+	/* side by side; maps much wider than tall (tokens x units) one over the other */
+	g->grid_cols = a->cols > 2 * a->rows && b->cols > 2 * b->rows ? 1 : 2;
 	g->cmap = a->cmap;
 	g->range = GB_RANGE_FIXED;
 	g->vmin = lo[0] < lo[1] ? lo[0] : lo[1];
@@ -688,11 +778,12 @@ int cmd_pair(session *s, int argc, char **argv, const char *rest)
 	g->masked = a->masked || b->masked;
 	g->mask_zero = a->mask_zero || b->mask_zero;
 	g->panel_labels = 1;
-	gb_fig_set_title(g, rest && *rest ? rest : "Side by side, on one colour scale");
+	gb_fig_set_title(g, *title ? title : "Side by side, on one colour scale");
 	gb_fig_set_subtitle(g, b->subtitle);
 	if (a->caption && b->caption && strcmp(a->caption, b->caption)) {
 		char cap[1024];
-		snprintf(cap, sizeof cap, "left: %s;  right: %s", a->caption, b->caption);
+		snprintf(cap, sizeof cap, "%s: %s;  %s: %s", g->grid_cols == 1 ? "top" : "left", a->caption,
+		         g->grid_cols == 1 ? "bottom" : "right", b->caption);
 		gb_fig_set_caption(g, cap);
 	} else
 		gb_fig_set_caption(g, b->caption);
@@ -707,6 +798,8 @@ int cmd_pair(session *s, int argc, char **argv, const char *rest)
 		p[i]->vmin = g->vmin;
 		p[i]->vmax = g->vmax;
 		gb_fig_set_subtitle(p[i], NULL);
+		if (*name[i])
+			gb_fig_set_title(p[i], name[i]);
 		gb_fig_add_panel(g, p[i]);
 	}
 	return show_figure(s, g);

@@ -12,7 +12,7 @@ G=./glassbox
 . tests/tap.sh
 RUN="run When Mary and John went to the park, John gave a ball to"
 
-echo "1..62"
+echo "1..68"
 
 # range_lo FILE / range_hi FILE: the two ends of a PNG's "Range" chunk ("lo .. hi").
 range_lo() { png_text "$1" Range | awk '{ print $1 }'; }
@@ -88,6 +88,21 @@ check "pair: a grid titled as asked, from the two figures (got '$(png_text "$T/p
 	sh -c "test '$(png_text "$T/pair.png" Kind)' = grid && test '$(png_text "$T/pair.png" Title)' = 'Encoder and decoder'"
 check "pair: each panel keeps its own row tokens in the terminal (the decoder's <s>, the encoder's M)" \
 	sh -c "grep -q ' 1 <s> ' $T/pair && grep -q ' 3 M ' $T/pair"
+# pair of bar charts: side by side as panels on the charts' common axis, each named by what its
+# title says apart from the other's, or as asked; wide maps one over the other
+$G -c "load tiny-lm; run Mary has a; next 6 --temp 0.5 --range 0 0.1; next 6 --temp 2 --range 0 0.1; pair; export $T/bars.png" >"$T/bars" 2>"$T/err"
+check "pair of bar charts: a decode figure of two panels (got '$(png_text "$T/bars.png" Kind)')" \
+	test "$(png_text "$T/bars.png" Kind)" = decode
+check "its panels named by what their titles say apart: temperature 0.5, temperature 2" \
+	sh -c "grep -qx 'temperature 0.5' $T/bars && grep -qx 'temperature 2' $T/bars"
+check "on the charts' axis 0 to 0.1: 0.085 is 26 of the terminal's 30 marks, 0.040 is 12" \
+	sh -c "grep -q '^  ·white      #\{26\} 0.085$' $T/bars && grep -q '^  ·white      #\{12\} 0.040$' $T/bars"
+$G -c "load tiny-lm; run Mary has a; next 3; next 3 --temp 2; pair Two | cold | warm" >"$T/bars2" 2>"$T/err"
+check "pair TITLE | LEFT | RIGHT names the panels" sh -c "grep -qx Two $T/bars2 && grep -qx cold $T/bars2 && grep -qx warm $T/bars2"
+$G -c "$RUN; show L2.ffn.up --range -3 3; show L2.ffn.hidden --range -3 3; pair" >"$T/stacked" 2>"$T/err"
+check "pair of maps wider than tall: one over the other (the caption says top and bottom)" grep -q "^top: .*bottom: " "$T/stacked"
+$G -c "$RUN; next 3; ffn 1; pair" >/dev/null 2>"$T/err"
+check "pair of a bar chart and a map says what it takes" grep -q "pair sets two heatmaps or two bar charts side by side" "$T/err"
 $G -c "load tiny-mt; translate 3 March 2021; pair" >/dev/null 2>"$T/err"
 check "pair with fewer than two figures says what it needs" grep -q "pair sets the last two figures side by side" "$T/err"
 # compare on an encoder-decoder: the encoder's layers have no cross-attention, and those cells

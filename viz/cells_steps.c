@@ -70,6 +70,8 @@ static void decode_lines(lines *ln, const gb_figure *f)
 		for (int j = 0; j < f->panels[i]->cols; j++)
 			if (isfinite(f->panels[i]->values[j]))
 				vmax = fmax(vmax, f->panels[i]->values[j]);
+	if (f->range == GB_RANGE_FIXED && f->vmax > vmax) /* (paired charts' common axis) */
+		vmax = f->vmax;
 	if (!(vmax > 0))
 		vmax = 1;
 	int barw = ln->a->w - 40 < 30 ? ln->a->w - 40 : 30;
@@ -93,7 +95,7 @@ static void decode_lines(lines *ln, const gb_figure *f)
 				k += snprintf(bar + k, sizeof bar - (size_t)k, "%s",
 				              ln->a->plain ? ((mk & GB_MARK_CUT) ? "/" : "#")
 				                           : (mk & GB_MARK_CUT) ? "\xe2\x96\x91" : "\xe2\x96\x88");
-			gb_cells_fmt_num(p->values[j], 2, num, sizeof num);
+			gb_cells_fmt_num(p->values[j], p->precision, num, sizeof num);
 			snprintf(t, sizeof t, "  %-12s %s %s%s", lab, bar, num,
 			         (mk & GB_MARK_CHOSEN) ? "  <- chosen" : (mk & GB_MARK_CUT) ? "  (cut)" : "");
 			text_line(ln, 0, t, (mk & GB_MARK_CHOSEN) ? GB_ATTR_BOLD : (mk & GB_MARK_CUT) ? GB_ATTR_DIM : 0);

@@ -183,7 +183,9 @@ static void decode_panel(lay *L, const gb_figure *p, double x, double y, double 
 		gb_lay_text_fit(L, GB_FACE_BOLD, px, x + w / 2, y + 0.95 * px, 0, GB_ANCHOR_MIDDLE, p->title, w, INK);
 	y += 1.5 * px;
 	h -= 1.5 * px;
-	double lw = 0, vw = tw(L, GB_FACE_MONO, px, "0.00") + 10 * s;
+	char wide[16];
+	gb_format_value(0.5, p->precision, wide, sizeof wide); /* (the numbers' width) */
+	double lw = 0, vw = tw(L, GB_FACE_MONO, px, wide) + 10 * s;
 	for (int i = 0; dl && i < n; i++)
 		lw = fmax(lw, tw(L, GB_FACE_SANS, px, dl + (size_t)i * LABEL_BUF));
 	lw = fmin(lw + 10 * s, 0.45 * w);
@@ -228,7 +230,7 @@ static void decode_panel(lay *L, const gb_figure *p, double x, double y, double 
 			rect(L, rx - 1.5 * s, yc - bh / 2 - 5 * s, 3 * s, bh + 10 * s, BLACK);
 		}
 		char vb[48];
-		gb_format_value(v, 2, vb, sizeof vb);
+		gb_format_value(v, p->precision, vb, sizeof vb);
 		double tx = bx + fmax(len, p->ref && isfinite(p->ref[i]) && vmax > 0 ? fmin(1, p->ref[i] / vmax) * bw : 0);
 		text(L, GB_FACE_MONO, px, tx + ((mk & GB_MARK_CHOSEN) ? 10 : 7) * s, mid_baseline(yc, px), 0, GB_ANCHOR_START,
 		     vb, INK);
@@ -339,7 +341,7 @@ static void decode_fit(lay *L, const gb_figure *f, double pw, double ph, int row
 int gb_lay_draw_decode(lay *L, gb_verr *err)
 {
 	const gb_figure *f = L->f;
-	int n = f->n_panels, first = 1, have_ref = 0, have_cut = 0;
+	int n = f->n_panels, first = 1, have_ref = 0, have_cut = 0, have_marks = 0;
 	if (n <= 0)
 		return gb_vfail(err, "the decoding figure has no steps");
 	double s = L->s, vmax = 0;
@@ -357,14 +359,19 @@ int gb_lay_draw_decode(lay *L, gb_verr *err)
 			if (p->marks && (p->marks[j] & GB_MARK_CUT))
 				have_cut = 1;
 		}
+		have_marks |= p->marks != NULL;
 	}
+	/* a fixed scale (two charts paired on their common axis) where it holds every bar */
+	if (f->range == GB_RANGE_FIXED && f->vmax > vmax)
+		vmax = f->vmax;
 	if (!(vmax > 0))
 		vmax = 1;
 	/* the key as large as a label beside the bars when it fits the width */
 	int lpx = spx(L, LABEL_BIG);
 	while (lpx > spx(L, LEGEND_PX) && decode_legend_width(L, lpx, have_cut, have_ref, f->ref_label) > L->x1 - L->x0)
 		lpx--;
-	double leg = 2.0 * lpx, gapx = 36 * s, gapy = 26 * s;
+	/* (bar charts paired, with no marks and no second value: nothing for a key to name) */
+	double leg = have_marks || have_ref ? 2.0 * lpx : 0, gapx = 36 * s, gapy = 26 * s;
 	/* the grid whose text comes out largest: four steps two by two rather than a row of thin
 	 * panels; at a tie the usual grid (up to four steps in a row, else two rows); a figure
 	 * that names its columns keeps them */
@@ -390,7 +397,8 @@ int gb_lay_draw_decode(lay *L, gb_verr *err)
 			L->info->plot = (gb_rect){ (int)x, (int)y, (int)pw, (int)ph };
 	}
 	group(L, "steps", 0);
-	decode_legend(L, L->y1 - leg / 2, lpx, have_cut, have_ref, f->ref_label);
+	if (leg > 0)
+		decode_legend(L, L->y1 - leg / 2, lpx, have_cut, have_ref, f->ref_label);
 	if (L->info) {
 		L->info->dx = (int)(pw + gapx);
 		L->info->dy = (int)(ph + gapy);
