@@ -371,9 +371,12 @@ const command commands[] = {
 	  "highlighted. Export it for the slide on d_model, d_head and d_ffn.", cmd_arch, REPLAY },
 	{ "show", "NAME [I] [--units A-B] [--range LO HI]", "any trace tensor as a figure; I picks one slice of a 3-D tensor",
 	  UNITS_HELP, cmd_show, REPLAY },
-	{ "pair", "[TITLE]", "the last two heatmaps side by side, on one colour scale, as one slide",
+	{ "pair", "[TITLE [| LEFT | RIGHT]]", "the last two heatmaps or bar charts side by side, on one scale, as one slide",
 	  "Show one figure, then another, then pair: e.g. show enc.L2.attn.weights 1, show\n"
-	  "dec.L2.attn.weights 1, pair Encoder and decoder. Both take the union of their ranges.", cmd_pair, REPLAY },
+	  "dec.L2.attn.weights 1, pair Encoder and decoder. Maps take the union of their ranges (maps\n"
+	  "much wider than tall go one over the other); bar charts one length scale, their common axis\n"
+	  "where they share one (next 6 --temp 0.5 --range 0 0.1, next 6 --temp 2 --range 0 0.1, pair).\n"
+	  "Each panel is named by what its title says apart from the other's, or by LEFT and RIGHT.", cmd_pair, REPLAY },
 	{ "loss", "[--curve]", "the loss of each token of the current text: -log p(token | the tokens before it)",
 	  "A token strip, each token coloured by how surprised the model was by it (the first token is\n"
 	  "predicted by nothing); --curve draws the losses along the positions with their running mean.\n"
