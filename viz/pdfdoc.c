@@ -2124,14 +2124,19 @@ static int after_of(const plan *P, int f, int *idx)
 
 /* How many of the pieces idx[0, n) after figure f may go under it: prose, list items, a
  * formula, then its questions (output and tables go on slides of text), as many as fit; *allowed
- * gets how many might, room permitting. */
+ * gets how many might, room permitting. The printout of a decoding figure's command (a line a
+ * step) under a lead-in goes on a slide of text after it: the figure draws those steps, a
+ * panel each, and needs the height (review 10: the top-k steps squashed between three lines
+ * of lead-in and generate's lines). */
 static int under(page *pg, plan *P, const char *head, int f, const int *idx, int n, int *allowed)
 {
-	int q = 0, m;
+	int q = 0, m, steps = 0;
+	for (int i = 0; i < P->n && P->figs[f]->kind == GB_FIG_DECODE; i++)
+		steps |= P->p[i].seg == f && P->p[i].role == R_LEAD;
 	for (*allowed = 0; *allowed < n; (*allowed)++) {
 		const piece *p = &P->p[idx[*allowed]];
 		if ((q && p->kind != P_QUESTION) || (p->kind == P_OUTPUT && !short_literal(p)) ||
-		    (p->kind == P_LITERAL && !short_literal(p)))
+		    (p->kind == P_LITERAL && !short_literal(p)) || (p->fig_out && steps))
 			break;
 		q |= p->kind == P_QUESTION;
 	}

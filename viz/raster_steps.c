@@ -375,19 +375,28 @@ int gb_lay_draw_decode(lay *L, gb_verr *err)
 	/* the grid whose text comes out largest: four steps two by two rather than a row of thin
 	 * panels; at a tie the usual grid (up to four steps in a row, else two rows); a figure
 	 * that names its columns keeps them */
-	int gc = f->grid_cols > 0 ? f->grid_cols : n <= 4 ? n : (n + 1) / 2, px = 0;
-	gc = gc > n ? n : gc;
+	int gc0 = f->grid_cols > 0 ? f->grid_cols : n <= 4 ? n : (n + 1) / 2, gc = 0, px = 0;
+	gc0 = gc0 > n ? n : gc0;
 	double pw = 0, ph = 0;
-	for (int k = 0; k <= n; k++) {
-		int c = k ? k : gc, r;
-		if (k && (f->grid_cols > 0 || c == gc))
-			continue;
-		r = (n + c - 1) / c;
-		double cw = (L->x1 - L->x0 - (c - 1) * gapx) / c, chh = (L->y1 - L->y0 - leg - (r - 1) * gapy) / r;
-		int cpx;
-		decode_fit(L, f, cw, chh, rows_max, &cpx);
-		if (!k || cpx > px)
-			gc = c, px = cpx, pw = cw, ph = chh;
+	/* (twice where the key came out larger than the bars' text: the key then at their size,
+	 * the bars get its height; review 10: a key larger than the squeezed steps it names) */
+	for (int pass = 0; pass < 2; pass++) {
+		gc = gc0, px = 0;
+		for (int k = 0; k <= n; k++) {
+			int c = k ? k : gc0, r;
+			if (k && (f->grid_cols > 0 || c == gc0))
+				continue;
+			r = (n + c - 1) / c;
+			double cw = (L->x1 - L->x0 - (c - 1) * gapx) / c, chh = (L->y1 - L->y0 - leg - (r - 1) * gapy) / r;
+			int cpx;
+			decode_fit(L, f, cw, chh, rows_max, &cpx);
+			if (!k || cpx > px)
+				gc = c, px = cpx, pw = cw, ph = chh;
+		}
+		if (leg <= 0 || lpx <= px || lpx <= spx(L, LEGEND_PX))
+			break;
+		lpx = px > spx(L, LEGEND_PX) ? px : spx(L, LEGEND_PX);
+		leg = 2.0 * lpx;
 	}
 	group(L, "steps", 1);
 	for (int i = 0; i < n; i++) {
