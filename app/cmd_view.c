@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/lesson.h"
 #include "app/tui.h"
 #include "app/view_common.h"
 #include "app/view_arch.h"
@@ -452,8 +453,28 @@ static int show_matrix(session *s, const double *v, const double *in, int rows, 
 }
 
 /* Exact arithmetic on numbers the user gives: the textbook's worked examples. */
+/* calc EXPR: one number from the lessons' arithmetic (cosine(embed.sum, 3, 8), t(NAME, i, j),
+ * cfg(d_model) ...), printed with the expression, as lessons quote it: whole numbers exactly,
+ * others to four significant digits. */
+static int calc_expr(session *s, const char *expr)
+{
+	double v;
+	char err[256];
+	if (lesson_calc(s, expr, &v, err, sizeof err)) {
+		errorf("calc %s: %s", expr, err);
+		return -1;
+	}
+	if (v == floor(v) && fabs(v) < 1e15)
+		printf("%s = %.0f\n", expr, v);
+	else
+		printf("%s = %.4g\n", expr, v);
+	return 0;
+}
+
 int cmd_calc(session *s, int argc, char **argv, const char *rest)
 {
+	if (argc >= 2 && strcmp(argv[1], "softmax") && strcmp(argv[1], "layernorm"))
+		return calc_expr(s, rest);
 	if (argc < 3)
 		return usage(argv[0]);
 	double *v;

@@ -502,12 +502,15 @@ const command commands[] = {
 	  "With --preset NAME, also the held-out loss on the batches training NAME measured it on (the\n"
 	  "preset's generated text): the loss of the weights as stored, bf16 ones included.", cmd_eval, NO_REPLAY },
 	{ "curves", "DIR", "a trained model's loss curves (its loss.csv) as a figure", "", cmd_curves, NO_REPLAY },
-	{ "calc", "softmax|layernorm ROW, ROW, ... [--causal] [--eps E] [--textbook|--compare]",
-	  "compute a softmax or a layer norm of numbers you give, exactly (the textbook's examples)",
+	{ "calc", "softmax|layernorm ROW, ROW, ... [--causal] [--eps E] [--textbook|--compare] | EXPR",
+	  "compute a softmax or a layer norm of numbers you give, exactly (the textbook's examples), or a number",
 	  "Rows are separated by commas: calc softmax 2 0.1 1 1, 0 0.9 0.9 0.9 --causal.\n"
 	  "layernorm prints each row's mean, variance and sigma; --textbook divides by (sigma + eps)\n"
 	  "as the textbook does, otherwise by sqrt(variance + eps) as libraries do; --compare shows\n"
-	  "the library form minus the textbook's (the two differ in the second decimal).", cmd_calc, REPLAY },
+	  "the library form minus the textbook's (the two differ in the second decimal). calc EXPR\n"
+	  "computes a number as lessons do: + - * / ^, sqrt, exp, ln ..., t(NAME, i, j) an entry of\n"
+	  "a trace tensor, cosine(NAME, i, j) of two of its rows, cfg(d_model) (lessons/README.md):\n"
+	  "calc cosine(embed.sum, 3, 8), calc t(L1.attn.weights, 1, -1, 1).", cmd_calc, REPLAY },
 	{ "near", "TEXT [K]", "the K tokens whose embeddings are closest to TEXT's first token (cosine)", "", cmd_near, REPLAY },
 	{ "masks", "[N] [--window W]", "the sparse attention patterns of efficient Transformers, as masks for N tokens",
 	  "Causal, local window, chunked blocks, strided, dilated, global tokens, random, and the\n"

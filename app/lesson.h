@@ -34,4 +34,10 @@ int cmd_lesson(session *s, int argc, char **argv, const char *rest);
  * the configured place). */
 int lessons_dir(char *out, size_t cap);
 
+/* The arithmetic of lessons' computed answers (lessons/README.md: numbers, + - * / ^,
+ * comparisons, functions, the trace's tensors t(), dim(), cosine(), the model's cfg()) on the
+ * session's current run: 0 and *out, or -1 and a one-line reason in err. `calc EXPR` prints it
+ * at the prompt, so a lesson can show the number its prose quotes. */
+int lesson_calc(session *s, const char *expr, double *out, char *err, size_t cap);
+
 #endif
