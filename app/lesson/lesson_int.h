@@ -130,6 +130,7 @@ typedef struct lesson {
 	step *steps;
 	int n_steps;
 	int n_questions, n_cmds, n_words, n_try, n_expects;
+	int n_nums;               /* `calc EXPR` commands: one number to read */
 	char **vars;              /* let names, in file order: a $NAME must be defined above it */
 	int n_vars;
 } lesson;

@@ -77,11 +77,11 @@ void lesson_free(lesson *L)
 }
 
 /* The estimate `lesson` lists: reading at 150 words a minute, half a minute to look at each
- * command's output, three quarters of a minute per question, a minute and a half per thing to
- * try by hand. */
+ * command's output (six seconds for the one number of a `calc EXPR`), three quarters of a
+ * minute per question, a minute and a half per thing to try by hand. */
 int lesson_minutes(const lesson *L)
 {
-	double m = L->n_words / 150.0 + 0.5 * L->n_cmds + 0.75 * L->n_questions + 1.5 * L->n_try;
+	double m = L->n_words / 150.0 + 0.5 * L->n_cmds + 0.1 * L->n_nums + 0.75 * L->n_questions + 1.5 * L->n_try;
 	return m < 1 ? 1 : (int)ceil(m);
 }
 
@@ -486,7 +486,11 @@ static int parse_line(parser *p, char *s, int line)
 		if (check_cmd(p, line, cmd, 0))
 			return -1;
 		add_item(p, IT_CMD, line)->text = strdup(cmd);
-		L->n_cmds++;
+		const char *arg = starts(cmd, "calc ") ? skip_space(cmd + 5) : NULL;
+		if (arg && !starts(arg, "softmax ") && !starts(arg, "layernorm "))
+			L->n_nums++;
+		else
+			L->n_cmds++;
 		return 0;
 	}
 	if (!strcmp(s, "...")) {
