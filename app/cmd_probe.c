@@ -64,12 +64,12 @@ int cmd_heads(session *s, int argc, char **argv, const char *rest)
 	if (rc)
 		errorf("%s", err.msg);
 	else {
-		/* (three lines of at most 86 columns: a slide shows the table whole, at its size; no
+		/* (three lines no wider than the table's 60 columns, so a slide sets the table whole at
+		 * the size its rows allow: review 10 found it small under 86-column lines; no
 		 * number standing alone in them, which a lesson's `best` would take for a row) */
-		printf("each head's mean weight on the current text (%d tokens): to the previous token, the\n",
-		       s->trace.n_ids);
-		printf("first token and itself; on random runs of tokens seen twice (%d runs of %d tokens): to\n", 20, run);
-		printf("the previous token, whatever the tokens, and induction (second copy to what followed)\n");
+		printf("each head's mean weight on this text (%d tokens): to the\n", s->trace.n_ids);
+		printf("previous token, the first and itself; on random runs seen\n");
+		printf("twice (%d runs of %d tokens): previous token and induction\n", 20, run);
 		print_head_scores(stdout, sc, L, H, 0, "                 on the current text          on random runs\n");
 	}
 	free(sc);

@@ -454,8 +454,9 @@ static int show_matrix(session *s, const double *v, const double *in, int rows, 
 
 /* Exact arithmetic on numbers the user gives: the textbook's worked examples. */
 /* calc EXPR: one number from the lessons' arithmetic (cosine(embed.sum, 3, 8), t(NAME, i, j),
- * cfg(d_model) ...), printed with the expression, as lessons quote it: whole numbers exactly,
- * others to four significant digits. */
+ * cfg(d_model) ...), printed alone as lessons quote it: whole numbers exactly, others to four
+ * significant digits (the command line above it already says what it is: a slide's column
+ * beside a figure has room for the number, not for the expression twice). */
 static int calc_expr(session *s, const char *expr)
 {
 	double v;
@@ -465,9 +466,9 @@ static int calc_expr(session *s, const char *expr)
 		return -1;
 	}
 	if (v == floor(v) && fabs(v) < 1e15)
-		printf("%s = %.0f\n", expr, v);
+		printf("%.0f\n", v);
 	else
-		printf("%s = %.4g\n", expr, v);
+		printf("%.4g\n", v);
 	return 0;
 }
 
