@@ -277,12 +277,20 @@ void gb_pool_run(int n_tasks, gb_pool_fn fn, void *arg)
 	 * call that cost the caller ~12-15 us there: a forward pass after idle broadcast on each of
 	 * its first few runs. */
 	if (atomic_load(&P.sleepers) > atomic_load(&P.signaled)) {
+		int wake = 0;
 		pthread_mutex_lock(&P.mu);
 		if (atomic_load(&P.sleepers) > atomic_load(&P.signaled)) {
 			atomic_store(&P.signaled, atomic_load(&P.sleepers));
-			pthread_cond_broadcast(&P.wake);
+			wake = 1;
 		}
 		pthread_mutex_unlock(&P.mu);
+		/* After the unlock: a worker woken while mu is still held blocks on mu, and the
+		 * unlock then costs the caller a second system call to wake it again. Taking mu
+		 * first is what keeps the wake-up from being lost: a sleeper counted above has
+		 * either checked gen and released mu inside pthread_cond_wait, or will see the new
+		 * gen when it checks. */
+		if (wake)
+			pthread_cond_broadcast(&P.wake);
 	}
 	run_tasks(0);
 	step = 0;
