@@ -734,7 +734,22 @@ static int pair_bars(session *s, gb_figure *a, gb_figure *b, const char *title, 
 		g->vmax = a->vmax;
 	}
 	gb_fig_set_title(g, *title ? title : "Side by side, on one scale");
-	gb_fig_set_subtitle(g, a->subtitle && b->subtitle && !strcmp(a->subtitle, b->subtitle) ? a->subtitle : NULL);
+	/* the subtitles' common part, to the last " · " they share (the model and the text; not
+	 * the engine or the norm that differs, which the panels' names say) */
+	if (a->subtitle && b->subtitle) {
+		size_t n = 0, cut = 0;
+		while (a->subtitle[n] && a->subtitle[n] == b->subtitle[n])
+			n++;
+		if (!a->subtitle[n] && !b->subtitle[n])
+			cut = n;
+		else
+			for (size_t i = 0; i + 4 <= n; i++)
+				if (!strncmp(a->subtitle + i, " \xC2\xB7 ", 4))
+					cut = i;
+		char sub[512];
+		snprintf(sub, sizeof sub, "%.*s", (int)cut, a->subtitle);
+		gb_fig_set_subtitle(g, cut ? sub : NULL);
+	}
 	if (a->caption && b->caption && strcmp(a->caption, b->caption)) {
 		char cap[1024];
 		snprintf(cap, sizeof cap, "left: %s;  right: %s", a->caption, b->caption);

@@ -12,7 +12,7 @@ G=./glassbox
 . tests/tap.sh
 RUN="run When Mary and John went to the park, John gave a ball to"
 
-echo "1..68"
+echo "1..69"
 
 # range_lo FILE / range_hi FILE: the two ends of a PNG's "Range" chunk ("lo .. hi").
 range_lo() { png_text "$1" Range | awk '{ print $1 }'; }
@@ -99,6 +99,9 @@ check "on the charts' axis 0 to 0.1: 0.085 is 26 of the terminal's 30 marks, 0.0
 	sh -c "grep -q '^  ·white      #\{26\} 0.085$' $T/bars && grep -q '^  ·white      #\{12\} 0.040$' $T/bars"
 $G -c "load tiny-lm; run Mary has a; next 3; next 3 --temp 2; pair Two | cold | warm" >"$T/bars2" 2>"$T/err"
 check "pair TITLE | LEFT | RIGHT names the panels" sh -c "grep -qx Two $T/bars2 && grep -qx cold $T/bars2 && grep -qx warm $T/bars2"
+$G -c "load tiny-lm; run Mary has a; set engine ref; next 3; set engine fast; next 3; pair E | ref | fast" >"$T/bars3" 2>"$T/err"
+check "pair keeps what the two subtitles share, up to their last common ' · ' (the model and text, not the engine)" \
+	sh -c "grep -A1 -x E $T/bars3 | tail -n 1 | grep -qx 'tiny-lm · “Mary has a”'"
 $G -c "$RUN; show L2.ffn.up --range -3 3; show L2.ffn.hidden --range -3 3; pair" >"$T/stacked" 2>"$T/err"
 check "pair of maps wider than tall: one over the other (the caption says top and bottom)" grep -q "^top: .*bottom: " "$T/stacked"
 $G -c "$RUN; next 3; ffn 1; pair" >/dev/null 2>"$T/err"
