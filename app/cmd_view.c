@@ -454,21 +454,19 @@ static int show_matrix(session *s, const double *v, const double *in, int rows, 
 
 /* Exact arithmetic on numbers the user gives: the textbook's worked examples. */
 /* calc EXPR: one number from the lessons' arithmetic (cosine(embed.sum, 3, 8), t(NAME, i, j),
- * cfg(d_model) ...), printed alone as lessons quote it: whole numbers exactly, others to four
- * significant digits (the command line above it already says what it is: a slide's column
- * beside a figure has room for the number, not for the expression twice). */
+ * cfg(d_model) ...), printed alone as lessons quote it (fmt_num; the command line above it
+ * already says what it is: a slide's column beside a figure has room for the number, not for
+ * the expression twice). */
 static int calc_expr(session *s, const char *expr)
 {
 	double v;
-	char err[256];
-	if (lesson_calc(s, expr, &v, err, sizeof err)) {
+	char err[256], num[64];
+	if (calc_eval(s, expr, &v, err, sizeof err)) {
 		errorf("calc %s: %s", expr, err);
 		return -1;
 	}
-	if (v == floor(v) && fabs(v) < 1e15)
-		printf("%.0f\n", v);
-	else
-		printf("%.4g\n", v);
+	fmt_num(v, num, sizeof num);
+	printf("%s\n", num);
 	return 0;
 }
 
@@ -717,6 +715,42 @@ static void pair_words(const char *rest, char *title, char *name[2], size_t cap)
 	}
 }
 
+/* What a pair g of a and b says of itself: the title asked for (else dflt), both captions
+ * named by where their panels stand (grid_cols set first), the second figure's metadata. */
+static void pair_labels(gb_figure *g, const gb_figure *a, const gb_figure *b, const char *title, const char *dflt)
+{
+	gb_fig_set_title(g, *title ? title : dflt);
+	if (a->caption && b->caption && strcmp(a->caption, b->caption)) {
+		char cap[1024];
+		snprintf(cap, sizeof cap, "%s: %s;  %s: %s", g->grid_cols == 1 ? "top" : "left", a->caption,
+		         g->grid_cols == 1 ? "bottom" : "right", b->caption);
+		gb_fig_set_caption(g, cap);
+	} else
+		gb_fig_set_caption(g, b->caption);
+	for (int i = 0; i < b->n_meta; i++)
+		gb_fig_add_meta(g, b->meta_keys[i], b->meta_vals[i]);
+}
+
+/* The subtitles' common part, to the last " · " they share (the model and the text; not the
+ * engine or the norm that differs, which the panels' names say); NULL-safe. */
+static void common_subtitle(gb_figure *g, const char *a, const char *b)
+{
+	if (!a || !b)
+		return;
+	size_t n = 0, cut = 0;
+	while (a[n] && a[n] == b[n])
+		n++;
+	if (!a[n] && !b[n])
+		cut = n;
+	else
+		for (size_t i = 0; i + 4 <= n; i++)
+			if (!strncmp(a + i, " \xC2\xB7 ", 4))
+				cut = i;
+	char sub[512];
+	snprintf(sub, sizeof sub, "%.*s", (int)cut, a);
+	gb_fig_set_subtitle(g, cut ? sub : NULL);
+}
+
 /* Two bar charts side by side on one scale, their values printed: a DECODE figure of two
  * panels without marks (no key); both move into it. */
 static int pair_bars(session *s, gb_figure *a, gb_figure *b, const char *title, char *name[2])
@@ -733,31 +767,8 @@ static int pair_bars(session *s, gb_figure *a, gb_figure *b, const char *title, 
 		g->vmin = 0;
 		g->vmax = a->vmax;
 	}
-	gb_fig_set_title(g, *title ? title : "Side by side, on one scale");
-	/* the subtitles' common part, to the last " · " they share (the model and the text; not
-	 * the engine or the norm that differs, which the panels' names say) */
-	if (a->subtitle && b->subtitle) {
-		size_t n = 0, cut = 0;
-		while (a->subtitle[n] && a->subtitle[n] == b->subtitle[n])
-			n++;
-		if (!a->subtitle[n] && !b->subtitle[n])
-			cut = n;
-		else
-			for (size_t i = 0; i + 4 <= n; i++)
-				if (!strncmp(a->subtitle + i, " \xC2\xB7 ", 4))
-					cut = i;
-		char sub[512];
-		snprintf(sub, sizeof sub, "%.*s", (int)cut, a->subtitle);
-		gb_fig_set_subtitle(g, cut ? sub : NULL);
-	}
-	if (a->caption && b->caption && strcmp(a->caption, b->caption)) {
-		char cap[1024];
-		snprintf(cap, sizeof cap, "left: %s;  right: %s", a->caption, b->caption);
-		gb_fig_set_caption(g, cap);
-	} else
-		gb_fig_set_caption(g, b->caption);
-	for (int i = 0; i < b->n_meta; i++)
-		gb_fig_add_meta(g, b->meta_keys[i], b->meta_vals[i]);
+	pair_labels(g, a, b, title, "Side by side, on one scale");
+	common_subtitle(g, a->subtitle, b->subtitle);
 	s->prev_fig = s->fig = NULL;
 	gb_figure *p[2] = { a, b };
 	char d[2][256];
@@ -815,19 +826,10 @@ int cmd_pair(session *s, int argc, char **argv, const char *rest)
 	g->masked = a->masked || b->masked;
 	g->mask_zero = a->mask_zero || b->mask_zero;
 	g->panel_labels = 1;
-	gb_fig_set_title(g, *title ? title : "Side by side, on one colour scale");
+	pair_labels(g, a, b, title, "Side by side, on one colour scale");
 	gb_fig_set_subtitle(g, b->subtitle);
-	if (a->caption && b->caption && strcmp(a->caption, b->caption)) {
-		char cap[1024];
-		snprintf(cap, sizeof cap, "%s: %s;  %s: %s", g->grid_cols == 1 ? "top" : "left", a->caption,
-		         g->grid_cols == 1 ? "bottom" : "right", b->caption);
-		gb_fig_set_caption(g, cap);
-	} else
-		gb_fig_set_caption(g, b->caption);
 	if (a->row_title || a->col_title)
 		gb_fig_set_axes(g, a->row_title, a->col_title);
-	for (int i = 0; i < b->n_meta; i++)
-		gb_fig_add_meta(g, b->meta_keys[i], b->meta_vals[i]);
 	s->prev_fig = s->fig = NULL; /* both move into the grid */
 	gb_figure *p[2] = { a, b };
 	for (int i = 0; i < 2; i++) {

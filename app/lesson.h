@@ -36,8 +36,12 @@ int lessons_dir(char *out, size_t cap);
 
 /* The arithmetic of lessons' computed answers (lessons/README.md: numbers, + - * / ^,
  * comparisons, functions, the trace's tensors t(), dim(), cosine(), the model's cfg()) on the
- * session's current run: 0 and *out, or -1 and a one-line reason in err. `calc EXPR` prints it
- * at the prompt, so a lesson can show the number its prose quotes. */
-int lesson_calc(session *s, const char *expr, double *out, char *err, size_t cap);
+ * session's current run (expr with its $NAMEs already replaced; s NULL checks the syntax only):
+ * 0 and *out, or -1 and a one-line reason in err. `calc EXPR` prints it at the prompt, so a
+ * lesson can show the number its prose quotes. */
+int calc_eval(session *s, const char *expr, double *out, char *err, size_t cap);
+
+/* A number as answers show it: whole numbers exactly, others with four significant digits. */
+void fmt_num(double x, char *buf, size_t cap);
 
 #endif

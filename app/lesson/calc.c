@@ -380,11 +380,6 @@ static double c_cmp(calc *c)
 
 
 /* Evaluates expr (its $NAMEs already replaced); s NULL checks the syntax only. */
-int lesson_calc(session *s, const char *expr, double *out, char *err, size_t cap)
-{
-	return calc_eval(s, expr, out, err, cap);
-}
-
 int calc_eval(session *s, const char *expr, double *out, char *err, size_t cap)
 {
 	calc c = { expr, s, 0, "" };

@@ -23,6 +23,7 @@
 #include <stdio.h>
 
 #include "app/commands.h"
+#include "app/lesson.h"
 #include "app/session.h"
 
 /* ---- text.c: growing strings ------------------------------------------------------------- */
@@ -148,10 +149,7 @@ void first_word(const char *line, char *w, size_t cap);
 int need_met(const need *nd);
 const need *unmet_need(const lesson *L, const char *line);
 
-/* ---- calc.c ------------------------------------------------------------------------------ */
-
-/* Evaluates expr (its $NAMEs already replaced); s NULL checks the syntax only. */
-int calc_eval(session *s, const char *expr, double *out, char *err, size_t cap);
+/* ---- calc.c: calc_eval (app/lesson.h) ----------------------------------------------------- */
 
 /* ---- the runner -------------------------------------------------------------------------- */
 
@@ -237,8 +235,7 @@ int captured(runner *r, const char *line, int quiet_err);
 int eval_answer(runner *r, const answer *a, value *v, char *err, size_t cap);
 void answer_text(const question *q, const value *v, char *out, size_t cap);
 int choice_of(const question *q, value *v, char *err, size_t cap);
-/* A number as answers show it: whole numbers exactly, others with four significant digits. */
-void fmt_num(double x, char *buf, size_t cap);
+/* fmt_num: app/lesson.h */
 
 /* ---- state.c ----------------------------------------------------------------------------- */
 

@@ -475,6 +475,16 @@ static void pack(float *dst, const float *b, int b_trans, int K, int N, int k0, 
 
 /* ---- few rows: dot products and the matrix-vector product ---- */
 
+/* The DOTS_ACC accumulators of rows i < mr, zeroed. */
+INLINE void dots_zero(const int mr, vf s[4][DOTS_ACC])
+{
+#pragma GCC unroll 4
+	for (int i = 0; i < mr; i++)
+#pragma GCC unroll 4
+		for (int q = 0; q < DOTS_ACC; q++)
+			s[i][q] = v_zero();
+}
+
 /* out rows i < mr of column j: the sum of row i's DOTS_ACC accumulators, plus the bias. */
 INLINE void dots_store(const int mr, vf s[4][DOTS_ACC], float *out, long ldo, const float *bias, int j)
 {
@@ -502,11 +512,7 @@ INLINE void dots_tile(const int mr, const int wt, float *out, long ldo, const fl
 	size_t bp = (size_t)j * K;
 	vmask kt = lane_mask(K & (W - 1), 0);
 	int k = 0;
-#pragma GCC unroll 4
-	for (int i = 0; i < mr; i++)
-#pragma GCC unroll 4
-		for (int q = 0; q < DOTS_ACC; q++)
-			s[i][q] = v_zero();
+	dots_zero(mr, s);
 	for (; k + DOTS_ACC * W <= K; k += DOTS_ACC * W) {
 		if (wt != GB_W_F32) /* see DOTS16_PF */
 #pragma GCC unroll 4
@@ -609,11 +615,7 @@ INLINE void dots_pairs_tile(const int mr, float *out, long ldo, const float *as,
 	vf s[4][DOTS_ACC], e, o;
 	const uint16_t *bj = b + (size_t)j * K;
 	int k = 0;
-#pragma GCC unroll 4
-	for (int i = 0; i < mr; i++)
-#pragma GCC unroll 4
-		for (int q = 0; q < DOTS_ACC; q++)
-			s[i][q] = v_zero();
+	dots_zero(mr, s);
 	for (; k + DOTS_ACC * W <= K; k += DOTS_ACC * W) {
 #pragma GCC unroll 4
 		for (int c = 0; c < DOTS_ACC * W * 2; c += 64) /* see DOTS16_PF */
