@@ -173,8 +173,10 @@ int gb_lay_draw_strips(lay *L, gb_verr *err)
 /* ---- DECODE: decoding steps as bar charts ----------------------------------------------- */
 
 /* One step's bars in (x, y, w, h) on the scale 0 .. vmax; returns the label size used. */
+/* (ticks: a value axis under the bars, for charts paired on a common axis: review 11 found
+ * the pair's bars with nothing to read their common scale from but the subtitle) */
 static void decode_panel(lay *L, const gb_figure *p, double x, double y, double w, double h, double vmax,
-                         int px, int *first)
+                         int px, int ticks, int *first)
 {
 	double s = L->s;
 	int n = p->cols;
@@ -198,11 +200,26 @@ static void decode_panel(lay *L, const gb_figure *p, double x, double y, double 
 		if (!dup)
 			at[n_at++] = p->cut_at[c];
 	}
-	double band = 1.3 * px;
-	double bx = x + lw, bw = w - lw - vw - 22 * s, slot = (h - n_at * band) / (n > 0 ? n : 1);
+	double band = 1.3 * px, tpx = spx(L, TICK_PX), th = ticks ? TICK_LEN * s + 1.6 * tpx : 0;
+	double bx = x + lw, bw = w - lw - vw - 22 * s, slot = (h - th - n_at * band) / (n > 0 ? n : 1);
 	if (bw < 20 * s)
 		bw = 20 * s;
 	rect(L, bx, y, fmax(1, s), slot * n + n_at * band, AXIS);
+	if (ticks && vmax > 0) {
+		double t[16], step, ay = y + slot * n + n_at * band;
+		int nt = gb_lay_ticks(0, vmax, (int)fmax(2, fmin(5, bw / (110 * s))), t, 16, &step);
+		group(L, "axis", 1);
+		rect(L, bx, ay, bw, fmax(1, s), AXIS);
+		for (int i = 0; i < nt; i++) {
+			double tx = bx + t[i] / vmax * bw;
+			char buf[48];
+			gb_lay_tick_label(t[i], step, buf, sizeof buf);
+			rect(L, tx - 0.5 * s, y, fmax(1, s), ay - y, GRID);
+			rect(L, tx - 0.5 * s, ay, fmax(1, s), TICK_LEN * s, AXIS);
+			text(L, GB_FACE_SANS, tpx, tx, ay + TICK_LEN * s + 1.05 * tpx, 0, GB_ANCHOR_MIDDLE, buf, INK);
+		}
+		group(L, "axis", 0);
+	}
 	for (int i = 0; i < n; i++) {
 		int before = 0; /* bands above row i */
 		for (int e = 0; e < n_at; e++)
@@ -362,7 +379,8 @@ int gb_lay_draw_decode(lay *L, gb_verr *err)
 		have_marks |= p->marks != NULL;
 	}
 	/* a fixed scale (two charts paired on their common axis) where it holds every bar */
-	if (f->range == GB_RANGE_FIXED && f->vmax > vmax)
+	int fixed = f->range == GB_RANGE_FIXED;
+	if (fixed && f->vmax > vmax)
 		vmax = f->vmax;
 	if (!(vmax > 0))
 		vmax = 1;
@@ -401,7 +419,7 @@ int gb_lay_draw_decode(lay *L, gb_verr *err)
 	group(L, "steps", 1);
 	for (int i = 0; i < n; i++) {
 		double x = L->x0 + (i % gc) * (pw + gapx), y = L->y0 + (i / gc) * (ph + gapy);
-		decode_panel(L, f->panels[i], x, y, pw, ph, vmax, px, &first);
+		decode_panel(L, f->panels[i], x, y, pw, ph, vmax, px, fixed, &first);
 		if (i == 0 && L->info)
 			L->info->plot = (gb_rect){ (int)x, (int)y, (int)pw, (int)ph };
 	}
