@@ -140,6 +140,11 @@ gb_figure *view_loss(session *s, int curve)
 		}
 		if (!gb_fig_add_series(f, "running mean", mean, n))
 			f->series[f->n_series - 1].dash = 1;
+		/* split at the trained context: one colour (the model's, as compare-models gives
+		 * each model one), the part past it heavier, the mean dashed; review 12: blue and red
+		 * for "up to" and "past" here, then for two models beside each other in lesson 17 */
+		for (int k = 0; split && k < f->n_series; k++)
+			f->series[k].hue = 1;
 		free(past);
 		view_titlef(f, "Loss of each token along the text");
 		gb_fig_set_caption(f, sub);

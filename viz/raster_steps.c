@@ -185,8 +185,17 @@ static void decode_panel(lay *L, const gb_figure *p, double x, double y, double 
 		gb_lay_text_fit(L, GB_FACE_BOLD, px, x + w / 2, y + 0.95 * px, 0, GB_ANCHOR_MIDDLE, p->title, w, INK);
 	y += 1.5 * px;
 	h -= 1.5 * px;
+	/* a digit more (two at most) where the two largest bars would read the same: which of
+	 * them won must be visible (review 12: a greedy step where every candidate read 0.03) */
+	int prec = p->precision;
+	for (char a[48], b[48]; n >= 2 && prec < p->precision + 2 && p->values[0] != p->values[1]; prec++) {
+		gb_format_value(p->values[0], prec, a, sizeof a);
+		gb_format_value(p->values[1], prec, b, sizeof b);
+		if (strcmp(a, b))
+			break;
+	}
 	char wide[16];
-	gb_format_value(0.5, p->precision, wide, sizeof wide); /* (the numbers' width) */
+	gb_format_value(0.5, prec, wide, sizeof wide); /* (the numbers' width) */
 	double lw = 0, vw = tw(L, GB_FACE_MONO, px, wide) + 10 * s;
 	for (int i = 0; dl && i < n; i++)
 		lw = fmax(lw, tw(L, GB_FACE_SANS, px, dl + (size_t)i * LABEL_BUF));
@@ -247,7 +256,7 @@ static void decode_panel(lay *L, const gb_figure *p, double x, double y, double 
 			rect(L, rx - 1.5 * s, yc - bh / 2 - 5 * s, 3 * s, bh + 10 * s, BLACK);
 		}
 		char vb[48];
-		gb_format_value(v, p->precision, vb, sizeof vb);
+		gb_format_value(v, prec, vb, sizeof vb);
 		double tx = bx + fmax(len, p->ref && isfinite(p->ref[i]) && vmax > 0 ? fmin(1, p->ref[i] / vmax) * bw : 0);
 		text(L, GB_FACE_MONO, px, tx + ((mk & GB_MARK_CHOSEN) ? 10 : 7) * s, mid_baseline(yc, px), 0, GB_ANCHOR_START,
 		     vb, INK);
