@@ -11,7 +11,7 @@ rm -rf "$T" && mkdir -p "$T"
 . tests/tap.sh
 gb() { "$ROOT/glassbox" -c "$1"; }
 cd "$T" || exit 1
-echo "1..59"
+echo "1..60"
 
 # ---- random models of each kind of positions (small: they run in milliseconds) ----
 for p in learned sinusoidal rope alibi t5 none; do
@@ -51,6 +51,9 @@ ok $? "RoPE, set context 64: a 50-token run, its curve's part past position 48 i
 awk -F, 'NR > 1 { if ($1 < 48 && ($2 == "nan" || $3 != "nan")) bad++; if ($1 > 48 && ($2 != "nan" || $3 == "nan")) bad++; k++ }
 	END { exit !(k == 49 && !bad) }' past.csv
 ok $? "the two lines split at the trained context (within: positions 2-48, past: 49-51)"
+gb "load r-rope; set context 64; run $LONG; loss --curve; export past.svg" >/dev/null 2>&1
+[ "$(grep -o '<polyline[^>]*stroke="#[0-9a-f]*"' past.svg | grep -o 'stroke="#[0-9a-f]*"' | sort -u | wc -l)" = 1 ]
+ok $? "split at the trained context, the curve is drawn in one colour, the model's (lesson 17 gives each model one; review 12)"
 gb "load r-alibi; set context 64; run $LONG; load r-rope; run $LONG" 2>&1 | grep -q "kept the last 48"
 ok $? "load goes back to the new model's own context"
 gb "load r-learned; set context 20; run $LONG" 2>&1 | grep -q "kept the last 20"

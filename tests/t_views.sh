@@ -12,7 +12,7 @@ G=./glassbox
 . tests/tap.sh
 RUN="run When Mary and John went to the park, John gave a ball to"
 
-echo "1..70"
+echo "1..71"
 
 # range_lo FILE / range_hi FILE: the two ends of a PNG's "Range" chunk ("lo .. hi").
 range_lo() { png_text "$1" Range | awk '{ print $1 }'; }
@@ -100,6 +100,9 @@ check "on the charts' axis 0 to 0.1: 0.085 is 26 of the terminal's 30 marks, 0.0
 $G -c "load tiny-lm; run Mary has a; next 6 --temp 0.5 --range 0 0.1; next 6 --temp 2 --range 0 0.1; pair; export $T/bars.svg" >/dev/null 2>"$T/err"
 check "each paired chart has its value axis: ticks 0.00 to 0.10 under both panels (review 11)" \
 	test "$(perl -0ne 'while (/<g class="axis">(.*?)<\/g>/sg) { my $g = $1; print join(" ", $g =~ />([0-9.]+)<\/text>/g), "|" }' "$T/bars.svg")" = "0.00 0.02 0.04 0.06 0.08 0.10|0.00 0.02 0.04 0.06 0.08 0.10|"
+$G -c "load tiny-lm; run The friends of the kings; generate 2 --temp 0; export $T/greedy.svg" >/dev/null 2>"$T/err"
+check "decoding bars: a digit more where the two largest read the same (greedy step 2: 0.034 and 0.030, not 0.03 twice)" \
+	sh -c "grep -q '>0.034</text>' $T/greedy.svg && grep -q '>0.030</text>' $T/greedy.svg"
 $G -c "load tiny-lm; run Mary has a; next 3; next 3 --temp 2; pair Two | cold | warm" >"$T/bars2" 2>"$T/err"
 check "pair TITLE | LEFT | RIGHT names the panels" sh -c "grep -qx Two $T/bars2 && grep -qx cold $T/bars2 && grep -qx warm $T/bars2"
 $G -c "load tiny-lm; run Mary has a; set engine ref; next 3; set engine fast; next 3; pair E | ref | fast" >"$T/bars3" 2>"$T/err"
