@@ -166,11 +166,12 @@ for spec in "08-layernorm:Layer norm before attention:28" "19-norm-placement:RMS
 		test "$rows" = 14 -a "$stats" = "$nstat"
 done
 # the figures whose numbers and labels review 6 had a question read at 10-11.6 pt: 12 pt now (its
-# ticks at 18 px over 1400 px of the slide's width); the layer norm 11.5 (on a slide of its
-# questions again, smaller), the logit lens and an attention map of 21 tokens named on both axes,
-# with a paragraph or a question, 11 (alone: 12.7 and 11.7)
+# ticks at 18 px over 1400 px of the slide's width); the layer norm, the logit lens and an
+# attention map of 21 tokens named on both axes, with a paragraph or a question, 11 (alone: 12.7
+# and 11.7; the layer norm was 11.5 shown again over its question, and is 11.2 on one slide with
+# its lead-in and question since review 12, which found it shown twice)
 small=
-for spec in "08-layernorm:Layer norm before attention, layer 1:11.5" "09-ffn-residual:The residual stream: its length:12" \
+for spec in "08-layernorm:Layer norm before attention, layer 1:11" "09-ffn-residual:The residual stream: its length:12" \
 	"09-ffn-residual:Logit lens: the top next token:11" "11-decoding:Beam search: the beams kept:12" \
 	"13-circuits:Layer 4, head 3: attention weights:11" "15-kernels:Digits the avx512 engine:12" \
 	"18-your-model:The architecture of tiny-lm:12" "18-your-model:Logit lens: the top next token:11" \
