@@ -173,10 +173,26 @@ int gb_lay_draw_strips(lay *L, gb_verr *err)
 /* ---- DECODE: decoding steps as bar charts ----------------------------------------------- */
 
 /* One step's bars in (x, y, w, h) on the scale 0 .. vmax; returns the label size used. */
+/* The decimals of a step's numbers: a digit more (two at most) where the two largest bars would
+ * read the same, so which of them won is visible (review 12: a greedy step where every
+ * candidate read 0.03). */
+static int panel_prec(const gb_figure *p)
+{
+	int prec = p->precision;
+	for (char a[48], b[48]; p->cols >= 2 && prec < p->precision + 2 && p->values[0] != p->values[1]; prec++) {
+		gb_format_value(p->values[0], prec, a, sizeof a);
+		gb_format_value(p->values[1], prec, b, sizeof b);
+		if (strcmp(a, b))
+			break;
+	}
+	return prec;
+}
+
 /* (ticks: a value axis under the bars, for charts paired on a common axis: review 11 found
- * the pair's bars with nothing to read their common scale from but the subtitle) */
+ * the pair's bars with nothing to read their common scale from but the subtitle; its ticks
+ * as many in each panel, so both read alike) */
 static void decode_panel(lay *L, const gb_figure *p, double x, double y, double w, double h, double vmax,
-                         int px, int ticks, int *first)
+                         int px, int ticks, int prec, int *first)
 {
 	double s = L->s;
 	int n = p->cols;
@@ -185,15 +201,6 @@ static void decode_panel(lay *L, const gb_figure *p, double x, double y, double 
 		gb_lay_text_fit(L, GB_FACE_BOLD, px, x + w / 2, y + 0.95 * px, 0, GB_ANCHOR_MIDDLE, p->title, w, INK);
 	y += 1.5 * px;
 	h -= 1.5 * px;
-	/* a digit more (two at most) where the two largest bars would read the same: which of
-	 * them won must be visible (review 12: a greedy step where every candidate read 0.03) */
-	int prec = p->precision;
-	for (char a[48], b[48]; n >= 2 && prec < p->precision + 2 && p->values[0] != p->values[1]; prec++) {
-		gb_format_value(p->values[0], prec, a, sizeof a);
-		gb_format_value(p->values[1], prec, b, sizeof b);
-		if (strcmp(a, b))
-			break;
-	}
 	char wide[16];
 	gb_format_value(0.5, prec, wide, sizeof wide); /* (the numbers' width) */
 	double lw = 0, vw = tw(L, GB_FACE_MONO, px, wide) + 10 * s;
@@ -216,7 +223,7 @@ static void decode_panel(lay *L, const gb_figure *p, double x, double y, double 
 	rect(L, bx, y, fmax(1, s), slot * n + n_at * band, AXIS);
 	if (ticks && vmax > 0) {
 		double t[16], step, ay = y + slot * n + n_at * band;
-		int nt = gb_lay_ticks(0, vmax, (int)fmax(2, fmin(5, bw / (110 * s))), t, 16, &step);
+		int nt = gb_lay_ticks(0, vmax, (int)fmax(2, fmin(5, w / (160 * s))), t, 16, &step);
 		group(L, "axis", 1);
 		rect(L, bx, ay, bw, fmax(1, s), AXIS);
 		for (int i = 0; i < nt; i++) {
@@ -425,10 +432,15 @@ int gb_lay_draw_decode(lay *L, gb_verr *err)
 		lpx = px > spx(L, LEGEND_PX) ? px : spx(L, LEGEND_PX);
 		leg = 2.0 * lpx;
 	}
+	/* (charts paired on one axis print their numbers alike) */
+	int prec_all = 0;
+	for (int i = 0; fixed && i < n; i++)
+		prec_all = panel_prec(f->panels[i]) > prec_all ? panel_prec(f->panels[i]) : prec_all;
 	group(L, "steps", 1);
 	for (int i = 0; i < n; i++) {
 		double x = L->x0 + (i % gc) * (pw + gapx), y = L->y0 + (i / gc) * (ph + gapy);
-		decode_panel(L, f->panels[i], x, y, pw, ph, vmax, px, fixed, &first);
+		decode_panel(L, f->panels[i], x, y, pw, ph, vmax, px, fixed, fixed ? prec_all : panel_prec(f->panels[i]),
+		             &first);
 		if (i == 0 && L->info)
 			L->info->plot = (gb_rect){ (int)x, (int)y, (int)pw, (int)ph };
 	}
