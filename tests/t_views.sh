@@ -12,7 +12,7 @@ G=./glassbox
 . tests/tap.sh
 RUN="run When Mary and John went to the park, John gave a ball to"
 
-echo "1..71"
+echo "1..72"
 
 # range_lo FILE / range_hi FILE: the two ends of a PNG's "Range" chunk ("lo .. hi").
 range_lo() { png_text "$1" Range | awk '{ print $1 }'; }
@@ -98,6 +98,8 @@ check "its panels named by what their titles say apart: temperature 0.5, tempera
 check "on the charts' axis 0 to 0.1: 0.085 is 26 of the terminal's 30 marks, 0.040 is 12" \
 	sh -c "grep -q '^  ·white      #\{26\} 0.085$' $T/bars && grep -q '^  ·white      #\{12\} 0.040$' $T/bars"
 $G -c "load tiny-lm; run Mary has a; next 6 --temp 0.5 --range 0 0.1; next 6 --temp 2 --range 0 0.1; pair; export $T/bars.svg" >/dev/null 2>"$T/err"
+check "paired charts print their numbers alike: 4 decimals in both, since 0.0403 and 0.0397 would both read 0.040" \
+	sh -c "grep -q '>0.0850</text>' $T/bars.svg && grep -q '>0.0403</text>' $T/bars.svg && grep -q '>0.0397</text>' $T/bars.svg"
 check "each paired chart has its value axis: ticks 0.00 to 0.10 under both panels (review 11)" \
 	test "$(perl -0ne 'while (/<g class="axis">(.*?)<\/g>/sg) { my $g = $1; print join(" ", $g =~ />([0-9.]+)<\/text>/g), "|" }' "$T/bars.svg")" = "0.00 0.02 0.04 0.06 0.08 0.10|0.00 0.02 0.04 0.06 0.08 0.10|"
 $G -c "load tiny-lm; run The friends of the kings; generate 2 --temp 0; export $T/greedy.svg" >/dev/null 2>"$T/err"
