@@ -96,14 +96,19 @@ enum { ROW_NORM, ROW_ADD, ROW_SOFTMAX, ROW_ACT, ROW_MUL, ROW_COLS, ROW_EMBED, RO
  * take, and than the other thread's half of each row it would have to fetch after it. */
 enum { LIN_ROWS_MAX = 1 << 16 };
 
-/* Rows per task of a batch with such a product: the product reads W in place, unpacked, at
- * most 16 rows at a time (the AVX-512 table's direct_m), and its block kernel takes 8 rows a
- * pass, so 8 rows cost no more reads of W per row than 16. Smaller tasks are what balance the
- * threads: two threads that each take a fixed half of a tiny layer's FFN finish ~10 us apart
- * (on a VM, from the noise of each core alone), and the other thread waited; with 8 tasks the
- * one ahead takes a late task of the other's (2 threads awake: 0.78 -> 0.74 ms, a 64-token
- * prefill of the tiny model). */
-enum { ROWS_LIN = 8 };
+/* Rows per task of a batch with such a product: the table's part_rows (kernels.h), the rows its
+ * block kernel takes a pass, reading W in place, unpacked (at most 16 rows at a time): 8 on
+ * avx512, so 8 rows cost no more reads of W per row than 16; 6 on avx2, where 8 rows took two
+ * passes over W (6 + 2): the tiny model's attention output and FFN products, 64 rows in parts of
+ * 8 on one thread, took 1.1-1.25x as long as in parts of 6.
+ * Smaller tasks are what balance the threads: two threads that each take a fixed half of a tiny
+ * layer's FFN finish ~10 us apart (on a VM, from the noise of each core alone), and the other
+ * thread waited; with 8 tasks the one ahead takes a late task of the other's (2 threads awake:
+ * 0.78 -> 0.74 ms, a 64-token prefill of the tiny model on avx512). */
+static int rows_lin(const fctx *f)
+{
+	return f->k->part_rows > 0 ? f->k->part_rows : 8;
+}
 
 /* e (D) = the embedding of token id, times scale; a table kept 16-bit is widened into the row
  * it fills. */
@@ -186,8 +191,8 @@ void gb_fwd_flush(fctx *f)
 		lin |= f->ops[i].kind == ROW_LIN;
 	if (j.tasks > j.T / (GB_ROWS_MIN / 2))
 		j.tasks = j.T / (GB_ROWS_MIN / 2);
-	else if (lin && j.tasks > 1) /* blocks of at most 8 rows: see ROWS_LIN */
-		j.tasks = ((j.T + ROWS_LIN - 1) / ROWS_LIN + j.tasks - 1) / j.tasks * j.tasks;
+	else if (lin && j.tasks > 1) /* blocks of at most rows_lin rows */
+		j.tasks = ((j.T + rows_lin(f) - 1) / rows_lin(f) + j.tasks - 1) / j.tasks * j.tasks;
 	if (j.tasks < 2) {
 		j.tasks = 1;
 		rows_task(&j, 0, 0);

@@ -612,7 +612,7 @@ static void fast_linear_attn(float *out, const float *fq, const float *fk, const
 	gb_fp_fast_leave(csr);
 }
 
-#define FAST_TABLE(tag, ISA)                                                                    \
+#define FAST_TABLE(tag, ISA, MR)                                                                  \
 	static void t_##tag##_matmul(float *out, const float *a, const float *b, const float *bias, \
 	                             int M, int K, int N, int bt)                                   \
 	{                                                                                           \
@@ -676,16 +676,17 @@ static void fast_linear_attn(float *out, const float *fq, const float *fk, const
 	static const gb_kernels t_##tag##_table = {                                                 \
 		.name = #tag, .matmul = t_##tag##_matmul, .matmul_w16 = t_##tag##_matmul_w16,           \
 		.matmul_act = t_##tag##_matmul_act, .matmul_part = t_##tag##_matmul_part,               \
+		.part_rows = MR,                                                                        \
 		.softmax = t_##tag##_softmax,                                                           \
 		.layernorm = t_##tag##_layernorm, .rmsnorm = t_##tag##_rmsnorm,                         \
 		.activate = t_##tag##_activate, .mul = t_##tag##_mul, .add = t_##tag##_add,             \
 		.linear_attn = fast_linear_attn,                                                        \
 	};
 
-FAST_TABLE(scalar, gb_isa_scalar)
+FAST_TABLE(scalar, gb_isa_scalar, GB_MR_SCALAR)
 #if defined(__x86_64__)
-FAST_TABLE(avx2, gb_isa_avx2)
-FAST_TABLE(avx512, gb_isa_avx512)
+FAST_TABLE(avx2, gb_isa_avx2, GB_MR_AVX2)
+FAST_TABLE(avx512, gb_isa_avx512, GB_MR_AVX512)
 #endif
 
 /* ---- dispatch ---- */

@@ -9,6 +9,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Rows of a that each path's micro-tile takes (gb_isa.mr): fast.c also gives them to the
+ * tables' callers (gb_kernels.part_rows). Macros: simd.c tests MR in #if. */
+#define GB_MR_SCALAR 4
+#define GB_MR_AVX2 6
+#define GB_MR_AVX512 8
+
 typedef struct gb_isa {
 	const char *name;
 	int mr, nr;     /* micro-tile: rows of a, columns of B */

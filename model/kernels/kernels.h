@@ -54,6 +54,11 @@ typedef struct gb_kernels {
 	 * columns of the q/k/v projection, a block of rows and the row-wise operations after it). */
 	void (*matmul_part)(float *out, const float *a, const float *b, const float *bias,
 	                    int M, int K, int N, int b_trans, int i0, int i1, int j0, int j1);
+	/* With matmul_part: the rows of a that one pass of the table's block kernel over B takes
+	 * (8 on avx512, 6 on avx2, 4 on scalar). A caller that gives each part a multiple of them
+	 * (at most 16 rows: B read in place, not packed) has B read once per that many rows; 8
+	 * rows on avx2 would take two passes, of 6 and 2. 0 in the reference table. */
+	int part_rows;
 
 	/* Row-wise softmax in place over x (rows, n). -INFINITY entries become exactly 0; a row
 	 * that is entirely -INFINITY becomes all 0 (nothing to attend to). */

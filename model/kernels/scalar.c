@@ -29,7 +29,7 @@ static void pack_generic(float *dst, int nr, const float *b, int b_trans, int K,
 	}
 }
 
-enum { S_MR = 4, S_NR = 8 };
+enum { S_MR = GB_MR_SCALAR, S_NR = 8 };
 
 static void scalar_pack(float *dst, const float *b, int b_trans, int K, int N, int k0, int kc,
                         int j0, int nc)
@@ -37,7 +37,13 @@ static void scalar_pack(float *dst, const float *b, int b_trans, int K, int N, i
 	pack_generic(dst, S_NR, b, b_trans, K, N, k0, kc, j0, nc);
 }
 
-/* One S_MR × S_NR tile; B panels are zero-padded, so only the stores look at m and n. */
+/* One S_MR × S_NR tile; only the stores look at m. B is read in place for at most S_DIRECT_M
+ * rows (b_trans == 0: ldb = N), packed and zero-padded otherwise; either way a panel that ends
+ * past column n reads only its n columns, so each stored element takes the same operations.
+ * (Packing all of B for a few rows, as each 8-row task of a tiny model's batched products did
+ * on 2 threads (forward.c, rows_lin), took a fifth of this table's time.) */
+enum { S_DIRECT_M = 16 };
+
 static void scalar_block(float *c, long ldc, const float *a, long lda, const float *b, long ldb,
                          long pstride, int m, int n, int kc, const float *bias, int accum)
 {
@@ -49,10 +55,16 @@ static void scalar_block(float *c, long ldc, const float *a, long lda, const flo
 			const float *ar[S_MR];
 			for (int i = 0; i < S_MR; i++)
 				ar[i] = a + (i0 + (i < mm ? i : 0)) * lda; /* clamp: rows past m are never stored */
-			for (int k = 0; k < kc; k++)
-				for (int i = 0; i < S_MR; i++)
-					for (int j = 0; j < S_NR; j++)
-						acc[i][j] += ar[i][k] * bp[k * ldb + j];
+			if (nn == S_NR)
+				for (int k = 0; k < kc; k++)
+					for (int i = 0; i < S_MR; i++)
+						for (int j = 0; j < S_NR; j++)
+							acc[i][j] += ar[i][k] * bp[k * ldb + j];
+			else
+				for (int k = 0; k < kc; k++)
+					for (int i = 0; i < S_MR; i++)
+						for (int j = 0; j < nn; j++)
+							acc[i][j] += ar[i][k] * bp[k * ldb + j];
 			for (int i = 0; i < mm; i++)
 				for (int j = 0; j < nn; j++) {
 					float *cp = c + (i0 + i) * ldc + j0 + j;
@@ -213,7 +225,7 @@ static void scalar_add(float *y, const float *x, size_t n)
 }
 
 const gb_isa gb_isa_scalar = {
-	.name = "scalar", .mr = S_MR, .nr = S_NR, .kc = 256, .direct_m = 0, .dots_m = 4,
+	.name = "scalar", .mr = S_MR, .nr = S_NR, .kc = 256, .direct_m = S_DIRECT_M, .dots_m = 4,
 	.pack = scalar_pack, .block = scalar_block, .gemv = scalar_gemv, .dots = scalar_dots,
 	.gemv16 = scalar_gemv16, .dots16 = scalar_dots16,
 	.softmax = scalar_softmax, .layernorm = scalar_layernorm, .rmsnorm = scalar_rmsnorm,

@@ -46,11 +46,15 @@ typedef __m256 vf;     /* 8 floats */
 typedef __m256i vmask; /* a lane is all ones or all zeros, as vmaskmovps takes it */
 
 /* MR × NR = 6 × 16: 12 ymm accumulators, the classic shape for 16 ymm registers.
- * DIRECT_M 0: block() always reads packed, zero-padded panels, so its B loads
- * need no mask (a masked load costs more than a plain one on AVX2). */
+ * DIRECT_M 16, as on AVX-512: for b_trans == 0 with at most 16 rows block() reads b in place.
+ * A masked load costs more than a plain one on AVX2, so only a panel that ends past column n
+ * masks its B loads (MASK_WHOLE 0); whole panels, in place or packed, take plain loads. Without
+ * it, each 8-row task of a tiny model's batched products (forward.c, rows_lin) packed all of W
+ * for its 8 rows: its forward ran 1.2-1.3x as fast on 2 threads as on 1, avx512's 1.9-2.0x. */
 #define W 8
-#define MR 6
-#define DIRECT_M 0
+#define MR GB_MR_AVX2
+#define DIRECT_M 16
+#define MASK_WHOLE 0
 /* No bf16 dot products by pairs (DOTS_PAIRS, below): here they decoded the Llama-110M shape
  * 1.01-1.02x as fast as dots16's widening (one or two threads, this table on Zen 4), not
  * worth giving up dots16's sums equal to those on the widened weights. */
@@ -171,8 +175,9 @@ typedef __mmask16 vmask; /* one bit per lane */
 /* MR × NR = 8 × 32: 16 of the 32 zmm registers accumulate. DIRECT_M 16: for b_trans == 0 with at most 16 rows
  * block() reads b in place, masking the loads past column n, which costs nothing here. */
 #define W 16
-#define MR 8
+#define MR GB_MR_AVX512
 #define DIRECT_M 16
+#define MASK_WHOLE 1 /* masked loads of B cost nothing here: one code path for every panel */
 #define DOTS_PAIRS 1 /* bf16 dot products by pairs: see dots_pairs */
 
 INLINE vf v_zero(void) { return _mm512_setzero_ps(); }
@@ -371,7 +376,11 @@ INLINE void tile(const int mr, float *c, long ldc, const float *a, long lda, con
 		vf bv[NV];
 #pragma GCC unroll 4
 		for (int v = 0; v < NV; v++) /* B in place (DIRECT_M) may end at column n */
+#if MASK_WHOLE
 			bv[v] = DIRECT_M > 0 ? v_load_mask(mk[v], b + k * ldb + W * v) : v_load(b + k * ldb + W * v);
+#else
+			bv[v] = DIRECT_M > 0 && !whole ? v_load_mask(mk[v], b + k * ldb + W * v) : v_load(b + k * ldb + W * v);
+#endif
 #pragma GCC unroll 8
 		for (int i = 0; i < mr; i++) {
 			vf ai = v_broadcast(ar[i] + k);
@@ -395,7 +404,25 @@ INLINE void tile(const int mr, float *c, long ldc, const float *a, long lda, con
 }
 
 /* c (m, n) from a (m, kc) and B (kc, n) in panels: see isa.h. Rows outer, panels inner: the
- * MR rows of a (MR × kc floats) stay in L1 while the panels stream from L2. */
+ * MR rows of a (MR × kc floats) stay in L1 while the panels stream from L2. Without
+ * MASK_WHOLE, whole panels take tiles with n the constant NR, whose B loads are plain. */
+#if MR >= 8
+#define TILE_8_7(n_)                                                                       \
+	case 8: tile(8, ci + j, ldc, ai, lda, bp, ldb, kc, n_, bj, accum); break;            \
+	case 7: tile(7, ci + j, ldc, ai, lda, bp, ldb, kc, n_, bj, accum); break;
+#else
+#define TILE_8_7(n_)
+#endif
+#define TILES(n_)                                                                          \
+	switch (mm) {                                                                          \
+	TILE_8_7(n_)                                                                           \
+	case 6: tile(6, ci + j, ldc, ai, lda, bp, ldb, kc, n_, bj, accum); break;            \
+	case 5: tile(5, ci + j, ldc, ai, lda, bp, ldb, kc, n_, bj, accum); break;            \
+	case 4: tile(4, ci + j, ldc, ai, lda, bp, ldb, kc, n_, bj, accum); break;            \
+	case 3: tile(3, ci + j, ldc, ai, lda, bp, ldb, kc, n_, bj, accum); break;            \
+	case 2: tile(2, ci + j, ldc, ai, lda, bp, ldb, kc, n_, bj, accum); break;            \
+	default: tile(1, ci + j, ldc, ai, lda, bp, ldb, kc, n_, bj, accum); break;           \
+	}
 static void block(float *c, long ldc, const float *a, long lda, const float *b, long ldb,
                   long pstride, int m, int n, int kc, const float *bias, int accum)
 {
@@ -406,21 +433,19 @@ static void block(float *c, long ldc, const float *a, long lda, const float *b, 
 		for (int j = 0; j < n; j += NR) {
 			int nn = n - j < NR ? n - j : NR;
 			const float *bp = b + (j / NR) * pstride, *bj = bias ? bias + j : NULL;
-			switch (mm) {
-#if MR >= 8
-			case 8: tile(8, ci + j, ldc, ai, lda, bp, ldb, kc, nn, bj, accum); break;
-			case 7: tile(7, ci + j, ldc, ai, lda, bp, ldb, kc, nn, bj, accum); break;
+#if MASK_WHOLE
+			TILES(nn)
+#else
+			if (nn < NR)
+				TILES(nn)
+			else
+				TILES(NR)
 #endif
-			case 6: tile(6, ci + j, ldc, ai, lda, bp, ldb, kc, nn, bj, accum); break;
-			case 5: tile(5, ci + j, ldc, ai, lda, bp, ldb, kc, nn, bj, accum); break;
-			case 4: tile(4, ci + j, ldc, ai, lda, bp, ldb, kc, nn, bj, accum); break;
-			case 3: tile(3, ci + j, ldc, ai, lda, bp, ldb, kc, nn, bj, accum); break;
-			case 2: tile(2, ci + j, ldc, ai, lda, bp, ldb, kc, nn, bj, accum); break;
-			default: tile(1, ci + j, ldc, ai, lda, bp, ldb, kc, nn, bj, accum); break;
-			}
 		}
 	}
 }
+#undef TILES
+#undef TILE_8_7
 
 /* ---- packing ---- */
 
