@@ -43,8 +43,9 @@ int cmd_heads(session *s, int argc, char **argv, const char *rest)
 		if (rc)
 			errorf("%s", err.msg);
 		else {
-			printf("cross-attention heads on the current source and target: how monotone the alignment is\n");
-			printf("(the share of target steps whose most-attended source position does not move back)\n");
+			printf("cross-attention heads, on the current source and target: how monotone\n"
+			       "each head's alignment is (the share of target steps whose most-attended\n"
+			       "source position does not move back)\n");
 			printf("layer head  monotone\n");
 			for (int i = 0; i < L * H; i++)
 				printf("%5d %4d  %8.3f\n", i / H + 1, i % H + 1, (double)mono[i]);
