@@ -42,7 +42,12 @@ xvfb_start() {
 	_i=0; while [ $_i -lt 100 ] && ! [ -s "$_xf" ]; do sleep 0.05; _i=$((_i + 1)); done
 	[ -s "$_xf" ] && D=":$(head -n 1 "$_xf")"
 	rm -f "$_xf"
-	[ -n "$D" ]
+	[ -n "$D" ] || return 1
+	# and until a client gets an answer from it (a loaded machine: a window opened too soon
+	# found no display)
+	command -v xdotool >/dev/null 2>&1 || return 0
+	_i=0; while [ $_i -lt "$(slow 300)" ] && ! DISPLAY=$D xdotool getdisplaygeometry >/dev/null 2>&1; do sleep 0.1; _i=$((_i + 1)); done
+	DISPLAY=$D xdotool getdisplaygeometry >/dev/null 2>&1
 }
 # png_text FILE KEY: the value of a PNG's tEXt chunk KEY, or of its iTXt chunk (UTF-8, not
 # compressed: what the exporter writes for a text outside Latin-1); nothing when absent
