@@ -18,8 +18,8 @@ int gb_lay_draw_bars(lay *L, gb_verr *err)
 	int n = f->rows * f->cols;
 	char *const *labels = f->cols == n ? f->col_labels : f->row_labels;
 	char *dl, vbuf[48];
-	double s = L->s, lo = 0, hi = 0, slot, lw, vw = 0, x, y, pw, ph, zx, t[16], step;
-	int lpx = spx(L, LABEL_PX), vpx, stride = 1, nt, tpx = spx(L, TICK_PX);
+	double s = L->s, lo = 0, hi = 0, slot, lw, vw = 0, x, y, pw, ph, zx;
+	int lpx = spx(L, LABEL_PX), vpx, stride = 1, tpx = spx(L, TICK_PX);
 	const char *axis_title = f->x_title ? f->x_title : f->col_title;
 	if (!f->values || n <= 0)
 		return gb_vfail(err, "bar chart has no values");
@@ -81,17 +81,8 @@ int gb_lay_draw_bars(lay *L, gb_verr *err)
 	}
 	zx = x + (0 - lo) / (hi - lo) * pw;
 	/* value axis: grid lines under the bars, tick labels below */
-	nt = gb_lay_ticks(lo, hi, (int)fmax(2, fmin(8, pw / (110 * s))), t, 16, &step);
 	group(L, "axis", 1);
-	for (int i = 0; i < nt; i++) {
-		double tx = x + (t[i] - lo) / (hi - lo) * pw;
-		char buf[48];
-		rect(L, tx - 0.5 * s, y, fmax(1, s), ph, GRID);
-		gb_lay_tick_label(t[i], step, buf, sizeof buf);
-		rect(L, tx - 0.5 * s, y + ph, fmax(1, s), TICK_LEN * s, AXIS);
-		text(L, GB_FACE_SANS, tpx, tx, y + ph + TICK_LEN * s + 1.05 * tpx, 0, GB_ANCHOR_MIDDLE, buf, INK);
-	}
-	rect(L, x, y + ph, pw, fmax(1, s), AXIS);
+	gb_lay_value_axis(L, x, y, pw, ph, lo, hi, (int)fmax(2, fmin(8, pw / (110 * s))), tpx);
 	if (axis_title)
 		gb_lay_text_fit(L, GB_FACE_SANS, spx(L, AXIS_PX), x + pw / 2,
 		                y + ph + TICK_LEN * s + 1.6 * tpx + 1.3 * AXIS_PX * s, 0, GB_ANCHOR_MIDDLE, axis_title,

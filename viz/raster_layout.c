@@ -503,3 +503,18 @@ int gb_layout_draw(const gb_figure *f, double w, double h, double scale, gb_pain
 	}
 	return rc;
 }
+
+void gb_lay_value_axis(lay *L, double x, double y, double w, double h, double lo, double hi, int want, int tpx)
+{
+	double t[16], step, s = L->s;
+	int nt = gb_lay_ticks(lo, hi, want, t, 16, &step);
+	for (int i = 0; i < nt; i++) {
+		double tx = x + (t[i] - lo) / (hi - lo) * w;
+		char buf[48];
+		rect(L, tx - 0.5 * s, y, fmax(1, s), h, GRID);
+		gb_lay_tick_label(t[i], step, buf, sizeof buf);
+		rect(L, tx - 0.5 * s, y + h, fmax(1, s), TICK_LEN * s, AXIS);
+		text(L, GB_FACE_SANS, tpx, tx, y + h + TICK_LEN * s + 1.05 * tpx, 0, GB_ANCHOR_MIDDLE, buf, INK);
+	}
+	rect(L, x, y + h, w, fmax(1, s), AXIS);
+}

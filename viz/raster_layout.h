@@ -154,6 +154,10 @@ int gb_lay_fit_lines(lay *L, int face, int hi, int lo, const char *s, double ava
                      wrapped *w);
 void gb_lay_tick_label(double v, double step, char *out, int cap);
 int gb_lay_ticks(double lo, double hi, int want, double *t, int max, double *step_out);
+/* A value axis along the bottom of the box (x, y, w, h) for lo .. hi: about want ticks, a
+ * light grid line up through the box at each, its mark and label (text tpx) under the box, and
+ * the axis line itself. */
+void gb_lay_value_axis(lay *L, double x, double y, double w, double h, double lo, double hi, int want, int tpx);
 int gb_lay_label_cut(const char *label, int max_cols);
 char *gb_lay_display_labels(lay *L, char *const *labels, int n, int max_cols);
 double gb_lay_max_width(lay *L, int face, int px, const char *labels, int n, int stride);

@@ -172,7 +172,6 @@ int gb_lay_draw_strips(lay *L, gb_verr *err)
 
 /* ---- DECODE: decoding steps as bar charts ----------------------------------------------- */
 
-/* One step's bars in (x, y, w, h) on the scale 0 .. vmax; returns the label size used. */
 /* The decimals of a step's numbers: a digit more (two at most) where the two largest bars would
  * read the same, so which of them won is visible (review 12: a greedy step where every
  * candidate read 0.03). */
@@ -188,9 +187,10 @@ static int panel_prec(const gb_figure *p)
 	return prec;
 }
 
-/* (ticks: a value axis under the bars, for charts paired on a common axis: review 11 found
- * the pair's bars with nothing to read their common scale from but the subtitle; its ticks
- * as many in each panel, so both read alike) */
+/* One step's bars in (x, y, w, h) on the scale 0 .. vmax, their numbers with prec decimals;
+ * with ticks, a value axis under them, for charts paired on a common axis (review 11 found the
+ * pair's bars with nothing to read their common scale from but the subtitle), as many ticks in
+ * each panel, so both read alike. */
 static void decode_panel(lay *L, const gb_figure *p, double x, double y, double w, double h, double vmax,
                          int px, int ticks, int prec, int *first)
 {
@@ -222,18 +222,8 @@ static void decode_panel(lay *L, const gb_figure *p, double x, double y, double 
 		bw = 20 * s;
 	rect(L, bx, y, fmax(1, s), slot * n + n_at * band, AXIS);
 	if (ticks && vmax > 0) {
-		double t[16], step, ay = y + slot * n + n_at * band;
-		int nt = gb_lay_ticks(0, vmax, (int)fmax(2, fmin(5, w / (160 * s))), t, 16, &step);
 		group(L, "axis", 1);
-		rect(L, bx, ay, bw, fmax(1, s), AXIS);
-		for (int i = 0; i < nt; i++) {
-			double tx = bx + t[i] / vmax * bw;
-			char buf[48];
-			gb_lay_tick_label(t[i], step, buf, sizeof buf);
-			rect(L, tx - 0.5 * s, y, fmax(1, s), ay - y, GRID);
-			rect(L, tx - 0.5 * s, ay, fmax(1, s), TICK_LEN * s, AXIS);
-			text(L, GB_FACE_SANS, tpx, tx, ay + TICK_LEN * s + 1.05 * tpx, 0, GB_ANCHOR_MIDDLE, buf, INK);
-		}
+		gb_lay_value_axis(L, bx, y, bw, slot * n + n_at * band, 0, vmax, (int)fmax(2, fmin(5, w / (160 * s))), tpx);
 		group(L, "axis", 0);
 	}
 	for (int i = 0; i < n; i++) {
@@ -434,8 +424,8 @@ int gb_lay_draw_decode(lay *L, gb_verr *err)
 	}
 	/* (charts paired on one axis print their numbers alike) */
 	int prec_all = 0;
-	for (int i = 0; fixed && i < n; i++)
-		prec_all = panel_prec(f->panels[i]) > prec_all ? panel_prec(f->panels[i]) : prec_all;
+	for (int i = 0, p; fixed && i < n; i++)
+		prec_all = (p = panel_prec(f->panels[i])) > prec_all ? p : prec_all;
 	group(L, "steps", 1);
 	for (int i = 0; i < n; i++) {
 		double x = L->x0 + (i % gc) * (pw + gapx), y = L->y0 + (i / gc) * (ph + gapy);
