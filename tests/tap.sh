@@ -3,7 +3,10 @@
 # have FILE TEXT: FILE contains TEXT. A script ends with `exit $((fails > 0))`.
 n=0
 fails=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); diag "not ok $n - $2"; fi; }
+# diag LINE...: a line to stderr, and to GB_TEST_DIAG's file when make check names one (it prints
+# that file's end after a failed run, where CI's short log shows it); each line names its script
+diag() { for _l in "$@"; do echo "# $_l" >&2; [ -n "${GB_TEST_DIAG:-}" ] && echo "${0##*/}: $_l" >>"$GB_TEST_DIAG"; done; return 0; }
 # unwrap < FILE: `info`'s description with each wrapped value joined back onto one line
 unwrap() { awk '/^            [^ ]/ && NR > 1 { sub(/^ +/, ""); prev = prev " " $0; next } NR > 1 { print prev } { prev = $0 } END { if (NR) print prev }'; }
 check() { desc=$1; shift; if "$@" >/dev/null 2>&1; then ok 0 "$desc"; else ok 1 "$desc"; fi; }
@@ -32,12 +35,13 @@ tmux_private() {
 }
 tmux_cleanup() { [ -n "$TMUX_SOCK" ] && command tmux -S "$TMUX_SOCK" kill-server 2>/dev/null; }
 # xvfb_start: a virtual X display that Xvfb picks itself (-displayfd: no fixed number to race
-# for); sets D=:N and XPID, or leaves D empty when Xvfb cannot start.
+# for); sets D=:N and XPID, or leaves D empty when Xvfb cannot start. -noreset: the server does
+# not reset when its last client leaves (between two windows, a client connecting then could fail).
 xvfb_start() {
 	D= XPID=
 	command -v Xvfb >/dev/null 2>&1 || return 1
 	_xf=$(mktemp)
-	Xvfb -displayfd 1 -screen 0 "${1:-1400x900x24}" -nolisten tcp >"$_xf" 2>/dev/null &
+	Xvfb -displayfd 1 -screen 0 "${1:-1400x900x24}" -nolisten tcp -noreset >"$_xf" 2>/dev/null &
 	XPID=$!
 	_i=0; while [ $_i -lt 100 ] && ! [ -s "$_xf" ]; do sleep 0.05; _i=$((_i + 1)); done
 	[ -s "$_xf" ] && D=":$(head -n 1 "$_xf")"
