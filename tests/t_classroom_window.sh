@@ -49,8 +49,9 @@ window() {
 		"windows: $(DISPLAY=$D xwininfo -root -tree 2>&1 | grep -c 0x) listed, $(DISPLAY=$D xwininfo -root -tree 2>&1 | grep -i glassbox | head -n 2 | tr '\n' '|')"
 	return 1
 }
-# why NAME: what the failing tests' log should know of a window that did not change
-why() { diag "window ${W}x$H+$X+$Y (now: $(geom)); $1's screen ends: $(screen "$1" | grep . | tail -n 2 | tr '\n' '|') stderr: $(head -c 200 "$T/$1.err" 2>/dev/null | tr '\n' '|')"; }
+# why NAME: what the failing tests' log should know of a window that did not change (after
+# until_changed: n_ is its last shot)
+why() { diag "window ${W}x$H+$X+$Y (now: $(geom)), ink in the last shot's box $("$PIX" --ink "$T/$n_.png" $X $Y $W $H); $1's screen ends: $(screen "$1" | grep . | tail -n 2 | tr '\n' '|') stderr: $(head -c 200 "$T/$1.err" 2>/dev/null | tr '\n' '|')"; }
 start() { # start NAME DISPLAY ARGS
 	tmux new-session -d -s "$1" -x 120 -y 45 \
 		"env DISPLAY=$2 XDG_STATE_HOME=$T/state TERM=xterm-256color ./glassbox $3 2>$T/$1.err; echo EXIT=\$?; sleep 30"
