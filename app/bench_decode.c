@@ -2,9 +2,12 @@
  * products against it, and `glassbox bench decode`.
  *
  * Decoding one token reads every weight once, so its speed limit is (bytes of weights) /
- * (memory bandwidth). The probe measures the bandwidth in the same run, and every figure is
- * the best of several samples, with probe samples interleaved with the measured work so both
- * see the same machine state (other programs only ever add time).
+ * (memory bandwidth). The probe measures the bandwidth in the same run, with probe samples
+ * interleaved with the measured work so both see the same machine state: each decode sample's
+ * fraction of the bound is taken against the probe samples just before and after it, and the
+ * rounds' median is printed with all of them (a shared machine moves by 10-40% within a
+ * minute). Tokens per second and bandwidths are the best sample of each (other programs only
+ * ever add time).
  *
  * The decode steps. A "weights pass", one token's worth of matrix-vector products through
  * every linear layer of the decoder and the output projection, through the fast kernel table
@@ -27,7 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { PROBE_MAX_MB = 1024, PROBE_MIN_MB = 256, SUM_PAD = 16 };
+enum { PROBE_MAX_MB = 1024, PROBE_MIN_MB = 256, SUM_PAD = 16, ROUNDS = 7 };
 
 /* ---- the bandwidth probe ---- */
 
@@ -211,6 +214,8 @@ struct wp_ctx {
 	const gb_kernels *k;
 	const gb_linear **lin;   /* (n_lin): the decoder's linears, then lm_head */
 	int n_lin;
+	int *group;              /* (n_lin): at the first of linears of one input that the forward
+	                          * pass runs as one group (gb_fwd_lin_multi), their number; else 1 */
 	float *x, *y;            /* (max in), (max out) */
 	double bytes;            /* weights and biases read per token */
 	uint16_t **w16;          /* (n_lin): the weights rounded to bf16, or NULL */
@@ -221,7 +226,18 @@ struct wp_ctx {
 static void wp_add(struct wp_ctx *c, const gb_linear *L)
 {
 	if (L->w && L->in > 0 && L->out > 0)
-		c->lin[c->n_lin++] = L;
+		c->group[c->n_lin] = 1, c->lin[c->n_lin++] = L;
+}
+
+/* The n linears added last are one group when the forward pass groups them: all stored
+ * transposed, the table with matmul_multi. */
+static void wp_group(struct wp_ctx *c, int n)
+{
+	int ok = c->n_lin >= n && c->k->matmul_multi;
+	for (int i = c->n_lin - n; ok && i < c->n_lin; i++)
+		ok = c->lin[i]->trans;
+	if (ok)
+		c->group[c->n_lin - n] = n;
 }
 
 static int wp_init(struct wp_ctx *c, const gb_model *m, const gb_kernels *k)
@@ -232,25 +248,35 @@ static int wp_init(struct wp_ctx *c, const gb_model *m, const gb_kernels *k)
 	c->m = m;
 	c->k = k;
 	c->lin = malloc(((size_t)m->dec.n_layer * 11 + 1) * sizeof *c->lin);
-	if (!c->lin)
+	c->group = malloc(((size_t)m->dec.n_layer * 11 + 1) * sizeof *c->group);
+	if (!c->lin || !c->group)
 		return -1;
 	for (int l = 0; l < m->dec.n_layer; l++) {
 		const gb_layer_w *L = &m->dec.layers[l];
 		if (L->attn.fused) {
 			wp_add(c, &L->attn.qkv);
 		} else {
+			int n0 = c->n_lin;
 			wp_add(c, &L->attn.q);
 			wp_add(c, &L->attn.k);
 			wp_add(c, &L->attn.v);
+			if (c->n_lin - n0 == 3)
+				wp_group(c, 3);
 		}
 		wp_add(c, &L->attn.o);
 		if (cfg->encdec) { /* cross-attention's keys and values come from the encoder, once */
 			wp_add(c, L->cross.fused ? &L->cross.qkv : &L->cross.q);
 			wp_add(c, &L->cross.o);
 		}
-		wp_add(c, &L->ffn.up);
-		if (cfg->ffn == GB_FFN_GATED && !L->ffn.fused_gate)
+		if (cfg->ffn == GB_FFN_GATED && !L->ffn.fused_gate) { /* as ffn() runs them */
+			int n0 = c->n_lin;
 			wp_add(c, &L->ffn.gate);
+			wp_add(c, &L->ffn.up);
+			if (c->n_lin - n0 == 2)
+				wp_group(c, 2);
+		} else {
+			wp_add(c, &L->ffn.up);
+		}
 		wp_add(c, &L->ffn.down);
 	}
 	wp_add(c, &m->lm_head);
@@ -261,7 +287,7 @@ static int wp_init(struct wp_ctx *c, const gb_model *m, const gb_kernels *k)
 		c->bytes += ((double)L->in * L->out + (L->b ? L->out : 0)) * sizeof(float);
 	}
 	c->x = malloc((size_t)max_in * sizeof *c->x);
-	c->y = malloc((size_t)max_out * sizeof *c->y);
+	c->y = malloc((size_t)max_out * 3 * sizeof *c->y); /* a group of three outputs */
 	if (!c->x || !c->y || c->n_lin == 0 || c->lin[c->n_lin - 1] != &m->lm_head)
 		return -1;
 	for (int i = 0; i < max_in; i++)
@@ -296,6 +322,7 @@ static void wp_free(struct wp_ctx *c)
 		free(c->w16[i]);
 	free(c->w16);
 	free(c->lin);
+	free(c->group);
 	free(c->x);
 	free(c->y);
 }
@@ -336,6 +363,19 @@ static int wp_step(void *ctx, int tok, int pos, float *logits)
 	for (int i = 0; i < c->n_lin; i++) {
 		const gb_linear *L = c->lin[i];
 		float *o = i == c->n_lin - 1 ? logits : c->y;
+		if (c->group[i] > 1) { /* q, k and v, or gate and up, as the forward pass runs them */
+			gb_mm_one p[3];
+			size_t off = 0;
+			for (int g = 0; g < c->group[i]; g++) {
+				const gb_linear *G = c->lin[i + g];
+				p[g] = (gb_mm_one){ c->y + off, c->use16 ? (const void *)c->w16[i + g] : G->w,
+				                    c->use16 ? GB_W_BF16 : GB_W_F32, G->b, G->out };
+				off += (size_t)G->out;
+			}
+			c->k->matmul_multi(p, c->group[i], c->x, 1, L->in);
+			i += c->group[i] - 1;
+			continue;
+		}
 		if (c->use16)
 			c->k->matmul_w16(o, c->x, c->w16[i], GB_W_BF16, L->b, 1, L->in, L->out, L->trans);
 		else
@@ -466,6 +506,19 @@ static double torch_kv_tok_s(const gb_model *m, const char *dir, int threads, in
 	return torch_script("bench_torch_gpt2_kv.py", args, why, cap);
 }
 
+/* The median of the rounds' fractions. */
+static double median(const double *v)
+{
+	double s[ROUNDS];
+	memcpy(s, v, sizeof s);
+	for (int i = 1; i < ROUNDS; i++)
+		for (int j = i; j > 0 && s[j] < s[j - 1]; j--) {
+			double t = s[j];
+			s[j] = s[j - 1], s[j - 1] = t;
+		}
+	return ROUNDS % 2 ? s[ROUNDS / 2] : (s[ROUNDS / 2 - 1] + s[ROUNDS / 2]) / 2;
+}
+
 static void shape_config(gb_config *c, int gpt2)
 {
 	gb_config_defaults(c, gpt2 ? GB_FAM_GPT2 : GB_FAM_LLAMA);
@@ -544,6 +597,8 @@ int bench_decode_main(FILE *out, int argc, char **argv)
 	double wr[2] = { 0, 0 }; /* plain read of the weights, GB/s (1 thread) */
 	char why[2][200] = { "", "" }, whykv[2][200] = { "", "" };
 	double ptkv[2] = { 0, 0 }; /* PyTorch's cached GPT-2 decoding, tok/s */
+	double frac[3][2][ROUNDS]; /* [fp32 pass, cached forward, bf16 pass][threads][round]: of the bound */
+	memset(frac, 0, sizeof frac);
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--threads") || !strcmp(argv[i], "--tokens") || !strcmp(argv[i], "--shape")) {
 			char *end;
@@ -616,7 +671,8 @@ int bench_decode_main(FILE *out, int argc, char **argv)
 	passes = (int)(wp.bytes * tokens / (P.n * sizeof(float)) + 0.5);
 	passes = passes < 1 ? 1 : passes;
 	S.what = "weights pass (no attention): one token through every linear layer of the decoder "
-	         "and the output projection as matrix-vector products";
+	         "and the output projection as matrix-vector products, grouped as the forward pass groups "
+	         "them (q, k, v; gate, up)";
 	S.ctx = &wp;
 	S.step = wp_step;
 	kv.m = &m;
@@ -643,26 +699,35 @@ int bench_decode_main(FILE *out, int argc, char **argv)
 		decode_run(&S, 2, logits, m.cfg.vocab); /* warm-up */
 		wp.use16 = 0;
 		decode_run(&S, 2, logits, m.cfg.vocab);
-		for (int rep = 0; rep < 5; rep++) { /* probe, fp32, bf16, in turn */
-			double t = bench_probe_sample(&P, thr[ti], passes);
-			pb = t < pb ? t : pb;
+		/* Rounds of probe, fp32 pass, probe, cached forward, probe, bf16 pass, probe: each decode
+		 * sample's fraction of the bound is taken against the faster of the two probe samples
+		 * beside it (the machine as it was then), and the rounds' fractions give a median and a
+		 * spread; the best-of figures (tok/s, bandwidth) are the best sample of each. */
+		int kvok = kv.kc && !m.cfg.encdec; /* the real step, attention and trace included */
+		for (int rep = 0; rep < ROUNDS; rep++) {
+			double tp[4], td[3] = { 0, 0, 0 };
 			gb_kernels_set_threads(thr[ti]);
-			for (int w = 0; w < 2; w++) {
-				wp.use16 = w;
-				t = decode_run(&S, tokens, logits, m.cfg.vocab);
-				if (w)
-					best16 = t < best16 ? t : best16;
-				else
-					best = t < best ? t : best;
+			for (int s = 0; s < 4; s++) {
+				tp[s] = bench_probe_sample(&P, thr[ti], passes);
+				pb = tp[s] < pb ? tp[s] : pb;
+				gb_kernels_set_threads(thr[ti]);
+				if (s == 3 || (s == 1 && !kvok))
+					continue;
+				wp.use16 = s == 2;
+				td[s] = decode_run(s == 1 ? &K : &S, tokens, logits, m.cfg.vocab);
+				wp.use16 = 0;
 			}
-			wp.use16 = 0;
-			if (kv.kc && !m.cfg.encdec) { /* the real step, attention and trace included */
-				t = decode_run(&K, tokens, logits, m.cfg.vocab);
-				if (t > 0 && (tkv[ti] == 0 || tokens / t > tkv[ti]))
-					tkv[ti] = tokens / t;
+			best = td[0] > 0 && td[0] < best ? td[0] : best;
+			best16 = td[2] > 0 && td[2] < best16 ? td[2] : best16;
+			if (td[1] > 0 && (tkv[ti] == 0 || tokens / td[1] > tkv[ti]))
+				tkv[ti] = tokens / td[1];
+			for (int s = 0; s < 3; s++) { /* bytes read / bytes the probe reads in that time */
+				double pbs = tp[s] < tp[s + 1] ? tp[s] : tp[s + 1];
+				double per_probe = (double)P.n * sizeof(float); /* a probe sample: seconds per pass */
+				frac[s][ti][rep] = td[s] > 0 ? (s == 2 ? wp.bytes16 : wp.bytes) * tokens / per_probe * pbs / td[s] : 0;
 			}
 			if (ti == 0) { /* the plain read, `tokens` passes */
-				t = 0;
+				double t = 0;
 				for (int r = 0; r < tokens; r++)
 					t += wp_read_sample(&wp, 0);
 				best_r = t < best_r ? t : best_r;
@@ -691,22 +756,17 @@ int bench_decode_main(FILE *out, int argc, char **argv)
 	fprintf(out, "\n  %-34s %16.1f tok/s", "bound: bandwidth / bytes per token", bw[0] * 1e9 / wp.bytes);
 	if (nt > 1)
 		fprintf(out, " %16.1f tok/s", bw[1] * 1e9 / wp.bytes);
-	fprintf(out, "\n  %-34s %10.1f tok/s %3.0f%%", "glassbox (weights pass)", tps[0],
-	        100 * tps[0] * wp.bytes / (bw[0] * 1e9));
+	fprintf(out, "\n  %-34s %10.1f tok/s %3.0f%%", "glassbox (weights pass)", tps[0], 100 * median(frac[0][0]));
 	if (nt > 1)
-		fprintf(out, " %10.1f tok/s %3.0f%% %7.2fx", tps[1], 100 * tps[1] * wp.bytes / (bw[1] * 1e9),
-		        tps[1] / tps[0]);
+		fprintf(out, " %10.1f tok/s %3.0f%% %7.2fx", tps[1], 100 * median(frac[0][1]), tps[1] / tps[0]);
 	if (tkv[0] > 0) {
-		fprintf(out, "\n  %-34s %10.1f tok/s %3.0f%%", "glassbox (cached forward, fp32)", tkv[0],
-		        100 * tkv[0] * wp.bytes / (bw[0] * 1e9));
+		fprintf(out, "\n  %-34s %10.1f tok/s %3.0f%%", "glassbox (cached forward, fp32)", tkv[0], 100 * median(frac[1][0]));
 		if (nt > 1)
-			fprintf(out, " %10.1f tok/s %3.0f%% %7.2fx", tkv[1], 100 * tkv[1] * wp.bytes / (bw[1] * 1e9), tkv[1] / tkv[0]);
+			fprintf(out, " %10.1f tok/s %3.0f%% %7.2fx", tkv[1], 100 * median(frac[1][1]), tkv[1] / tkv[0]);
 	}
-	fprintf(out, "\n  %-34s %10.1f tok/s %3.0f%%", "glassbox, bf16 weights", tps16[0],
-	        100 * tps16[0] * wp.bytes16 / (bw[0] * 1e9));
+	fprintf(out, "\n  %-34s %10.1f tok/s %3.0f%%", "glassbox, bf16 weights", tps16[0], 100 * median(frac[2][0]));
 	if (nt > 1)
-		fprintf(out, " %10.1f tok/s %3.0f%% %7.2fx", tps16[1], 100 * tps16[1] * wp.bytes16 / (bw[1] * 1e9),
-		        tps16[1] / tps16[0]);
+		fprintf(out, " %10.1f tok/s %3.0f%% %7.2fx", tps16[1], 100 * median(frac[2][1]), tps16[1] / tps16[0]);
 	fprintf(out, "\n  %-34s %16.2fx", "  bf16 / fp32 tok/s", tps16[0] / tps[0]);
 	if (nt > 1)
 		fprintf(out, " %16.2fx", tps16[1] / tps[1]);
@@ -740,7 +800,23 @@ int bench_decode_main(FILE *out, int argc, char **argv)
 		             "   as glassbox's weights pass; the cached forward is tools/bench_torch_gpt2_kv.py, Hugging\n"
 		             "   Face GPT-2's forward with a preallocated KV cache, %s, after a 1-token prompt)\n",
 		        tokens, dir ? "on the folder's weights" : "random weights of the same shape");
-	fprintf(out, "  %% = fraction of the bound: tok/s x bytes per token / bandwidth measured between the samples;\n"
+	fprintf(out, "  glassbox's %%: the fraction of the bound in each of %d rounds, a decode sample's bytes per second\n"
+	             "  over the faster of the probe samples just before and after it; the median above, and all of them:\n", ROUNDS);
+	{
+		static const char *row[3] = { "weights pass, fp32", "cached forward, fp32", "weights pass, bf16" };
+		for (int r = 0; r < 3; r++) {
+			if (r == 1 && tkv[0] <= 0)
+				continue;
+			fprintf(out, "    %-22s", row[r]);
+			for (int ti = 0; ti < nt; ti++) {
+				fprintf(out, "%s%d thread%s", ti ? "; " : "", thr[ti], thr[ti] > 1 ? "s" : "");
+				for (int i = 0; i < ROUNDS; i++)
+					fprintf(out, " %.0f", 100 * frac[r][ti][i]);
+			}
+			fprintf(out, "\n");
+		}
+	}
+	fprintf(out, "  PyTorch's %%, and the bound: best tok/s x bytes per token / best probe sample;\n"
 	             "  the plain read sums the weights themselves (1 thread, samples as long as the decode samples):\n"
 	             "  fp32 weights pass / plain read of the same bytes = %.0f%%\n", 100 * tps[0] * wp.bytes / (wr[0] * 1e9));
 	fprintf(out, ""

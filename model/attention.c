@@ -318,17 +318,22 @@ int gb_fwd_attention(fctx *f, const gb_attn_w *a, const char *name, const attn_i
 		vo = qw + kw;
 	} else {
 		float *qb = scratch(f, (size_t)Tq * qw);
-		if (!own)
-			lin(f, qb, in->xq, Tq, &a->q);
 		qs = qb;
 		qst = qw;
 		if (in->xkv) {
 			float *kb = scratch(f, (size_t)Tk * kw), *vb = scratch(f, (size_t)Tk * kw);
-			if (!own) {
+			/* self-attention: the three of one input, one parallel region where the table can */
+			if (!own && in->xkv == in->xq && Tk == Tq)
+				gb_fwd_lin_multi(f, (float *[]){ qb, kb, vb }, in->xq, Tq,
+				                 (const gb_linear *[]){ &a->q, &a->k, &a->v }, 3);
+			else if (!own) {
+				lin(f, qb, in->xq, Tq, &a->q);
 				lin(f, kb, in->xkv, Tk, &a->k);
 				lin(f, vb, in->xkv, Tk, &a->v);
 			}
 			ks = kb, vs = vb;
+		} else if (!own) {
+			lin(f, qb, in->xq, Tq, &a->q);
 		}
 	}
 	float *q = tens(f, 3, SHAPE(H, Tq, E), AXES(GB_AX_HEAD, GB_AX_TOKEN, GB_AX_FEATURE), "%s.q", name);

@@ -55,6 +55,11 @@ int gb_fwd_last(fctx *f);
  * first). */
 void gb_fwd_lin(fctx *f, float *out, const float *x, int T, const gb_linear *l);
 
+/* outs[i] = x W_i + b_i for the n linears l[i] (n <= 4), all of input x: the numbers of n calls of
+ * gb_fwd_lin, in one parallel region where the table has matmul_multi and every W_i is stored
+ * transposed (out, in), as a Llama checkpoint's are (decoding's q, k and v; gate and up). */
+void gb_fwd_lin_multi(fctx *f, float *const *outs, const float *x, int T, const gb_linear *const *l, int n);
+
 /* The same product as gb_fwd_lin, as a row-wise operation of the batch when its weights are
  * few and the table computes parts of products (kernels.h: matmul_part); else gb_fwd_lin. */
 void gb_fwd_lin_rows(fctx *f, float *out, const float *x, int T, const gb_linear *l);

@@ -245,6 +245,42 @@ static void positions(void)
 	rc.rope_scale = GB_ROPE_SCALE_LINEAR;
 	rc.rope_factor = 2;
 	tap_ok(fabs(gb_rope_inv_freq(&rc, 1) - 0.05) < 1e-12, "RoPE linear scaling: every frequency / factor");
+	/* gb_rope keeps a table of a run's angles per thread: a change of any setting, position,
+	 * length or head size must give the angles of the new one, each time (3 tokens at positions
+	 * 5..7 against cos and sin computed here). */
+	{
+		static const struct { float theta, factor, low, high; int scale, ctx, pos, T, E; } set[] = {
+			{ 10000, 1, 1, 4, GB_ROPE_SCALE_NONE, 64, 5, 3, 8 },  { 500, 1, 1, 4, GB_ROPE_SCALE_NONE, 64, 5, 3, 8 },
+			{ 500, 2, 1, 4, GB_ROPE_SCALE_LINEAR, 64, 5, 3, 8 },  { 500, 3, 1, 4, GB_ROPE_SCALE_LINEAR, 64, 5, 3, 8 },
+			{ 500, 4, 1, 4, GB_ROPE_SCALE_LLAMA3, 64, 5, 3, 8 },  { 500, 4, 2, 4, GB_ROPE_SCALE_LLAMA3, 64, 5, 3, 8 },
+			{ 500, 4, 2, 3, GB_ROPE_SCALE_LLAMA3, 64, 5, 3, 8 },  { 500, 4, 2, 3, GB_ROPE_SCALE_LLAMA3, 32, 5, 3, 8 },
+			{ 500, 4, 2, 3, GB_ROPE_SCALE_LLAMA3, 32, 6, 3, 8 },  { 500, 4, 2, 3, GB_ROPE_SCALE_LLAMA3, 32, 6, 2, 8 },
+			{ 500, 4, 2, 3, GB_ROPE_SCALE_LLAMA3, 32, 6, 2, 4 },  { 10000, 1, 1, 4, GB_ROPE_SCALE_NONE, 64, 5, 3, 8 },
+		};
+		double worst_t = 0;
+		for (int rep = 0; rep < 2; rep++)
+			for (size_t i = 0; i < sizeof set / sizeof *set; i++) {
+				gb_config tc;
+				gb_config_defaults(&tc, GB_FAM_LLAMA);
+				tc.d_head = set[i].E, tc.rope_theta = set[i].theta, tc.rope_factor = set[i].factor;
+				tc.rope_low = set[i].low, tc.rope_high = set[i].high, tc.rope_scale = set[i].scale;
+				tc.rope_orig_ctx = set[i].ctx;
+				int E = set[i].E, T = set[i].T, half = E / 2;
+				float x[24];
+				for (int j = 0; j < T * E; j++)
+					x[j] = (float)(j % 5) - 1.5f;
+				gb_rope(x, T, E, set[i].pos, &tc);
+				for (int t = 0; t < T; t++)
+					for (int f = 0; f < half; f++) {
+						double ang = (set[i].pos + t) * gb_rope_inv_freq(&tc, f);
+						double a = (double)((t * E + f) % 5) - 1.5, b = (double)((t * E + f + half) % 5) - 1.5;
+						worst_t = fmax(worst_t, fabs(x[t * E + f] - (a * cos(ang) - b * sin(ang))));
+						worst_t = fmax(worst_t, fabs(x[t * E + f + half] - (b * cos(ang) + a * sin(ang))));
+					}
+			}
+		tap_ok(worst_t < 1e-6, "RoPE: 12 settings in turn, twice (theta, scaling and its factors, position, "
+		       "length, head size): each rotates by its own angles (worst %.2g)", worst_t);
+	}
 
 	/* ALiBi: masked - scores / sqrt(E) = slope_h (j - i) on the allowed entries. */
 	gb_config c = base(GB_FAM_GPT2);

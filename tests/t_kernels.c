@@ -792,6 +792,81 @@ static void test_matmul_act(const gb_kernels *T)
 	       "f16 weights, M 1..130, both layouts, every activation, 1-3 threads)", T->name, cases);
 }
 
+/* matmul_multi: a group of products of one input must hold exactly the numbers of the same
+ * products one by one (matmul for f32 weights, matmul_w16 for bf16 and f16; groups that mix
+ * them), on 1-3 threads: few rows (the dot-product route it shares out) and many (each alone),
+ * sizes that are not multiples of the 16-row granules, with and without biases, and a group
+ * larger than the table takes at once; nothing outside each output is written. */
+static void test_matmul_multi(const gb_kernels *T)
+{
+	static const int ks[] = { 1, 37, 300 };
+	static const int ns[][4] = { { 768, 256, 256, 0 }, { 17, 1, 33, 0 }, { 1030, 520, 0, 0 }, { 5, 700, 9, 300 } };
+	static const int ms[] = { 1, 2, 4, 5, 17 };
+	int same = 1, guard = 1, cases = 0;
+	if (!T->matmul_multi) {
+		tap_ok(0, "%s has matmul_multi", T->name);
+		return;
+	}
+	for (size_t ki = 0; ki < sizeof ks / sizeof *ks; ki++)
+		for (size_t g = 0; g < sizeof ns / sizeof *ns; g++)
+			for (size_t mi = 0; mi < sizeof ms / sizeof *ms; mi++)
+				for (int mix = 0; mix < 4; mix++) { /* all f32, all bf16, all f16, mixed */
+					int K = ks[ki], M = ms[mi], n = 0;
+					gb_mm_one p[10];
+					float *w[10], *bias[10], *one[10], *a = xmalloc((size_t)M * K * sizeof *a);
+					uint16_t *w16[10];
+					fill(a, (size_t)M * K, 1);
+					/* the group: ns[g]'s sizes, and for the last shape nine more (over the most
+					 * a job takes at once) */
+					int want = ns[g][3] && mix == 3 ? 10 : 0;
+					for (int i = 0; i < 4 && ns[g][i]; i++)
+						n = i + 1;
+					if (want)
+						n = want;
+					for (int i = 0; i < n; i++) {
+						int N = ns[g][i % 4] ? ns[g][i % 4] : 3 + i;
+						int wt = mix < 3 ? mix : (i % 3);
+						w[i] = xmalloc((size_t)N * K * sizeof *w[i]);
+						w16[i] = xmalloc((size_t)N * K * sizeof *w16[i]);
+						bias[i] = xmalloc((size_t)N * sizeof *bias[i]);
+						one[i] = xmalloc((size_t)M * N * sizeof *one[i]);
+						fill(w[i], (size_t)N * K, 1.0 / sqrt((double)K));
+						fill16(w16[i], (size_t)N * K, wt ? wt : GB_W_BF16);
+						fill(bias[i], (size_t)N, 1);
+						p[i] = (gb_mm_one){ guarded((size_t)M * N), wt == GB_W_F32 ? (const void *)w[i] : w16[i], wt,
+						                    (i + mi) % 2 ? bias[i] : NULL, N };
+					}
+					for (int th = 1; th <= 3; th++) {
+						gb_kernels_set_threads(th);
+						for (int i = 0; i < n; i++) {
+							if (p[i].wtype == GB_W_F32)
+								T->matmul(one[i], a, w[i], p[i].bias, M, K, p[i].N, 1);
+							else
+								T->matmul_w16(one[i], a, w16[i], p[i].wtype, p[i].bias, M, K, p[i].N, 1);
+							memset(p[i].out, 0xff, (size_t)M * p[i].N * sizeof(float));
+						}
+						T->matmul_multi(p, n, a, M, K);
+						for (int i = 0; i < n; i++) {
+							if (memcmp(one[i], p[i].out, (size_t)M * p[i].N * sizeof(float))) {
+								if (same)
+									tap_diag("first difference: product %d of %d (N %d, type %d), M %d K %d, %d threads",
+									         i, n, p[i].N, p[i].wtype, M, K, th);
+								same = 0;
+							}
+							guard &= canaries_ok(p[i].out, (size_t)M * p[i].N);
+						}
+						cases++;
+					}
+					for (int i = 0; i < n; i++)
+						free(w[i]), free(w16[i]), free(bias[i]), free(one[i]), free(p[i].out - 16);
+					free(a);
+				}
+	gb_kernels_set_threads(0);
+	tap_ok(same, "%s matmul_multi = each product by matmul or matmul_w16, bit for bit (%d cases: groups of 2-10, f32, "
+	       "bf16, f16 and mixed, M 1..17, K 1..300, 1-3 threads)", T->name, cases);
+	tap_ok(guard, "%s matmul_multi writes nothing outside its outputs", T->name);
+}
+
 /* matmul_part: any block of rows and columns, computed on the calling thread inside a pool
  * task or outside one, must hold exactly matmul's numbers (on 1-3 threads) and leave the rest of
  * out alone: few rows and many (the routes of matmul differ below 17), both layouts, blocks
@@ -1032,6 +1107,7 @@ int main(int argc, char **argv)
 		test_w16(T);
 		test_matmul_act(T);
 		test_matmul_part(T);
+		test_matmul_multi(T);
 		test_ftz(T);
 	}
 	test_pool();

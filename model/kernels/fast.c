@@ -408,6 +408,83 @@ static void mm_part(const gb_isa *isa, float *out, const float *a, const float *
 	gb_fp_fast_leave(csr);
 }
 
+/* matmul_multi: products of one input in one parallel region. With few rows (the dot-product
+ * route of mm_run and mm16_run) the tasks cut the rows of every b, one after the other, into
+ * granules of 16, as dots_task cuts one b's; each element is computed as those compute it, so
+ * the numbers do not depend on the grouping. Other shapes (many rows), or a group too large for
+ * the job, run each product by itself. */
+enum { MULTI_MAX = 8 };
+
+struct multi_job {
+	struct dots_job g[MULTI_MAX];
+	int gr0[MULTI_MAX + 1]; /* product i's granules are [gr0[i], gr0[i + 1]) of the whole */
+	int n, n_tasks;
+};
+
+static void multi_task(void *arg, int t, int worker)
+{
+	const struct multi_job *J = arg;
+	int total = J->gr0[J->n];
+	int g0 = (int)((long)total * t / J->n_tasks), g1 = (int)((long)total * (t + 1) / J->n_tasks);
+	(void)worker;
+	for (int i = 0; i < J->n; i++) {
+		int a = g0 > J->gr0[i] ? g0 : J->gr0[i], b = g1 < J->gr0[i + 1] ? g1 : J->gr0[i + 1];
+		int j0 = (a - J->gr0[i]) * 16, j1 = (b - J->gr0[i]) * 16;
+		if (j1 > J->g[i].N)
+			j1 = J->g[i].N;
+		if (j0 < j1)
+			dots_range(&J->g[i], j0, j1);
+	}
+}
+
+static void mm16_run(const gb_isa *isa, float *out, const float *a, const uint16_t *b, int wt,
+                     const float *bias, int M, int K, int N, int bt, float *act_out, int act);
+
+static void mm_multi(const gb_isa *isa, const gb_mm_one *p, int n, const float *a, int M, int K)
+{
+	struct multi_job J;
+	int ok = n >= 2 && n <= MULTI_MAX && M >= 1 && M <= isa->dots_m && K > 0, pairs = 0;
+	double macs = 0;
+	for (int i = 0; ok && i < n; i++) {
+		ok = p[i].N > 0 && (p[i].wtype == GB_W_F32 || p[i].wtype == GB_W_BF16 || p[i].wtype == GB_W_F16);
+		pairs |= p[i].wtype == GB_W_BF16 && isa->dots_pairs;
+		macs += (double)M * K * p[i].N;
+	}
+	if (!ok) {
+		for (int i = 0; i < n; i++)
+			if (p[i].wtype == GB_W_F32)
+				mm_run(isa, p[i].out, a, p[i].b, p[i].bias, M, K, p[i].N, 1, NULL, 0);
+			else
+				mm16_run(isa, p[i].out, a, p[i].b, p[i].wtype, p[i].bias, M, K, p[i].N, 1, NULL, 0);
+		return;
+	}
+	unsigned csr = gb_fp_fast_enter();
+	/* bf16 by pairs, as mm16_run does: a split once, shared by the group's bf16 products */
+	float *as = NULL;
+	if (pairs) {
+		long kp = (K + isa->pair_k - 1) / isa->pair_k * isa->pair_k;
+		if ((as = pack_buffer((size_t)M * kp)))
+			isa->split_pairs(as, a, M, K);
+	}
+	J.n = n;
+	J.gr0[0] = 0;
+	for (int i = 0; i < n; i++) {
+		int w16 = p[i].wtype != GB_W_F32;
+		J.g[i] = (struct dots_job){ isa, p[i].out, a, w16 ? NULL : p[i].b, p[i].bias, M, K, p[i].N, 1,
+		                            w16 ? p[i].b : NULL, p[i].wtype,
+		                            p[i].wtype == GB_W_BF16 && isa->dots_pairs ? as : NULL };
+		J.gr0[i + 1] = J.gr0[i] + (p[i].N + 15) / 16;
+	}
+	J.n_tasks = 1;
+	if (macs >= GEMV_MT_MIN && gb_pool_threads() > 1)
+		J.n_tasks = task_count(macs, GEMV_MT_MIN / 2, J.gr0[n], gb_pool_threads());
+	if (J.n_tasks > 1)
+		gb_pool_run(J.n_tasks, multi_task, &J);
+	else
+		multi_task(&J, 0, 0);
+	gb_fp_fast_leave(csr);
+}
+
 /* matmul_w16: the memory-bound shapes read the 16-bit weights in place through the same
  * drivers as mm_run (so the same arithmetic as matmul on the widened weights, but for bf16
  * dot products by pairs: isa.h); the others widen b into a float copy and run mm_run. */
@@ -637,6 +714,10 @@ static void fast_linear_attn(float *out, const float *fq, const float *fk, const
 	{                                                                                           \
 		mm_part(&ISA, out, a, b, bias, M, K, N, bt, i0, i1, j0, j1);                            \
 	}                                                                                           \
+	static void t_##tag##_matmul_multi(const gb_mm_one *p, int n, const float *a, int M, int K) \
+	{                                                                                           \
+		mm_multi(&ISA, p, n, a, M, K);                                                          \
+	}                                                                                           \
 	static void t_##tag##_softmax(float *x, int rows, int n)                                    \
 	{                                                                                           \
 		struct ew_job E = { .isa = &ISA, .op = EW_SOFTMAX, .out = x, .units = rows > 0 ? rows : 0, .d = n }; \
@@ -676,6 +757,7 @@ static void fast_linear_attn(float *out, const float *fq, const float *fk, const
 	static const gb_kernels t_##tag##_table = {                                                 \
 		.name = #tag, .matmul = t_##tag##_matmul, .matmul_w16 = t_##tag##_matmul_w16,           \
 		.matmul_act = t_##tag##_matmul_act, .matmul_part = t_##tag##_matmul_part,               \
+		.matmul_multi = t_##tag##_matmul_multi,                                                 \
 		.part_rows = MR,                                                                        \
 		.softmax = t_##tag##_softmax,                                                           \
 		.layernorm = t_##tag##_layernorm, .rmsnorm = t_##tag##_rmsnorm,                         \

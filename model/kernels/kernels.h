@@ -22,6 +22,16 @@
  * kernel. Widening is exact: every bf16 and f16 value is a float. */
 enum gb_wtype { GB_W_F32, GB_W_BF16, GB_W_F16 };
 
+/* One product of a group that shares its input (matmul_multi): out (M,N) = a · bᵀ + bias, b
+ * (N,K) row-major (b_trans == 1), float when wtype is GB_W_F32, else 16-bit of that type. */
+typedef struct gb_mm_one {
+	float *out;
+	const void *b;
+	int wtype;
+	const float *bias; /* (N) or NULL */
+	int N;
+} gb_mm_one;
+
 typedef struct gb_kernels {
 	const char *name;
 
@@ -46,6 +56,13 @@ typedef struct gb_kernels {
 	 * the cache of the thread that computed it (a non-gated FFN's up projection). */
 	void (*matmul_act)(float *out, float *act_out, const float *a, const void *b, int wtype,
 	                   const float *bias, int M, int K, int N, int b_trans, int act);
+
+	/* Optional (NULL in the reference table: call matmul or matmul_w16 for each): the n
+	 * products p[0..n) of one input a (M,K), each element the number matmul / matmul_w16 gives
+	 * it, in one parallel region where those n calls would take n. Decoding reads each weight
+	 * once per token and the second thread spends the end of every region waiting: q, k and v
+	 * (or the gate and up projections) as one region is 4 regions a Llama layer instead of 7. */
+	void (*matmul_multi)(const gb_mm_one *p, int n, const float *a, int M, int K);
 
 	/* Optional (NULL in the reference table): rows [i0, i1) and columns [j0, j1) of matmul's
 	 * out (M,N) = a (M,K) · B + bias, computed on the calling thread alone and written into out
