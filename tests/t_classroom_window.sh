@@ -41,10 +41,10 @@ until_changed() { n_=$1 b_=$2; shift 2; i=0; while [ $i -lt "$(slow 150)" ]; do 
 # window NAME: waits for a glassbox window and sets W H X Y from it (says why in the failing
 # tests' log when none came: the last lines of NAME's terminal and stderr)
 window() {
-	w_=$1 i=0; while [ $i -lt "$(slow 300)" ] && [ -z "$(geom)" ]; do sleep 0.1; i=$((i + 1)); done
+	w_=$1 i=0; while [ $i -lt "$(slow 600)" ] && [ -z "$(geom)" ]; do sleep 0.1; i=$((i + 1)); done
 	set -- $(geom); W=${1:-0} H=${2:-0} X=${3:-0} Y=${4:-0}
 	[ "$W" -gt 0 ] && return 0
-	diag "no window for $w_ after $(slow 30) s; its screen ends: $(screen "$w_" | grep . | tail -n 3 | tr '\n' '|')" \
+	diag "no window for $w_ after $(slow 60) s; its screen ends: $(screen "$w_" | grep . | tail -n 3 | tr '\n' '|')" \
 		"its stderr: $(head -c 300 "$T/$w_.err" 2>/dev/null | tr '\n' '|')" \
 		"windows: $(DISPLAY=$D xwininfo -root -tree 2>&1 | grep -c 0x) listed, $(DISPLAY=$D xwininfo -root -tree 2>&1 | grep -i glassbox | head -n 2 | tr '\n' '|')"
 	return 1
