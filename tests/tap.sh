@@ -29,6 +29,9 @@ join_port() {
 unset TMUX
 tmux() { command tmux -S "$TMUX_SOCK" "$@"; }
 tmux_private() {
+	# a script stopped by a signal (Ctrl-C on prove, a kill) still runs its EXIT trap, which
+	# takes its tmux server, the programs in it and its Xvfb down with it
+	trap 'exit 130' HUP INT TERM
 	TMUX_SOCK=$1/tmux.sock
 	command tmux -S "$TMUX_SOCK" kill-server 2>/dev/null
 	command tmux -S "$TMUX_SOCK" new-session -d -s keeper -x 80 -y 24 "sleep 100000" 2>/dev/null
