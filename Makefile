@@ -171,18 +171,19 @@ CHECK_SH ?= $(TEST_SH)
 CHECK_BIN ?= $(TEST_BIN)
 PROVE_FLAGS ?=
 SAN_ROOT  = $(B)/root
+# What failing shell tests said (tests/tap.sh: diag), printed after a failed run, where CI's
+# short log ends.
+TEST_DIAG = $(CURDIR)/$(B)/test-diag.log
+DIAG_TAIL = { echo "what the failing tests said ($(TEST_DIAG), its end):"; tail -n 40 $(TEST_DIAG) 2>/dev/null; exit 1; }
 check: $(PROG) $(MAN_OUT) $(COMP_OUT) $(TEST_BIN) $(REPLAY_BIN)
+	$(Q)rm -f $(TEST_DIAG)
 ifeq ($(SANITIZE),)
-	$(Q)rm -f $(B)/test-diag.log
-	GB_TEST_DIAG=$(CURDIR)/$(B)/test-diag.log prove -e '' $(PROVE_FLAGS) $(CHECK_BIN) $(CHECK_SH) || \
-		{ echo "what the failing tests said ($(B)/test-diag.log, its end):"; tail -n 40 $(B)/test-diag.log 2>/dev/null; exit 1; }
+	GB_TEST_DIAG=$(TEST_DIAG) prove -e '' $(PROVE_FLAGS) $(CHECK_BIN) $(CHECK_SH) || $(DIAG_TAIL)
 else
 	$(Q)rm -rf $(SAN_ROOT) && mkdir -p $(SAN_ROOT)
 	$(Q)for f in $(filter-out build glassbox,$(wildcard *)); do ln -s "$(CURDIR)/$$f" $(SAN_ROOT)/$$f; done
 	$(Q)ln -s .. $(SAN_ROOT)/build && cp $(PROG) $(SAN_ROOT)/glassbox
-	$(Q)rm -f $(B)/test-diag.log
-	cd $(SAN_ROOT) && . tests/sanitize.env && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE GB_TEST_DIAG=$(CURDIR)/$(B)/test-diag.log prove -e tests/san_run.sh $(PROVE_FLAGS) $(patsubst $(B)/%,build/%,$(CHECK_BIN)) $(CHECK_SH) || \
-		{ echo "what the failing tests said ($(B)/test-diag.log, its end):"; tail -n 40 $(CURDIR)/$(B)/test-diag.log 2>/dev/null; exit 1; }
+	cd $(SAN_ROOT) && . tests/sanitize.env && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE GB_TEST_DIAG=$(TEST_DIAG) prove -e tests/san_run.sh $(PROVE_FLAGS) $(patsubst $(B)/%,build/%,$(CHECK_BIN)) $(CHECK_SH) || $(DIAG_TAIL)
 endif
 
 # Fuzzing (tests/fuzz/README.md): one libFuzzer harness per parser, built with clang into

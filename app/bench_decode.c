@@ -519,6 +519,15 @@ static double median(const double *v)
 	return ROUNDS % 2 ? s[ROUNDS / 2] : (s[ROUNDS / 2 - 1] + s[ROUNDS / 2]) / 2;
 }
 
+/* One of glassbox's rows of the table: the best tok/s and the rounds' median fraction of the
+ * bound on 1 thread, then on N with the speedup. */
+static void glassbox_row(FILE *out, const char *what, const double tps[2], double frac[2][ROUNDS], int nt)
+{
+	fprintf(out, "\n  %-34s %10.1f tok/s %3.0f%%", what, tps[0], 100 * median(frac[0]));
+	if (nt > 1)
+		fprintf(out, " %10.1f tok/s %3.0f%% %7.2fx", tps[1], 100 * median(frac[1]), tps[1] / tps[0]);
+}
+
 static void shape_config(gb_config *c, int gpt2)
 {
 	gb_config_defaults(c, gpt2 ? GB_FAM_GPT2 : GB_FAM_LLAMA);
@@ -756,17 +765,10 @@ int bench_decode_main(FILE *out, int argc, char **argv)
 	fprintf(out, "\n  %-34s %16.1f tok/s", "bound: bandwidth / bytes per token", bw[0] * 1e9 / wp.bytes);
 	if (nt > 1)
 		fprintf(out, " %16.1f tok/s", bw[1] * 1e9 / wp.bytes);
-	fprintf(out, "\n  %-34s %10.1f tok/s %3.0f%%", "glassbox (weights pass)", tps[0], 100 * median(frac[0][0]));
-	if (nt > 1)
-		fprintf(out, " %10.1f tok/s %3.0f%% %7.2fx", tps[1], 100 * median(frac[0][1]), tps[1] / tps[0]);
-	if (tkv[0] > 0) {
-		fprintf(out, "\n  %-34s %10.1f tok/s %3.0f%%", "glassbox (cached forward, fp32)", tkv[0], 100 * median(frac[1][0]));
-		if (nt > 1)
-			fprintf(out, " %10.1f tok/s %3.0f%% %7.2fx", tkv[1], 100 * median(frac[1][1]), tkv[1] / tkv[0]);
-	}
-	fprintf(out, "\n  %-34s %10.1f tok/s %3.0f%%", "glassbox, bf16 weights", tps16[0], 100 * median(frac[2][0]));
-	if (nt > 1)
-		fprintf(out, " %10.1f tok/s %3.0f%% %7.2fx", tps16[1], 100 * median(frac[2][1]), tps16[1] / tps16[0]);
+	glassbox_row(out, "glassbox (weights pass)", tps, frac[0], nt);
+	if (tkv[0] > 0)
+		glassbox_row(out, "glassbox (cached forward, fp32)", tkv, frac[1], nt);
+	glassbox_row(out, "glassbox, bf16 weights", tps16, frac[2], nt);
 	fprintf(out, "\n  %-34s %16.2fx", "  bf16 / fp32 tok/s", tps16[0] / tps[0]);
 	if (nt > 1)
 		fprintf(out, " %16.2fx", tps16[1] / tps[1]);

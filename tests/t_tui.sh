@@ -171,7 +171,6 @@ winid() { DISPLAY=$D xwininfo -root -tree 2>/dev/null | awk '/"glassbox"/ { prin
 if command -v Xvfb >/dev/null 2>&1 && command -v xdotool >/dev/null 2>&1 && command -v xwd >/dev/null 2>&1 && command -v xwininfo >/dev/null 2>&1 &&
 	"$ROOT/glassbox" -c "help window" >/dev/null 2>&1; then
 	if xvfb_start 1400x900x24; then
-		i=0; while [ $i -lt "$(slow 50)" ] && ! DISPLAY="$D" xdotool getdisplaygeometry >/dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
 		[ $i -lt "$(slow 50)" ] || D=
 	fi
 fi

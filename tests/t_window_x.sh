@@ -30,7 +30,6 @@ if ! xvfb_start 1920x1080x24; then
 fi
 tmux_private "$T"
 trap 'tmux_cleanup; [ -n "$XPID" ] && kill "$XPID" 2>/dev/null && wait "$XPID" 2>/dev/null' EXIT
-i=0; while [ $i -lt "$(slow 50)" ] && ! DISPLAY=$D xdotool getdisplaygeometry >/dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
 echo "1..$PLAN"
 
 S=glassbox-window-$$

@@ -192,7 +192,7 @@ struct dots_job {
 	const float *a;          /* (M,K) */
 	const float *b;          /* (N,K) */
 	const float *bias;       /* (N) or NULL */
-	int M, K, N, n_tasks;
+	int M, K, N;
 	const uint16_t *b16;     /* instead of b: 16-bit weights of type wt */
 	int wt;
 	const float *as;         /* (M, K rounded up to isa->pair_k): a split for dots_pairs, or NULL */
@@ -220,16 +220,66 @@ static void dots_range(const struct dots_job *G, int j0, int j1)
 	}
 }
 
-/* Task t: rows of b in granules of 16. */
-static void dots_task(void *arg, int t, int worker)
+/* One or more such products of one input (matmul, matmul_w16, matmul_multi), run together:
+ * the tasks cut the rows of every b, one b after the other, into granules of 16, so each task
+ * reads whole rows in order and the numbers do not depend on the split or the grouping. */
+enum { MULTI_MAX = 8 };
+
+struct dots_group {
+	struct dots_job g[MULTI_MAX];
+	int gr0[MULTI_MAX + 1]; /* product i's granules are [gr0[i], gr0[i + 1]) of the whole */
+	int n, n_tasks;
+};
+
+static void dots_group_task(void *arg, int t, int worker)
 {
-	const struct dots_job *G = arg;
-	int gr = (G->N + 15) / 16;
-	int j0 = (int)((long)gr * t / G->n_tasks) * 16, j1 = (int)((long)gr * (t + 1) / G->n_tasks) * 16;
-	if (j1 > G->N)
-		j1 = G->N;
-	if (j0 < j1)
-		dots_range(G, j0, j1);
+	const struct dots_group *J = arg;
+	int total = J->gr0[J->n];
+	int g0 = (int)((long)total * t / J->n_tasks), g1 = (int)((long)total * (t + 1) / J->n_tasks);
+	(void)worker;
+	for (int i = 0; i < J->n; i++) {
+		int a = g0 > J->gr0[i] ? g0 : J->gr0[i], b = g1 < J->gr0[i + 1] ? g1 : J->gr0[i + 1];
+		int j0 = (a - J->gr0[i]) * 16, j1 = (b - J->gr0[i]) * 16;
+		if (j1 > J->g[i].N)
+			j1 = J->g[i].N;
+		if (j0 < j1)
+			dots_range(&J->g[i], j0, j1);
+	}
+}
+
+static int task_count(double work, double min_work, int units, int threads);
+
+/* Runs J's J->n products (J->g filled in): several ranges of whole rows per thread, so a
+ * thread that shares its CPU with another program leaves more of them to the others. */
+static void dots_group_run(struct dots_group *J)
+{
+	int threads = gb_pool_threads();
+	double macs = 0;
+	J->gr0[0] = 0;
+	for (int i = 0; i < J->n; i++) {
+		macs += (double)J->g[i].M * J->g[i].K * J->g[i].N;
+		J->gr0[i + 1] = J->gr0[i] + (J->g[i].N + 15) / 16;
+	}
+	J->n_tasks = 1;
+	if (macs >= GEMV_MT_MIN && threads > 1)
+		J->n_tasks = task_count(macs, GEMV_MT_MIN / 2, J->gr0[J->n], threads);
+	if (J->n_tasks > 1)
+		gb_pool_run(J->n_tasks, dots_group_task, J);
+	else
+		dots_group_task(J, 0, 0);
+}
+
+/* bf16 by pairs where the ISA has them: a (M,K) split once, on this thread's buffer, which the
+ * tasks only read; NULL without pairs or memory (then dots16). */
+static const float *pairs_split(const gb_isa *isa, const float *a, int M, int K)
+{
+	if (!isa->dots_pairs)
+		return NULL;
+	long kp = (K + isa->pair_k - 1) / isa->pair_k * isa->pair_k;
+	float *as = pack_buffer((size_t)M * kp);
+	if (as)
+		isa->split_pairs(as, a, M, K);
+	return as;
 }
 
 /* b_trans == 0 with few rows (M <= GEMV_M): K cut into blocks of GEMV_KB rows, each a
@@ -335,16 +385,8 @@ static void mm_run(const gb_isa *isa, float *out, const float *a, const float *b
 		if (act_out) /* few rows: the product's cost is reading b; activate after */
 			mm_act_all(isa, act_out, out, (size_t)M * N, act);
 	} else if (bt && M <= isa->dots_m) {
-		struct dots_job G = { isa, out, a, b, bias, M, K, N, 1, NULL, 0, NULL };
-		double macs = (double)M * K * N;
-		/* Several ranges of whole rows per thread, so a thread that shares its CPU with
-		 * another program leaves more of them to the others. */
-		if (macs >= GEMV_MT_MIN && threads > 1)
-			G.n_tasks = task_count(macs, GEMV_MT_MIN / 2, (N + 15) / 16, threads);
-		if (G.n_tasks > 1)
-			gb_pool_run(G.n_tasks, dots_task, &G);
-		else
-			dots_range(&G, 0, N);
+		struct dots_group J = { .g[0] = { isa, out, a, b, bias, M, K, N, NULL, 0, NULL }, .n = 1 };
+		dots_group_run(&J);
 		if (act_out)
 			mm_act_all(isa, act_out, out, (size_t)M * N, act);
 	} else {
@@ -398,90 +440,13 @@ static void mm_part(const gb_isa *isa, float *out, const float *a, const float *
 		}
 		free(rows); /* no memory: the blocks, as mm_run then does */
 	} else if (bt && M <= isa->dots_m) {
-		struct dots_job G = { isa, out + (size_t)i0 * N, a + (size_t)i0 * K, b, bias, i1 - i0, K, N, 1, NULL, 0, NULL };
+		struct dots_job G = { isa, out + (size_t)i0 * N, a + (size_t)i0 * K, b, bias, i1 - i0, K, N, NULL, 0, NULL };
 		dots_range(&G, j0, j1);
 		gb_fp_fast_leave(csr);
 		return;
 	}
 	struct mm_job J = { isa, out, a, b, bias, M, K, N, bt, k_block(isa, K), 0, 1, NULL, 0 };
 	mm_range(&J, i0, i1, j0, j1);
-	gb_fp_fast_leave(csr);
-}
-
-/* matmul_multi: products of one input in one parallel region. With few rows (the dot-product
- * route of mm_run and mm16_run) the tasks cut the rows of every b, one after the other, into
- * granules of 16, as dots_task cuts one b's; each element is computed as those compute it, so
- * the numbers do not depend on the grouping. Other shapes (many rows), or a group too large for
- * the job, run each product by itself. */
-enum { MULTI_MAX = 8 };
-
-struct multi_job {
-	struct dots_job g[MULTI_MAX];
-	int gr0[MULTI_MAX + 1]; /* product i's granules are [gr0[i], gr0[i + 1]) of the whole */
-	int n, n_tasks;
-};
-
-static void multi_task(void *arg, int t, int worker)
-{
-	const struct multi_job *J = arg;
-	int total = J->gr0[J->n];
-	int g0 = (int)((long)total * t / J->n_tasks), g1 = (int)((long)total * (t + 1) / J->n_tasks);
-	(void)worker;
-	for (int i = 0; i < J->n; i++) {
-		int a = g0 > J->gr0[i] ? g0 : J->gr0[i], b = g1 < J->gr0[i + 1] ? g1 : J->gr0[i + 1];
-		int j0 = (a - J->gr0[i]) * 16, j1 = (b - J->gr0[i]) * 16;
-		if (j1 > J->g[i].N)
-			j1 = J->g[i].N;
-		if (j0 < j1)
-			dots_range(&J->g[i], j0, j1);
-	}
-}
-
-static void mm16_run(const gb_isa *isa, float *out, const float *a, const uint16_t *b, int wt,
-                     const float *bias, int M, int K, int N, int bt, float *act_out, int act);
-
-static void mm_multi(const gb_isa *isa, const gb_mm_one *p, int n, const float *a, int M, int K)
-{
-	struct multi_job J;
-	int ok = n >= 2 && n <= MULTI_MAX && M >= 1 && M <= isa->dots_m && K > 0, pairs = 0;
-	double macs = 0;
-	for (int i = 0; ok && i < n; i++) {
-		ok = p[i].N > 0 && (p[i].wtype == GB_W_F32 || p[i].wtype == GB_W_BF16 || p[i].wtype == GB_W_F16);
-		pairs |= p[i].wtype == GB_W_BF16 && isa->dots_pairs;
-		macs += (double)M * K * p[i].N;
-	}
-	if (!ok) {
-		for (int i = 0; i < n; i++)
-			if (p[i].wtype == GB_W_F32)
-				mm_run(isa, p[i].out, a, p[i].b, p[i].bias, M, K, p[i].N, 1, NULL, 0);
-			else
-				mm16_run(isa, p[i].out, a, p[i].b, p[i].wtype, p[i].bias, M, K, p[i].N, 1, NULL, 0);
-		return;
-	}
-	unsigned csr = gb_fp_fast_enter();
-	/* bf16 by pairs, as mm16_run does: a split once, shared by the group's bf16 products */
-	float *as = NULL;
-	if (pairs) {
-		long kp = (K + isa->pair_k - 1) / isa->pair_k * isa->pair_k;
-		if ((as = pack_buffer((size_t)M * kp)))
-			isa->split_pairs(as, a, M, K);
-	}
-	J.n = n;
-	J.gr0[0] = 0;
-	for (int i = 0; i < n; i++) {
-		int w16 = p[i].wtype != GB_W_F32;
-		J.g[i] = (struct dots_job){ isa, p[i].out, a, w16 ? NULL : p[i].b, p[i].bias, M, K, p[i].N, 1,
-		                            w16 ? p[i].b : NULL, p[i].wtype,
-		                            p[i].wtype == GB_W_BF16 && isa->dots_pairs ? as : NULL };
-		J.gr0[i + 1] = J.gr0[i] + (p[i].N + 15) / 16;
-	}
-	J.n_tasks = 1;
-	if (macs >= GEMV_MT_MIN && gb_pool_threads() > 1)
-		J.n_tasks = task_count(macs, GEMV_MT_MIN / 2, J.gr0[n], gb_pool_threads());
-	if (J.n_tasks > 1)
-		gb_pool_run(J.n_tasks, multi_task, &J);
-	else
-		multi_task(&J, 0, 0);
 	gb_fp_fast_leave(csr);
 }
 
@@ -515,24 +480,9 @@ static void mm16_run(const gb_isa *isa, float *out, const float *a, const uint16
 		return;
 	}
 	if (bt && M <= isa->dots_m) {
-		struct dots_job G = { isa, out, a, NULL, bias, M, K, N, 1, b, wt, NULL };
-		double macs = (double)M * K * N;
-		/* bf16 by pairs where the ISA has them: a split once here, on this thread's buffer,
-		 * which the tasks only read (M x K floats against N x K weights). With no memory for
-		 * it, dots16. */
-		if (wt == GB_W_BF16 && isa->dots_pairs) {
-			long kp = (K + isa->pair_k - 1) / isa->pair_k * isa->pair_k;
-			float *as = pack_buffer((size_t)M * kp);
-			if (as)
-				isa->split_pairs(as, a, M, K);
-			G.as = as;
-		}
-		if (macs >= GEMV_MT_MIN && threads > 1)
-			G.n_tasks = task_count(macs, GEMV_MT_MIN / 2, (N + 15) / 16, threads);
-		if (G.n_tasks > 1)
-			gb_pool_run(G.n_tasks, dots_task, &G);
-		else
-			dots_range(&G, 0, N);
+		struct dots_group J = { .g[0] = { isa, out, a, NULL, bias, M, K, N, b, wt,
+		                                  wt == GB_W_BF16 ? pairs_split(isa, a, M, K) : NULL }, .n = 1 };
+		dots_group_run(&J);
 		if (act_out)
 			mm_act_all(isa, act_out, out, (size_t)M * N, act);
 		gb_fp_fast_leave(csr);
@@ -553,6 +503,35 @@ static void mm16_run(const gb_isa *isa, float *out, const float *a, const uint16
 		mm_act_all(isa, act_out, out, (size_t)M * N, act);
 		gb_fp_fast_leave(csr);
 	}
+}
+
+/* matmul_multi: few rows (the dot-product route of mm_run and mm16_run) as one group; other
+ * shapes, or a group larger than a job takes, each product by itself. */
+static void mm_multi(const gb_isa *isa, const gb_mm_one *p, int n, const float *a, int M, int K)
+{
+	struct dots_group J = { .n = n };
+	int ok = n >= 1 && n <= MULTI_MAX && M >= 1 && M <= isa->dots_m && K > 0, bf16 = 0;
+	for (int i = 0; ok && i < n; i++) {
+		ok = p[i].N > 0 && (p[i].wtype == GB_W_F32 || p[i].wtype == GB_W_BF16 || p[i].wtype == GB_W_F16);
+		bf16 |= p[i].wtype == GB_W_BF16;
+	}
+	if (!ok) {
+		for (int i = 0; i < n; i++)
+			if (p[i].wtype == GB_W_F32)
+				mm_run(isa, p[i].out, a, p[i].b, p[i].bias, M, K, p[i].N, 1, NULL, 0);
+			else
+				mm16_run(isa, p[i].out, a, p[i].b, p[i].wtype, p[i].bias, M, K, p[i].N, 1, NULL, 0);
+		return;
+	}
+	unsigned csr = gb_fp_fast_enter();
+	const float *as = bf16 ? pairs_split(isa, a, M, K) : NULL; /* one split for the group's bf16 */
+	for (int i = 0; i < n; i++) {
+		int w16 = p[i].wtype != GB_W_F32;
+		J.g[i] = (struct dots_job){ isa, p[i].out, a, w16 ? NULL : p[i].b, p[i].bias, M, K, p[i].N,
+		                            w16 ? p[i].b : NULL, p[i].wtype, p[i].wtype == GB_W_BF16 ? as : NULL };
+	}
+	dots_group_run(&J);
+	gb_fp_fast_leave(csr);
 }
 
 /* ---- element-wise operations: split across threads when large ---- */
