@@ -18,6 +18,7 @@
  * cache (tools/bench_torch_gpt2_kv.py), whose ratio to the cached forward is printed. */
 #include "app/bench_decode.h"
 #include "app/bench.h"
+#include "model/fileio.h"
 #include "model/forward.h"
 #include "model/kernels/kernels.h"
 #include "model/kvcache.h"
@@ -78,7 +79,7 @@ int bench_probe_init(bench_probe *p)
 	memset(p, 0, sizeof *p);
 	for (size_t mb = PROBE_MAX_MB; mb >= PROBE_MIN_MB; mb /= 2) {
 		p->n = mb << 18; /* floats */
-		p->buf = aligned_alloc(64, p->n * sizeof(float));
+		p->buf = gb_big_alloc(p->n * sizeof(float)); /* the pages the weights get */
 		if (p->buf)
 			break;
 	}
@@ -218,7 +219,8 @@ struct wp_ctx {
 	                          * pass runs as one group (gb_fwd_lin_multi), their number; else 1 */
 	float *x, *y;            /* (max in), (max out) */
 	double bytes;            /* weights and biases read per token */
-	uint16_t **w16;          /* (n_lin): the weights rounded to bf16, or NULL */
+	uint16_t **w16;          /* (n_lin): the weights rounded to bf16, in block16, or NULL */
+	uint16_t *block16;
 	double bytes16;          /* the same with bf16 weights */
 	int use16;               /* steps read w16 through matmul_w16 */
 };
@@ -295,17 +297,24 @@ static int wp_init(struct wp_ctx *c, const gb_model *m, const gb_kernels *k)
 	return 0;
 }
 
-/* bf16 copies of the weights (round to nearest even), as a bf16 checkpoint would hold them. */
+/* bf16 copies of the weights (round to nearest even), as a bf16 checkpoint would hold them:
+ * one block, as the model's own weights are (gb_weights_alloc), each matrix on a cache line. */
 static int wp_init16(struct wp_ctx *c)
 {
+	size_t total = 0;
 	c->w16 = calloc((size_t)c->n_lin, sizeof *c->w16);
 	if (!c->w16)
 		return -1;
+	for (int i = 0; i < c->n_lin; i++)
+		total += ((size_t)c->lin[i]->in * c->lin[i]->out + 31) / 32 * 32;
+	if (!(c->block16 = gb_big_alloc(total * sizeof *c->block16)))
+		return -1;
+	total = 0;
 	for (int i = 0; i < c->n_lin; i++) {
 		const gb_linear *L = c->lin[i];
 		size_t n = (size_t)L->in * L->out;
-		if (!(c->w16[i] = malloc(n * sizeof **c->w16)))
-			return -1;
+		c->w16[i] = c->block16 + total;
+		total += (n + 31) / 32 * 32;
 		for (size_t e = 0; e < n; e++) {
 			uint32_t u;
 			memcpy(&u, &L->w[e], sizeof u);
@@ -318,8 +327,7 @@ static int wp_init16(struct wp_ctx *c)
 
 static void wp_free(struct wp_ctx *c)
 {
-	for (int i = 0; c->w16 && i < c->n_lin; i++)
-		free(c->w16[i]);
+	free(c->block16);
 	free(c->w16);
 	free(c->lin);
 	free(c->group);

@@ -167,6 +167,20 @@ int gb_map_file(gb_map *m, const char *path, gb_err *err)
 	return 0;
 }
 
+void *gb_big_alloc(size_t bytes)
+{
+	const size_t huge = (size_t)2 << 20;
+	if (bytes < 2 * huge)
+		return aligned_alloc(64, (bytes + 63) / 64 * 64);
+	bytes = (bytes + huge - 1) / huge * huge;
+	void *p = aligned_alloc(huge, bytes);
+#ifdef MADV_HUGEPAGE
+	if (p)
+		madvise(p, bytes, MADV_HUGEPAGE); /* a hint: without it, ordinary pages */
+#endif
+	return p;
+}
+
 void gb_unmap(gb_map *m)
 {
 	if (m->data)

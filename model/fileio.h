@@ -42,4 +42,10 @@ typedef struct gb_map {
 int gb_map_file(gb_map *m, const char *path, gb_err *err);
 void gb_unmap(gb_map *m);
 
+/* Memory for a large buffer that the kernels stream (owned weights, the bench's probe), on a
+ * 64-byte boundary; from 4 MB up on a 2 MB boundary and marked for transparent huge pages
+ * (madvise, which Debian's default "madvise" setting honours): one TLB entry per 2 MB instead
+ * of per 4 KB. NULL when out of memory; free() releases it. */
+void *gb_big_alloc(size_t bytes);
+
 #endif

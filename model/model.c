@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include "model/fileio.h"
 #include "model/formats/hf_config.h"
 #include "model/kernels/kernels.h"
 #include "model/formats/llama2c.h"
@@ -555,6 +556,11 @@ const unsigned char *gb_model_piece(const gb_model *m, int id, size_t *len)
 	return NULL;
 }
 
+float *gb_weights_alloc(size_t n)
+{
+	return gb_big_alloc((n ? n : 1) * sizeof(float));
+}
+
 int gb_model_init(gb_model *m, const gb_config *c, uint64_t seed, float std, gb_err *err)
 {
 	memset(m, 0, sizeof *m);
@@ -563,7 +569,7 @@ int gb_model_init(gb_model *m, const gb_config *c, uint64_t seed, float std, gb_
 	m->cfg = *c;
 	if (build_params(m, err))
 		goto fail;
-	m->owned = malloc(m->n_weights * sizeof(float));
+	m->owned = gb_weights_alloc(m->n_weights);
 	if (!m->owned) {
 		gb_fail(err, "out of memory for %zu parameters", m->n_weights);
 		goto fail;
@@ -590,7 +596,7 @@ int gb_model_make_writable(gb_model *m, gb_err *err)
 {
 	if (m->writable)
 		return 0;
-	float *block = malloc(m->n_weights * sizeof(float));
+	float *block = gb_weights_alloc(m->n_weights);
 	if (!block)
 		return gb_fail(err, "out of memory for %zu parameters", m->n_weights);
 	float *dst = block;

@@ -147,6 +147,12 @@ int gb_model_encode(const gb_model *m, const char *text, size_t len, int **ids, 
 /* The bytes of token id under the model's tokenizer, NULL without one or out of range. */
 const unsigned char *gb_model_piece(const gb_model *m, int id, size_t *len);
 
+/* Memory for n owned weights (m->owned) on a 64-byte boundary, so that a matrix whose rows
+ * are whole cache lines has no 64-byte load straddling two (on this VM's Zen 4 the kernels
+ * read either at the same speed, measured alternating in one process; other CPUs split
+ * such loads). NULL when out of memory; free() releases it. */
+float *gb_weights_alloc(size_t n);
+
 /* A model with random weights (N(0, std^2); norm gains 1, biases 0), parameters owned. */
 int gb_model_init(gb_model *m, const gb_config *c, uint64_t seed, float std, gb_err *err);
 

@@ -867,6 +867,68 @@ static void test_matmul_multi(const gb_kernels *T)
 	tap_ok(guard, "%s matmul_multi writes nothing outside its outputs", T->name);
 }
 
+/* Where a and b sit must not change a number: the dot-product route copies a few rows of a to
+ * sit a fixed distance past b's offset within a cache line (fast.c skew_input), and the bf16
+ * pair split likewise. Every placement of a (0-15 floats past a cache line) and of b (0-15
+ * floats; 16-bit weights 0-31 halves) gives the bits of the first, for f32, bf16 and f16
+ * weights, alone and as a matmul_multi group, M 1-4, K a multiple of 16 and not, 1-2 threads. */
+static void test_placement(const gb_kernels *T)
+{
+	static const int ks[] = { 64, 48, 37 };
+	enum { N = 40 };
+	int same = 1, cases = 0;
+	float *abuf = aligned_alloc(64, 4 * 64 * sizeof(float) + 128), *bbuf = aligned_alloc(64, N * 64 * sizeof(float) + 128);
+	uint16_t *b16buf = aligned_alloc(64, N * 64 * sizeof(uint16_t) + 128);
+	float *src = xmalloc(4 * 64 * sizeof *src), *wsrc = xmalloc(N * 64 * sizeof *wsrc);
+	uint16_t *w16src = xmalloc(N * 64 * sizeof *w16src);
+	float first[4 * N], out[4 * N], out2[4 * N];
+	for (size_t ki = 0; ki < sizeof ks / sizeof *ks; ki++)
+		for (int M = 1; M <= 4; M++)
+			for (int wt = 0; wt < 3; wt++) /* GB_W_F32, GB_W_BF16, GB_W_F16 */
+				for (int th = 1; th <= 2; th++) {
+					int K = ks[ki], have = 0;
+					gb_kernels_set_threads(th);
+					fill(src, (size_t)M * K, 1);
+					fill(wsrc, (size_t)N * K, 1.0 / sqrt((double)K));
+					fill16(w16src, (size_t)N * K, wt ? wt : GB_W_BF16);
+					for (int bo = 0; bo < (wt ? 32 : 16); bo++)
+						for (int ao = 0; ao < 16; ao++) {
+							float *a = abuf + ao;
+							memcpy(a, src, (size_t)M * K * sizeof *a);
+							const void *b;
+							if (wt) {
+								memcpy(b16buf + bo, w16src, (size_t)N * K * sizeof *w16src);
+								b = b16buf + bo;
+								T->matmul_w16(out, a, b, wt, NULL, M, K, N, 1);
+							} else {
+								memcpy(bbuf + bo, wsrc, (size_t)N * K * sizeof *wsrc);
+								b = bbuf + bo;
+								T->matmul(out, a, b, NULL, M, K, N, 1);
+							}
+							gb_mm_one p[2] = { { out2, b, wt, NULL, N / 2 },
+							                   { out2 + (size_t)M * (N / 2), (const char *)b + (size_t)(N / 2) * K * (wt ? 2 : 4),
+							                     wt, NULL, N - N / 2 } };
+							T->matmul_multi(p, 2, a, M, K);
+							if (!have)
+								memcpy(first, out, (size_t)M * N * sizeof *out), have = 1;
+							int ok = !memcmp(first, out, (size_t)M * N * sizeof *out);
+							for (int i = 0; i < M; i++) /* the group's two halves, row by row */
+								ok &= !memcmp(first + (size_t)i * N, out2 + (size_t)i * (N / 2), (N / 2) * sizeof *out) &&
+								      !memcmp(first + (size_t)i * N + N / 2, out2 + (size_t)M * (N / 2) + (size_t)i * (N - N / 2),
+								              (N - N / 2) * sizeof *out);
+							if (!ok && same)
+								tap_diag("first difference: type %d, M %d, K %d, %d threads, a +%d floats, b +%d", wt, M, K,
+								         th, ao, bo);
+							same &= ok;
+							cases++;
+						}
+				}
+	gb_kernels_set_threads(0);
+	tap_ok(same, "%s: the same bits wherever a and b sit (%d placements: f32, bf16, f16 weights, alone and grouped, "
+	       "M 1-4, K 64, 48, 37, 1-2 threads)", T->name, cases);
+	free(abuf), free(bbuf), free(b16buf), free(src), free(wsrc), free(w16src);
+}
+
 /* matmul_part: any block of rows and columns, computed on the calling thread inside a pool
  * task or outside one, must hold exactly matmul's numbers (on 1-3 threads) and leave the rest of
  * out alone: few rows and many (the routes of matmul differ below 17), both layouts, blocks
@@ -1108,6 +1170,7 @@ int main(int argc, char **argv)
 		test_matmul_act(T);
 		test_matmul_part(T);
 		test_matmul_multi(T);
+		test_placement(T);
 		test_ftz(T);
 	}
 	test_pool();

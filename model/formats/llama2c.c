@@ -177,7 +177,7 @@ int gb_llama2c_bind(gb_model *m, const gb_l2c_header *h, const char *path, gb_er
 	for (int i = 0; i < nk; i++)
 		if (h->version == 2 && !is_norm(kinds[i]))
 			need += (size_t)count(kinds[i], c) * (per_layer(kinds[i]) ? (size_t)c->n_layer : 1);
-	if (need && !(m->owned = malloc(need * sizeof(float))))
+	if (need && !(m->owned = gb_weights_alloc(need)))
 		return gb_fail(err, "%s: out of memory for %zu dequantized weights", path, need);
 	float *dst = m->owned;
 	size_t off = h->data;

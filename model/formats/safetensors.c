@@ -429,7 +429,7 @@ static int bind(gb_model *m, st_entry *e, int n, const char *what, gb_err *err)
 		goto out;
 	}
 	if (need) {
-		m->owned = malloc(need * sizeof(float));
+		m->owned = gb_weights_alloc(need);
 		if (!m->owned) {
 			gb_fail(err, "%s: out of memory", what);
 			goto out;
