@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -179,6 +180,27 @@ void *gb_big_alloc(size_t bytes)
 		madvise(p, bytes, MADV_HUGEPAGE); /* a hint: without it, ordinary pages */
 #endif
 	return p;
+}
+
+void gb_map_drop(const gb_map *m, const void *p, size_t n)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a = (uintptr_t)p, b = a + n;
+	if (!m->data || !page || a < (uintptr_t)m->data || b > (uintptr_t)m->data + m->len)
+		return;
+	a = (a + page - 1) / page * page;
+	b = b / page * page;
+	if (a < b)
+		madvise((void *)a, b - a, MADV_DONTNEED); /* a hint: failing changes nothing */
+}
+
+void gb_map_copy(const gb_map *m, void *dst, const void *src, size_t n)
+{
+	const size_t piece = (size_t)4 << 20;
+	for (size_t at = 0; at < n; at += piece) {
+		size_t len = n - at < piece ? n - at : piece;
+		memcpy((char *)dst + at, (const char *)src + at, len);
+		gb_map_drop(m, (const char *)src + at, len);
+	}
 }
 
 void gb_unmap(gb_map *m)

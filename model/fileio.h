@@ -48,4 +48,13 @@ void gb_unmap(gb_map *m);
  * of per 4 KB. NULL when out of memory; free() releases it. */
 void *gb_big_alloc(size_t bytes);
 
+/* Gives back the whole pages of the map inside [p, p + n), which a copy has replaced: the file
+ * stays mapped, but the process no longer holds those pages (copied weights are not counted
+ * twice). Nothing when the range is not inside the map. */
+void gb_map_drop(const gb_map *m, const void *p, size_t n);
+
+/* memcpy of n bytes from src, inside m, to dst, 4 MB at a time, each piece's pages given back
+ * as soon as it is copied: the process never holds a large tensor twice. */
+void gb_map_copy(const gb_map *m, void *dst, const void *src, size_t n);
+
 #endif

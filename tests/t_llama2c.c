@@ -403,6 +403,72 @@ static void refusals(void)
 	unlink(path);
 }
 
+/* Where the weights live after a load: float32 matrices in place in the map, or copied out
+ * (GLASSBOX_WEIGHTS=copy) into owned memory with every matrix on a cache line; vectors stay
+ * in place; the values are the file's either way. */
+static int in_map(const gb_model *m, const void *p)
+{
+	return (const unsigned char *)p >= m->map.data && (const unsigned char *)p < m->map.data + m->map.len;
+}
+
+static void placed(const gb_model *m, const gb_model *want, int copied, const char *what)
+{
+	int aligned = 1, where = 1, same = m->n_params == want->n_params;
+	for (int i = 0; same && i < m->n_params; i++) {
+		const gb_param *p = &m->params[i];
+		same = !memcmp(p->data, want->params[i].data, p->n * sizeof(float));
+		if (p->lin && copied)
+			aligned &= ((uintptr_t)p->data & 63) == 0;
+		where &= in_map(m, p->data) == !(copied && p->lin);
+	}
+	tap_ok(same && aligned && where && (strstr(m->load_note, "huge pages") != NULL) == copied,
+	       "%s, GLASSBOX_WEIGHTS%s: every weight as written, %s (values %s, places %s, aligned %s; %s)", what,
+	       copied ? "=copy" : " unset", copied ? "matrices copied out of the map on cache lines, vectors in place" :
+	       "all in place", same ? "ok" : "differ", where ? "ok" : "wrong", aligned ? "yes" : "no", m->load_note);
+}
+
+static void copies(void)
+{
+	gb_config c;
+	gb_config_defaults(&c, GB_FAM_LLAMA);
+	c.d_model = 32, c.n_layer = 2, c.n_head = 2, c.n_kv_head = 2, c.d_head = 16, c.d_ffn = 40, c.vocab = 70;
+	c.n_ctx = 16, c.norm_eps = 1e-5f, c.rope_pairs = GB_ROPE_ADJACENT;
+	gb_model m, back;
+	gb_err err;
+	char dir[300];
+	if (gb_model_init(&m, &c, 5, 0.1f, &err)) {
+		tap_ok(0, "copies: a model (%s)", err.msg);
+		return;
+	}
+	snprintf(dir, sizeof dir, "%s.st", path);
+	for (int copy = 0; copy < 2; copy++) {
+		if (copy)
+			setenv("GLASSBOX_WEIGHTS", "copy", 1);
+		else
+			unsetenv("GLASSBOX_WEIGHTS");
+		for (int version = 0; version < 2; version++)
+			if (gb_llama2c_write(&m, path, version, &err) == 0 && gb_model_load(&back, path, &err) == 0) {
+				placed(&back, &m, copy, version ? "llama2.c version 1" : "llama2.c legacy (28-byte header)");
+				gb_model_free(&back);
+			} else {
+				tap_ok(0, "copies: llama2.c version %d (%s)", version, err.msg);
+			}
+		if (gb_model_save(&m, dir, &err) == 0 && gb_model_load(&back, dir, &err) == 0) {
+			placed(&back, &m, copy, "model.safetensors");
+			gb_model_free(&back);
+		} else {
+			tap_ok(0, "copies: safetensors (%s)", err.msg);
+		}
+	}
+	unsetenv("GLASSBOX_WEIGHTS");
+	char cmd[800];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd))
+		tap_ok(0, "removing %s", dir);
+	gb_model_free(&m);
+	unlink(path);
+}
+
 /* Random headers and random bytes: every load ends in a model or a one-line error. */
 static void damaged(void)
 {
@@ -458,6 +524,7 @@ int main(void)
 	by_hand();
 	random_cases();
 	refusals();
+	copies();
 	damaged();
 	unlink(path);
 	return tap_done();

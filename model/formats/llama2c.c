@@ -174,9 +174,15 @@ int gb_llama2c_bind(gb_model *m, const gb_l2c_header *h, const char *path, gb_er
 	const gb_config *c = &m->cfg;
 	int kinds[16], nk = order(h->version, h->shared, kinds);
 	size_t need = 0;
+	/* Q8_0 matrices are dequantized into owned memory; float32 ones are read in place, or
+	 * copied there on request (gb_weights_copy: huge pages) */
+	size_t mats = 0;
 	for (int i = 0; i < nk; i++)
-		if (h->version == 2 && !is_norm(kinds[i]))
-			need += (size_t)count(kinds[i], c) * (per_layer(kinds[i]) ? (size_t)c->n_layer : 1);
+		if (!is_norm(kinds[i]) && kinds[i] != FREQ)
+			mats += gb_weights_slot((size_t)count(kinds[i], c)) * (per_layer(kinds[i]) ? (size_t)c->n_layer : 1);
+	int copy = h->version != 2 && gb_weights_copy(mats * sizeof(float));
+	if (h->version == 2 || copy)
+		need = mats;
 	if (need && !(m->owned = gb_weights_alloc(need)))
 		return gb_fail(err, "%s: out of memory for %zu dequantized weights", path, need);
 	float *dst = m->owned;
@@ -208,7 +214,11 @@ int gb_llama2c_bind(gb_model *m, const gb_l2c_header *h, const char *path, gb_er
 				}
 				p->data = dst;
 				p->q8 = q; /* written back as it is (gb_llama2c_write) */
-				dst += p->n;
+				dst += gb_weights_slot(p->n);
+			} else if (copy && !is_norm(k)) {
+				gb_map_copy(&m->map, dst, src, p->n * sizeof(float));
+				p->data = dst;
+				dst += gb_weights_slot(p->n);
 			} else {
 				p->data = (float *)src; /* 4-aligned: the map is page-aligned, offsets multiples of 4 */
 			}
@@ -226,8 +236,11 @@ int gb_llama2c_bind(gb_model *m, const gb_l2c_header *h, const char *path, gb_er
 		snprintf(m->load_note, sizeof m->load_note, "llama2.c version 2: int8 Q8_0 weights (groups of %d) dequantized "
 		         "to float32 on load (runq.c also quantizes activations; glassbox computes in float32)", h->group_size);
 	else
-		snprintf(m->load_note, sizeof m->load_note, "llama2.c %s checkpoint, float32 in place%s",
-		         h->version ? "version 1" : "legacy (run.c's)", h->version ? "" : "; its unused freq_cis skipped");
+		snprintf(m->load_note, sizeof m->load_note, "llama2.c %s checkpoint, float32 %s%s",
+		         h->version ? "version 1" : "legacy (run.c's)",
+		         copy ? "matrices copied from the file into memory on huge pages (GLASSBOX_WEIGHTS=copy), "
+		                "norms in place" : "in place",
+		         h->version ? "" : "; its unused freq_cis skipped");
 	return 0;
 }
 

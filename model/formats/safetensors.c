@@ -339,6 +339,16 @@ static void shape_text(char *buf, size_t cap, const int64_t *shape, int ndim)
 		snprintf(buf + strlen(buf), cap - strlen(buf), "%s%lld", d ? ", " : "", (long long)shape[d]);
 }
 
+/* A tensor's n bytes at p copied to dst, the pages of its file's map given back as they go. */
+static void copy_out(const gb_model *m, void *dst, const void *p, size_t n)
+{
+	const gb_map *in = &m->map;
+	for (int i = 0; i < m->n_shards; i++)
+		if ((const unsigned char *)p >= m->shards[i].data && (const unsigned char *)p < m->shards[i].data + m->shards[i].len)
+			in = &m->shards[i];
+	gb_map_copy(in, dst, p, n);
+}
+
 /* Points every parameter of m at its entry among e (n entries from every file of the
  * checkpoint): in place when F32 and aligned, else converted into m->owned. `what` names
  * the checkpoint in messages. */
@@ -380,6 +390,14 @@ static int bind(gb_model *m, st_entry *e, int n, const char *what, gb_err *err)
 	 * where the float path is faster) */
 	const char *wenv = getenv("GLASSBOX_WEIGHTS");
 	int keep16 = !(wenv && !strcmp(wenv, "f32"));
+	/* float32 matrices the map could serve in place: copied out on request (gb_weights_copy) */
+	size_t f32_mats = 0;
+	for (int i = 0; i < m->n_params; i++) {
+		const st_entry *t = find_key(sorted, ns, key_of(m->params[i].name, fam));
+		if (t && m->params[i].lin && t->dtype == DT_F32)
+			f32_mats += (t->end - t->begin);
+	}
+	int copy32 = !m->check_only && gb_weights_copy(f32_mats), copied = 0;
 	for (int i = 0; i < m->n_params; i++) {
 		gb_param *p = &m->params[i];
 		st_entry *t = find_key(sorted, ns, key_of(p->name, fam));
@@ -406,7 +424,7 @@ static int bind(gb_model *m, st_entry *e, int n, const char *what, gb_err *err)
 			        t->name, dtypes[t->dtype].name);
 			goto out;
 		}
-		if (t->dtype == DT_F32 && ((uintptr_t)t->data & 3) == 0)
+		if (t->dtype == DT_F32 && ((uintptr_t)t->data & 3) == 0 && !(copy32 && p->lin))
 			p->data = (float *)t->data;
 		else if (keep16 && p->lin && (t->dtype == DT_BF16 || t->dtype == DT_F16) && ((uintptr_t)t->data & 1) == 0) {
 			/* a matrix's 16-bit weights (a linear layer's, the token embedding's) stay as the
@@ -416,8 +434,10 @@ static int bind(gb_model *m, st_entry *e, int n, const char *what, gb_err *err)
 			p->wtype = t->dtype == DT_BF16 ? GB_W_BF16 : GB_W_F16;
 			kept16[t->dtype == DT_BF16] += p->n;
 			kept_mats[t->dtype == DT_BF16]++;
-		} else
-			need += p->n;
+		} else {
+			need += gb_weights_slot(p->n);
+			copied += t->dtype == DT_F32 && p->lin;
+		}
 	}
 	if (m->check_only) { /* the gallery: names, shapes and sizes are all it asks */
 		for (int i = 0; i < n; i++)
@@ -440,11 +460,19 @@ static int bind(gb_model *m, st_entry *e, int n, const char *what, gb_err *err)
 			if (p->data || p->data16)
 				continue;
 			const st_entry *t = find_key(sorted, ns, key_of(p->name, fam));
-			for (size_t k = 0; k < p->n; k++)
-				dst[k] = elem(t, k);
+			if (t->dtype == DT_F32) {
+				copy_out(m, dst, t->data, p->n * sizeof(float));
+			} else {
+				for (size_t k = 0; k < p->n; k++)
+					dst[k] = elem(t, k);
+			}
 			p->data = dst;
-			dst += p->n;
+			dst += gb_weights_slot(p->n);
 		}
+		if (copied)
+			note(m, "%d float32 matri%s (%.1f MB) copied from the file into memory on huge pages "
+			     "(GLASSBOX_WEIGHTS=copy)", copied, copied > 1 ? "ces" : "x",
+			     f32_mats / 1e6);
 	}
 	/* A tied model whose file also holds the output matrix: fine when it is the embedding's
 	 * copy (some exports write both), an error when it differs (the config would be wrong). */
