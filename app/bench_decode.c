@@ -549,52 +549,79 @@ static void shape_config(gb_config *c, int gpt2)
 }
 
 /* `bench decode DIR` on a folder whose k16 weight matrices are kept 16-bit: the cached forward
- * on them against the same folder widened to fp32 at load, 1 thread and `threads`, the two
- * models' samples alternating (best of 7 each). Returns -1 when the fp32 copy cannot be made. */
+ * on them against the same folder widened to fp32 at load, 1 thread and `threads`, the models'
+ * samples alternating (best of 7 each). The widened copy is glassbox's own memory, on huge
+ * pages; when m reads its 16-bit weights from the file's pages (the default), a third copy of
+ * the folder loaded with them copied to huge pages too (GLASSBOX_WEIGHTS=copy) shows the
+ * format alone. Returns -1 when a copy cannot be made. */
 static int bench_kept16(FILE *out, const gb_model *m, const char *dir, int k16, int threads, int tokens)
 {
-	gb_model w;
+	gb_model w[2];
 	gb_err err;
-	if (gb_model_load(&w, dir, &err) || gb_model_make_writable(&w, &err)) {
+	int nv = m->owned16 ? 2 : 3; /* models: m, the fp32 copy, m copied to huge pages */
+	memset(w, 0, sizeof w);
+	if (gb_model_load(&w[0], dir, &err) || gb_model_make_writable(&w[0], &err)) {
 		fprintf(stderr, "bench decode: %s\n", err.msg);
 		return -1;
 	}
-	struct kv_ctx k[2] = { { 0 }, { 0 } }; /* 0: kept 16-bit, 1: widened */
-	bench_stepper KS[2] = { { "cached forward, 16-bit weights kept", &k[0], kv_step },
-	                        { "cached forward, the same weights widened to fp32", &k[1], kv_step } };
+	if (nv == 3) {
+		gb_weights_copy_set(1);
+		int rc = gb_model_load(&w[1], dir, &err);
+		gb_weights_copy_set(-1);
+		if (rc) {
+			fprintf(stderr, "bench decode: %s\n", err.msg);
+			gb_model_free(&w[0]);
+			return -1;
+		}
+	}
+	struct kv_ctx k[3] = { { 0 }, { 0 }, { 0 } }; /* kept 16-bit, widened, kept 16-bit and copied */
+	bench_stepper KS[3] = { { "cached forward, 16-bit weights kept", &k[0], kv_step },
+	                        { "cached forward, the same weights widened to fp32", &k[1], kv_step },
+	                        { "cached forward, 16-bit weights copied to huge pages", &k[2], kv_step } };
 	float *lg = malloc((size_t)m->cfg.vocab * sizeof *lg);
-	int cap = m->cfg.n_ctx < tokens + 2 ? m->cfg.n_ctx : tokens + 2, nt = threads > 1 ? 2 : 1;
-	double tps[2][2] = { { 0, 0 }, { 0, 0 } }; /* [threads][model] */
-	for (int v = 0; v < 2; v++) {
-		k[v].m = v ? &w : m;
+	int cap = m->cfg.n_ctx < tokens + 2 ? m->cfg.n_ctx : tokens + 2, nt = threads > 1 ? 2 : 1, ok = lg != NULL;
+	double tps[2][3] = { { 0, 0, 0 }, { 0, 0, 0 } }; /* [threads][model] */
+	for (int v = 0; v < nv; v++) {
+		k[v].m = v == 0 ? m : &w[v - 1];
 		k[v].o.k = gb_kernels_fast();
 		k[v].kc = gb_kvcache_new(k[v].m, cap, &err);
+		ok &= k[v].kc != NULL;
 	}
 	fprintf(out, "decode: %s keeps %d weight matrices 16-bit; cached forward (full trace) against the same\n"
-	             "  weights widened to fp32 at load, samples alternating, best of 7 samples of %d tokens\n", dir, k16, tokens);
-	for (int ti = 0; lg && k[0].kc && k[1].kc && ti < nt; ti++) {
+	             "  weights widened to fp32 at load (on huge pages), samples alternating, best of 7 samples of %d tokens\n",
+	        dir, k16, tokens);
+	if (nv == 3)
+		fprintf(out, "  (16-bit weights read from the file's pages, as loaded by default, and copied to huge pages at\n"
+		             "  load, as GLASSBOX_WEIGHTS=copy does)\n");
+	for (int ti = 0; ok && ti < nt; ti++) {
 		gb_kernels_set_threads(ti ? threads : 1);
-		for (int v = 0; v < 2; v++)
+		for (int v = 0; v < nv; v++)
 			decode_run(&KS[v], 2, lg, m->cfg.vocab); /* warm-up */
 		for (int rep = 0; rep < 7; rep++)
-			for (int v = 0; v < 2; v++) {
+			for (int v = 0; v < nv; v++) {
 				double t = decode_run(&KS[v], tokens, lg, m->cfg.vocab);
 				if (t > 0 && tokens / t > tps[ti][v])
 					tps[ti][v] = tokens / t;
 			}
-		fprintf(out, "  %d thread%s: 16-bit kept %.1f tok/s, fp32 %.1f tok/s: %.2fx\n", ti ? threads : 1, ti ? "s" : " ",
+		fprintf(out, "  %d thread%s: 16-bit kept %.1f tok/s, fp32 %.1f tok/s: %.2fx", ti ? threads : 1, ti ? "s" : " ",
 		        tps[ti][0], tps[ti][1], tps[ti][1] > 0 ? tps[ti][0] / tps[ti][1] : 0);
+		if (nv == 3)
+			fprintf(out, "; 16-bit copied to huge pages %.1f tok/s: %.2fx", tps[ti][2],
+			        tps[ti][1] > 0 ? tps[ti][2] / tps[ti][1] : 0);
+		fprintf(out, "\n");
 	}
-	if (nt > 1 && tps[0][0] > 0 && tps[0][1] > 0)
+	if (ok && nt > 1 && tps[0][0] > 0 && tps[0][1] > 0)
 		fprintf(out, "  %d threads / 1 thread: 16-bit %.2fx, fp32 %.2fx\n", threads, tps[1][0] / tps[0][0],
 		        tps[1][1] / tps[0][1]);
 	gb_kernels_set_threads(0);
 	free(lg);
-	for (int v = 0; v < 2; v++) {
+	for (int v = 0; v < nv; v++) {
 		gb_kvcache_free(k[v].kc);
 		gb_trace_free(&k[v].tr);
 	}
-	gb_model_free(&w);
+	gb_model_free(&w[0]);
+	if (nv == 3)
+		gb_model_free(&w[1]);
 	return 0;
 }
 

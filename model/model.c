@@ -360,6 +360,7 @@ void gb_model_free(gb_model *m)
 	free(m->dec.layers);
 	free(m->enc.layers);
 	free(m->params);
+	free(m->owned16);
 	free(m->owned);
 	gb_unmap(&m->map);
 	for (int i = 0; i < m->n_shards; i++)
@@ -561,10 +562,19 @@ float *gb_weights_alloc(size_t n)
 	return gb_big_alloc((n ? n : 1) * sizeof(float));
 }
 
-int gb_weights_copy(size_t bytes)
+static int copy_override = -1;
+
+void gb_weights_copy_set(int v)
 {
+	copy_override = v < 0 ? -1 : v != 0;
+}
+
+int gb_weights_copy(void)
+{
+	if (copy_override >= 0)
+		return copy_override;
 	const char *e = getenv("GLASSBOX_WEIGHTS");
-	return bytes > 0 && e && !strcmp(e, "copy");
+	return e && !strcmp(e, "copy");
 }
 
 int gb_model_init(gb_model *m, const gb_config *c, uint64_t seed, float std, gb_err *err)
@@ -620,6 +630,8 @@ int gb_model_make_writable(gb_model *m, gb_err *err)
 	}
 	free(m->owned);
 	m->owned = block;
+	free(m->owned16); /* widened into block */
+	m->owned16 = NULL;
 	gb_unmap(&m->map);
 	m->l2c_freqs = NULL; /* it pointed into the map */
 	for (int i = 0; i < m->n_shards; i++)

@@ -102,6 +102,7 @@ typedef struct gb_model {
 	int n_params;
 	size_t n_weights;           /* total parameter count */
 	float *owned;               /* one block for every non-mapped parameter */
+	uint16_t *owned16;          /* GLASSBOX_WEIGHTS=copy: the 16-bit matrices copied, or NULL */
 	gb_map map;                 /* model.safetensors, or a llama2.c checkpoint */
 	gb_map *shards;             /* a sharded checkpoint's files (n_shards) */
 	int n_shards;
@@ -157,12 +158,15 @@ float *gb_weights_alloc(size_t n);
  * cache line too: n rounded up to a multiple of 16. */
 static inline size_t gb_weights_slot(size_t n) { return (n + 15) / 16 * 16; }
 
-/* Whether a loader copies float32 matrices that a file could serve in place (bytes of them)
- * into owned memory (gb_weights_alloc: huge pages), which decoding of Llama-110M's shape read
+/* Whether a loader copies the matrices that a file could serve in place (float32, and 16-bit
+ * ones kept 16-bit) into owned memory (gb_big_alloc: huge pages), which decoding of Llama-110M's shape read
  * 4-7% faster than the file's 4 KB pages (one process, the two alternating), at the cost of
  * the copy at load and of memory no longer shared with other processes mapping the file (a
  * class on one server): only when GLASSBOX_WEIGHTS=copy. */
-int gb_weights_copy(size_t bytes);
+int gb_weights_copy(void);
+/* Overrides GLASSBOX_WEIGHTS for gb_weights_copy: 1 copy, 0 do not, -1 the environment again
+ * (the bench's side-by-side loads). */
+void gb_weights_copy_set(int v);
 
 /* A model with random weights (N(0, std^2); norm gains 1, biases 0), parameters owned. */
 int gb_model_init(gb_model *m, const gb_config *c, uint64_t seed, float std, gb_err *err);

@@ -93,7 +93,7 @@ for w in keep f32; do # on the scalar table, as above: one order of the sums for
 done
 unset GLASSBOX_WEIGHTS
 check "hub-layout BF16 GPT-2: its lm_head is read as the tied embedding's copy, kept 16-bit, logits = widened at load (scalar table)" \
-	sh -c "grep -q 'lm_head.weight is a copy of the token embedding' $T/hub-keep && grep -q '9 matrices' $T/hub-keep &&
+	sh -c "$(declare -f unwrap); unwrap <$T/hub-keep | grep -q 'lm_head.weight is a copy of the token embedding' && grep -q '9 matrices' $T/hub-keep &&
 		cmp -s $T/h-keep.npy $T/h-f32.npy && test -s $T/h-keep.npy"
 # a NaN among 16-bit weights: one line naming the tensor
 /usr/bin/python3 - "$T/llama-bf16/model.safetensors" <<'PY'

@@ -427,6 +427,64 @@ static void placed(const gb_model *m, const gb_model *want, int copied, const ch
 	       "all in place", same ? "ok" : "differ", where ? "ok" : "wrong", aligned ? "yes" : "no", m->load_note);
 }
 
+/* A BF16 file whose data starts 8 bytes past a cache line (as another writer may pad its
+ * header): its 16-bit matrices are copied, each to a cache line, and hold the file's values
+ * (against GLASSBOX_WEIGHTS=f32, which widens them from the file directly). */
+static void misaligned16(const gb_model *m, const char *dir)
+{
+	char file[340];
+	gb_err err;
+	gb_model b16, wide;
+	snprintf(file, sizeof file, "%s/model.safetensors", dir);
+	if (gb_model_save_as(m, dir, 1, &err)) {
+		tap_ok(0, "misaligned BF16: save (%s)", err.msg);
+		return;
+	}
+	FILE *f = fopen(file, "rb");
+	unsigned char len8[8], *rest = NULL;
+	uint64_t hlen = 0;
+	long size = 0;
+	int ok = f && fread(len8, 1, 8, f) == 8;
+	for (int i = 0; ok && i < 8; i++)
+		hlen |= (uint64_t)len8[i] << (8 * i);
+	ok = ok && !fseek(f, 0, SEEK_END) && (size = ftell(f)) > 8 && !fseek(f, 8, SEEK_SET) &&
+	     (rest = malloc((size_t)size)) && fread(rest, 1, (size_t)size - 8, f) == (size_t)size - 8;
+	if (f)
+		fclose(f);
+	if (ok && (f = fopen(file, "wb"))) {
+		uint64_t h2 = hlen + 8;
+		for (int i = 0; i < 8; i++)
+			len8[i] = (unsigned char)(h2 >> (8 * i));
+		ok = fwrite(len8, 1, 8, f) == 8 && fwrite(rest, 1, hlen, f) == hlen && fwrite("        ", 1, 8, f) == 8 &&
+		     fwrite(rest + hlen, 1, (size_t)size - 8 - hlen, f) == (size_t)size - 8 - hlen;
+		ok &= fclose(f) == 0;
+	}
+	free(rest);
+	if (!ok || gb_model_load(&b16, dir, &err)) {
+		tap_ok(0, "misaligned BF16: the file (%s)", ok ? err.msg : "not rewritten");
+		return;
+	}
+	int n16 = 0, where = 1;
+	for (int i = 0; i < b16.n_params; i++)
+		if (b16.params[i].data16) {
+			n16++;
+			where &= !in_map(&b16, b16.params[i].data16) && ((uintptr_t)b16.params[i].data16 & 63) == 0;
+		}
+	setenv("GLASSBOX_WEIGHTS", "f32", 1);
+	int same = gb_model_load(&wide, dir, &err) == 0;
+	unsetenv("GLASSBOX_WEIGHTS");
+	int said = strstr(b16.load_note, "not multiples of 64 bytes") != NULL;
+	same = same && gb_model_make_writable(&b16, &err) == 0;
+	for (int i = 0; same && i < b16.n_params; i++)
+		same = !memcmp(b16.params[i].data, wide.params[i].data, b16.params[i].n * sizeof(float));
+	tap_ok(n16 > 0 && where && said && same, "a BF16 file whose data starts 8 bytes past a cache line: its %d 16-bit "
+	       "matrices copied, each to a cache line (%s), info says so (%s), the file's values (%s)", n16,
+	       where ? "yes" : "no", said ? "yes" : "no", same ? "yes" : "no");
+	gb_model_free(&b16);
+	if (same)
+		gb_model_free(&wide);
+}
+
 static void copies(void)
 {
 	gb_config c;
@@ -459,8 +517,35 @@ static void copies(void)
 		} else {
 			tap_ok(0, "copies: safetensors (%s)", err.msg);
 		}
+		/* matrices stored BF16 stay 16-bit: in the map, or copied */
+		gb_model b16, widened;
+		if (gb_model_save_as(&m, dir, 1, &err) == 0 && gb_model_load(&b16, dir, &err) == 0) {
+			int n16 = 0, where = 1, aligned = 1;
+			for (int i = 0; i < b16.n_params; i++)
+				if (b16.params[i].data16) {
+					n16++;
+					where &= in_map(&b16, b16.params[i].data16) == !copy;
+					aligned &= !copy || ((uintptr_t)b16.params[i].data16 & 63) == 0;
+				}
+			unsetenv("GLASSBOX_WEIGHTS"); /* the reference: read in place */
+			int same = gb_model_load(&widened, dir, &err) == 0 && gb_model_make_writable(&widened, &err) == 0 &&
+			           gb_model_make_writable(&b16, &err) == 0;
+			if (copy)
+				setenv("GLASSBOX_WEIGHTS", "copy", 1);
+			for (int i = 0; same && i < b16.n_params; i++)
+				same = !memcmp(b16.params[i].data, widened.params[i].data, b16.params[i].n * sizeof(float));
+			tap_ok(n16 > 0 && where && aligned && same, "BF16 model.safetensors, GLASSBOX_WEIGHTS%s: its %d 16-bit "
+			       "matrices %s (places %s, aligned %s, values %s)", copy ? "=copy" : " unset", n16,
+			       copy ? "copied out of the map on cache lines" : "in the map", where ? "ok" : "wrong",
+			       aligned ? "yes" : "no", same ? "the same" : "differ");
+			gb_model_free(&widened);
+			gb_model_free(&b16);
+		} else {
+			tap_ok(0, "copies: BF16 safetensors (%s)", err.msg);
+		}
 	}
 	unsetenv("GLASSBOX_WEIGHTS");
+	misaligned16(&m, dir);
 	char cmd[800];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd))

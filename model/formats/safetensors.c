@@ -390,14 +390,10 @@ static int bind(gb_model *m, st_entry *e, int n, const char *what, gb_err *err)
 	 * where the float path is faster) */
 	const char *wenv = getenv("GLASSBOX_WEIGHTS");
 	int keep16 = !(wenv && !strcmp(wenv, "f32"));
-	/* float32 matrices the map could serve in place: copied out on request (gb_weights_copy) */
-	size_t f32_mats = 0;
-	for (int i = 0; i < m->n_params; i++) {
-		const st_entry *t = find_key(sorted, ns, key_of(m->params[i].name, fam));
-		if (t && m->params[i].lin && t->dtype == DT_F32)
-			f32_mats += (t->end - t->begin);
-	}
-	int copy32 = !m->check_only && gb_weights_copy(f32_mats), copied = 0;
+	/* matrices the map could serve in place: copied out on request (gb_weights_copy) */
+	int copy = !m->check_only && gb_weights_copy(), copied = 0;
+	size_t f32_mats = 0, need16 = 0;
+	int moved16 = 0; /* 16-bit matrices copied: all of them on request, else those off a cache line */
 	for (int i = 0; i < m->n_params; i++) {
 		gb_param *p = &m->params[i];
 		st_entry *t = find_key(sorted, ns, key_of(p->name, fam));
@@ -424,7 +420,7 @@ static int bind(gb_model *m, st_entry *e, int n, const char *what, gb_err *err)
 			        t->name, dtypes[t->dtype].name);
 			goto out;
 		}
-		if (t->dtype == DT_F32 && ((uintptr_t)t->data & 3) == 0 && !(copy32 && p->lin))
+		if (t->dtype == DT_F32 && ((uintptr_t)t->data & 3) == 0 && !(copy && p->lin))
 			p->data = (float *)t->data;
 		else if (keep16 && p->lin && (t->dtype == DT_BF16 || t->dtype == DT_F16) && ((uintptr_t)t->data & 1) == 0) {
 			/* a matrix's 16-bit weights (a linear layer's, the token embedding's) stay as the
@@ -434,9 +430,12 @@ static int bind(gb_model *m, st_entry *e, int n, const char *what, gb_err *err)
 			p->wtype = t->dtype == DT_BF16 ? GB_W_BF16 : GB_W_F16;
 			kept16[t->dtype == DT_BF16] += p->n;
 			kept_mats[t->dtype == DT_BF16]++;
+			if (copy || ((uintptr_t)t->data & 63))
+				need16 += (p->n + 31) / 32 * 32, moved16++;
 		} else {
 			need += gb_weights_slot(p->n);
-			copied += t->dtype == DT_F32 && p->lin;
+			if (t->dtype == DT_F32 && p->lin)
+				copied++, f32_mats += p->n * sizeof(float);
 		}
 	}
 	if (m->check_only) { /* the gallery: names, shapes and sizes are all it asks */
@@ -473,6 +472,28 @@ static int bind(gb_model *m, st_entry *e, int n, const char *what, gb_err *err)
 			note(m, "%d float32 matri%s (%.1f MB) copied from the file into memory on huge pages "
 			     "(GLASSBOX_WEIGHTS=copy)", copied, copied > 1 ? "ces" : "x",
 			     f32_mats / 1e6);
+	}
+	/* 16-bit matrices are copied, each to a cache line, on request or when the file does not
+	 * put them on one: their 32-byte loads then never straddle two lines (Llama-110M's shape
+	 * from a BF16 file whose data starts 8 bytes past one: 85-88 tok/s read in place, 106-115
+	 * copied, one thread) */
+	if (need16) {
+		if (!(m->owned16 = gb_big_alloc(need16 * sizeof(uint16_t)))) {
+			gb_fail(err, "%s: out of memory", what);
+			goto out;
+		}
+		uint16_t *dst = m->owned16;
+		for (int i = 0; i < m->n_params; i++) {
+			gb_param *p = &m->params[i];
+			if (!p->data16 || (!copy && !((uintptr_t)p->data16 & 63)))
+				continue;
+			copy_out(m, dst, p->data16, p->n * sizeof(uint16_t));
+			p->data16 = dst;
+			dst += (p->n + 31) / 32 * 32;
+		}
+		note(m, "%d 16-bit matri%s (%.1f MB) copied from the file into memory on huge pages, %s", moved16,
+		     moved16 > 1 ? "ces" : "x", need16 * 2 / 1e6, copy ? "as GLASSBOX_WEIGHTS=copy asks" :
+		     "each on a cache line, where the kernels read it faster (the file's offsets are not multiples of 64 bytes)");
 	}
 	/* A tied model whose file also holds the output matrix: fine when it is the embedding's
 	 * copy (some exports write both), an error when it differs (the config would be wrong). */
@@ -705,8 +726,10 @@ int gb_safetensors_write(const gb_model *m, const char *path, const char *const 
 	json_decref(h);
 	if (!text)
 		return gb_fail(err, "%s: out of memory", path);
-	/* Pad the header with spaces so the data starts 8-byte aligned (as the format advises). */
-	size_t hlen = strlen(text), padded = (hlen + 7) & ~(size_t)7;
+	/* Pad the header with spaces (as the format allows) so that the data starts 64 bytes into
+	 * the file, 8 + header: mapped, each tensor whose offset is a multiple of 64 then starts on
+	 * a cache line, where the kernels read 16-bit rows fastest (bind copies those that do not). */
+	size_t hlen = strlen(text), padded = (hlen + 8 + 63) / 64 * 64 - 8;
 	unsigned char len8[8];
 	for (int i = 0; i < 8; i++)
 		len8[i] = (unsigned char)(padded >> (8 * i));
