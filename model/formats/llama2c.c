@@ -238,7 +238,7 @@ int gb_llama2c_bind(gb_model *m, const gb_l2c_header *h, const char *path, gb_er
 	else
 		snprintf(m->load_note, sizeof m->load_note, "llama2.c %s checkpoint, float32 %s%s",
 		         h->version ? "version 1" : "legacy (run.c's)",
-		         copy ? "matrices copied from the file into memory on huge pages (GLASSBOX_WEIGHTS=copy), "
+		         copy ? "matrices copied from the file into glassbox's memory (GLASSBOX_WEIGHTS=copy), "
 		                "norms in place" : "in place",
 		         h->version ? "" : "; its unused freq_cis skipped");
 	return 0;

@@ -434,7 +434,7 @@ static int bind(gb_model *m, st_entry *e, int n, const char *what, gb_err *err)
 				need16 += (p->n + 31) / 32 * 32, moved16++;
 		} else {
 			need += gb_weights_slot(p->n);
-			if (t->dtype == DT_F32 && p->lin)
+			if (copy && t->dtype == DT_F32 && p->lin)
 				copied++, f32_mats += p->n * sizeof(float);
 		}
 	}
@@ -469,9 +469,8 @@ static int bind(gb_model *m, st_entry *e, int n, const char *what, gb_err *err)
 			dst += gb_weights_slot(p->n);
 		}
 		if (copied)
-			note(m, "%d float32 matri%s (%.1f MB) copied from the file into memory on huge pages "
-			     "(GLASSBOX_WEIGHTS=copy)", copied, copied > 1 ? "ces" : "x",
-			     f32_mats / 1e6);
+			note(m, "%d float32 matri%s (%.1f MB) copied from the file into glassbox's memory (GLASSBOX_WEIGHTS=copy)",
+			     copied, copied > 1 ? "ces" : "x", f32_mats / 1e6);
 	}
 	/* 16-bit matrices are copied, each to a cache line, on request or when the file does not
 	 * put them on one: their 32-byte loads then never straddle two lines (Llama-110M's shape
@@ -491,7 +490,7 @@ static int bind(gb_model *m, st_entry *e, int n, const char *what, gb_err *err)
 			p->data16 = dst;
 			dst += (p->n + 31) / 32 * 32;
 		}
-		note(m, "%d 16-bit matri%s (%.1f MB) copied from the file into memory on huge pages, %s", moved16,
+		note(m, "%d 16-bit matri%s (%.1f MB) copied from the file into glassbox's memory, %s", moved16,
 		     moved16 > 1 ? "ces" : "x", need16 * 2 / 1e6, copy ? "as GLASSBOX_WEIGHTS=copy asks" :
 		     "each on a cache line, where the kernels read it faster (the file's offsets are not multiples of 64 bytes)");
 	}

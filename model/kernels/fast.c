@@ -259,12 +259,13 @@ static int task_count(double work, double min_work, int units, int threads);
 
 /* The rows of a, when the dot products read them as floats, copied to where they start
  * DOTS_SKEW bytes past the first b's offset within a cache line. Each step of a dot product
- * loads a vector of a (from L1) beside one of b (streaming from memory); at the same offset
- * the two loads contend for the same L1 banks every cycle (Zen 4), which delays the loads of
- * b and so the memory stream: with the weights on cache lines and a copy of the input 0, 1,
- * 4, 8, 12, 16 or 32 floats past a page, one-thread decoding of Llama-110M's shape ran at
- * 57.5, 69.0, 66.7, 55.2, 65.3, 60.1 and 57.6 tok/s. Only where a sits, never what is
- * computed, changes; without memory a stays where it is. */
+ * loads a vector of a (from L1) beside one of b (streaming from memory). Measured on Zen 4
+ * under KVM, one thread, Llama-110M's products with the weights on cache lines and the input
+ * 0, 1, 4, 8, 12, 16 or 32 floats past a page: 57.5, 69.0, 66.7, 55.2, 65.3, 60.1 and 57.6
+ * tok/s, so at the same offset as b's, or 32 bytes from it, the stream is 15-20% slower
+ * (likely the two loads meeting in the same L1 banks and holding back the loads of b; this
+ * machine has no counters to show it). Only where a sits, never what is computed, changes;
+ * without memory a stays where it is. */
 enum { DOTS_SKEW = 16 };
 
 static void skew_input(struct dots_group *J)
