@@ -301,17 +301,13 @@ INLINE void transpose(vf r[16])
 #ifndef DOTS_ACC
 #define DOTS_ACC 4    /* b_trans == 1 dot products: independent accumulators per row of a */
 #endif
-/* 16-bit dot products: bytes ahead in the stream of b that each pass of the loop prefetches
- * into L1 (the lines of the next rows once near a row's end; a prefetch never faults). A pass
- * over 16-bit weights covers half the bytes of a pass over floats, so the hardware prefetchers
- * alone kept bf16 at 87% of the read bandwidth where fp32 reached 121% (one thread, 1.36 GB of
- * weights, 5x L3): bf16/fp32 tok/s was 1.35-1.45x. Measured on that model (one and two threads)
- * and on the Llama-110M shape: 4-8 KB ahead gave 1.65-1.8x, 1 KB 1.53x, 16 KB 1.70x, into L2
- * (prefetcht1) 1.4-1.7x; two rows of b interleaved with it gave the same, without it 1.29x;
- * widening 32 bf16 of one 64-byte load with vpermw (no shifts) gave the same as the shifts:
- * on that model the widening is not the limit, the requests in flight are (on the Llama-110M
- * shape, mostly in L3, it is one: see dots_pairs). The float path is unchanged. */
-#define DOTS16_PF 6144
+/* 16-bit dot products take no software prefetch. One 6 KB ahead of the stream of b once
+ * raised bf16 from 1.35-1.45x to 1.65-1.8x fp32's tok/s (one and two threads, 1.36 GB of
+ * weights), when weights sat on 4 KB pages and the input at any offset from them; with the
+ * weights on huge pages and the input placed beside them (fast.c skew_input) it lowered the
+ * one-thread bf16 weights pass of Llama-110M's shape from 96% of the bandwidth bound to 87-89%
+ * on avx512 and from 94% to 85% on avx2, and of a 1.5 GB Llama from 94% to 88% (builds with
+ * and without it alternating, 2026-11-29). */
 
 /* The first lanes of p under mask m (0 elsewhere), or the whole vector when whole: the
  * whole-vector path takes plain moves, which AVX2 does faster than masked ones. */
@@ -540,10 +536,6 @@ INLINE void dots_tile(const int mr, const int wt, float *out, long ldo, const fl
 	int k = 0;
 	dots_zero(mr, s);
 	for (; k + DOTS_ACC * W <= K; k += DOTS_ACC * W) {
-		if (wt != GB_W_F32) /* see DOTS16_PF */
-#pragma GCC unroll 4
-			for (int c = 0; c < DOTS_ACC * W * 2; c += 64)
-				_mm_prefetch((const char *)((const uint16_t *)b + bp + k) + DOTS16_PF + c, _MM_HINT_T0);
 #pragma GCC unroll 4
 		for (int q = 0; q < DOTS_ACC; q++) {
 			vf bv = load_w(b, bp + k + q * W, wt);
@@ -643,9 +635,6 @@ INLINE void dots_pairs_tile(const int mr, float *out, long ldo, const float *as,
 	int k = 0;
 	dots_zero(mr, s);
 	for (; k + DOTS_ACC * W <= K; k += DOTS_ACC * W) {
-#pragma GCC unroll 4
-		for (int c = 0; c < DOTS_ACC * W * 2; c += 64) /* see DOTS16_PF */
-			_mm_prefetch((const char *)(bj + k) + DOTS16_PF + c, _MM_HINT_T0);
 #pragma GCC unroll 4
 		for (int p = 0; p < DOTS_ACC / 2; p++) {
 			v_from_bf16_pairs(bj + k + p * PAIR_K, &e, &o);
