@@ -473,12 +473,12 @@ static void misaligned16(const gb_model *m, const char *dir)
 	setenv("GLASSBOX_WEIGHTS", "f32", 1);
 	int same = gb_model_load(&wide, dir, &err) == 0;
 	unsetenv("GLASSBOX_WEIGHTS");
-	int said = strstr(b16.load_note, "not multiples of 64 bytes") != NULL;
+	int said = strstr(b16.load_note, "copied") == NULL; /* a placement, not a conversion: info is silent */
 	same = same && gb_model_make_writable(&b16, &err) == 0;
 	for (int i = 0; same && i < b16.n_params; i++)
 		same = !memcmp(b16.params[i].data, wide.params[i].data, b16.params[i].n * sizeof(float));
 	tap_ok(n16 > 0 && where && said && same, "a BF16 file whose data starts 8 bytes past a cache line: its %d 16-bit "
-	       "matrices copied, each to a cache line (%s), info says so (%s), the file's values (%s)", n16,
+	       "matrices copied, each to a cache line (%s), info silent about it (%s), the file's values (%s)", n16,
 	       where ? "yes" : "no", said ? "yes" : "no", same ? "yes" : "no");
 	gb_model_free(&b16);
 	if (same)
