@@ -551,7 +551,7 @@ static void shape_config(gb_config *c, int gpt2)
 /* `bench decode DIR` on a folder whose k16 weight matrices are kept 16-bit: the cached forward
  * on them against the same folder widened to fp32 at load, 1 thread and `threads`, the models'
  * samples alternating (best of 7 each). The widened copy is glassbox's own memory, on huge
- * pages; when m reads its 16-bit weights from the file's pages (the default), a third copy of
+ * pages; when m reads its 16-bit weights in place from the file's pages, a third copy of
  * the folder loaded with them copied to huge pages too (GLASSBOX_WEIGHTS=copy) shows the
  * format alone. Returns -1 when a copy cannot be made. */
 static int bench_kept16(FILE *out, const gb_model *m, const char *dir, int k16, int threads, int tokens)
@@ -567,7 +567,7 @@ static int bench_kept16(FILE *out, const gb_model *m, const char *dir, int k16, 
 	if (nv == 3) {
 		gb_weights_copy_set(1);
 		int rc = gb_model_load(&w[1], dir, &err);
-		gb_weights_copy_set(-1);
+		gb_weights_copy_set(-2);
 		if (rc) {
 			fprintf(stderr, "bench decode: %s\n", err.msg);
 			gb_model_free(&w[0]);
@@ -591,8 +591,8 @@ static int bench_kept16(FILE *out, const gb_model *m, const char *dir, int k16, 
 	             "  weights widened to fp32 at load (on huge pages), samples alternating, best of 7 samples of %d tokens\n",
 	        dir, k16, tokens);
 	if (nv == 3)
-		fprintf(out, "  (16-bit weights read from the file's pages, as loaded by default, and copied to huge pages at\n"
-		             "  load, as GLASSBOX_WEIGHTS=copy does)\n");
+		fprintf(out, "  (16-bit weights read in place from the file's pages, and copied to huge pages at load as\n"
+		             "  GLASSBOX_WEIGHTS=copy does)\n");
 	for (int ti = 0; ok && ti < nt; ti++) {
 		gb_kernels_set_threads(ti ? threads : 1);
 		for (int v = 0; v < nv; v++)

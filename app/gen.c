@@ -130,7 +130,7 @@ static const struct {
 	{ "TERM, COLORTERM", "the terminal's colour depth: COLORTERM=truecolor (or 24bit) for 24-bit colour, a TERM with 256color for 256 colours, TERM=dumb (or unset) for plain text. 'set colors' overrides them." },
 	{ "COLUMNS, LINES", "the terminal's size when it cannot be asked (in a pipe)." },
 	{ "GLASSBOX_KERNELS", "ref, scalar, avx2 or avx512: forces one kernel table instead of the best this CPU supports." },
-	{ "GLASSBOX_WEIGHTS", "f32 widens 16-bit (BF16, F16) weights to 32-bit floats when a model loads; copy copies float32 weight matrices from the file into memory on huge pages, which decoding reads a few per cent faster (by default they are read in place, shared with every other program that maps the file)." },
+	{ "GLASSBOX_WEIGHTS", "f32 widens 16-bit (BF16, F16) weights to 32-bit floats when a model loads; copy copies every weight matrix (float32 and 16-bit) from the file into glassbox's memory, on huge pages, which decoding reads a few per cent faster; mapped reads every one in place from the file, shared with every other program that maps it. By default float32 matrices are read in place and 16-bit ones too, but for those the file puts off a 64-byte boundary, which are copied (read in place they decode 20-30% slower)." },
 	{ "GLASSBOX_TRACE_BUDGET", "the memory (in MB, default 256) a long run may keep for its trace; beyond it, a layer's tensors are computed again when a view asks." },
 	{ "GLASSBOX_FONT", "a .ttf or .otf file for the text of PNG figures and the window, instead of DejaVu Sans found by fontconfig." },
 	{ "DISPLAY, WAYLAND_DISPLAY, SDL_VIDEODRIVER", "where the projector window opens; without any of them 'window' says there is no display and figures still print and export." },

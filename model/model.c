@@ -562,19 +562,19 @@ float *gb_weights_alloc(size_t n)
 	return gb_big_alloc((n ? n : 1) * sizeof(float));
 }
 
-static int copy_override = -1;
+static int copy_override = -2; /* below -1: the environment decides */
 
 void gb_weights_copy_set(int v)
 {
-	copy_override = v < 0 ? -1 : v != 0;
+	copy_override = v < -1 ? -2 : v;
 }
 
 int gb_weights_copy(void)
 {
-	if (copy_override >= 0)
+	if (copy_override >= -1)
 		return copy_override;
 	const char *e = getenv("GLASSBOX_WEIGHTS");
-	return e && !strcmp(e, "copy");
+	return e && !strcmp(e, "copy") ? 1 : e && !strcmp(e, "mapped") ? -1 : 0;
 }
 
 int gb_model_init(gb_model *m, const gb_config *c, uint64_t seed, float std, gb_err *err)

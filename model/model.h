@@ -158,14 +158,16 @@ float *gb_weights_alloc(size_t n);
  * cache line too: n rounded up to a multiple of 16. */
 static inline size_t gb_weights_slot(size_t n) { return (n + 15) / 16 * 16; }
 
-/* Whether a loader copies the matrices that a file could serve in place (float32, and 16-bit
- * ones kept 16-bit) into owned memory (gb_big_alloc: huge pages), which decoding of Llama-110M's shape read
- * 4-7% faster than the file's 4 KB pages (one process, the two alternating), at the cost of
- * the copy at load and of memory no longer shared with other processes mapping the file (a
- * class on one server): only when GLASSBOX_WEIGHTS=copy. */
+/* Whether a loader copies the matrices that a file could serve in place into owned memory
+ * (gb_big_alloc: huge pages): 1 every matrix, float32 and 16-bit (GLASSBOX_WEIGHTS=copy;
+ * float32 ones decoded 4-7% faster so on Llama-110M's shape, one process, the two
+ * alternating, at the cost of the copy at load and of memory no longer shared with other
+ * processes mapping the file, a class on one server); 0 (the default) only 16-bit matrices
+ * off a cache line, whose loads would straddle two lines (20-30% slower); -1 none
+ * (GLASSBOX_WEIGHTS=mapped). */
 int gb_weights_copy(void);
-/* Overrides GLASSBOX_WEIGHTS for gb_weights_copy: 1 copy, 0 do not, -1 the environment again
- * (the bench's side-by-side loads). */
+/* Overrides GLASSBOX_WEIGHTS for gb_weights_copy with v (1, 0 or -1 as it returns), or with
+ * v < -1 gives it back to the environment (the bench's side-by-side loads). */
 void gb_weights_copy_set(int v);
 
 /* A model with random weights (N(0, std^2); norm gains 1, biases 0), parameters owned. */

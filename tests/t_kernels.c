@@ -871,22 +871,28 @@ static void test_matmul_multi(const gb_kernels *T)
  * sit a fixed distance past b's offset within a cache line (fast.c skew_input), and the bf16
  * pair split likewise. Every placement of a (0-15 floats past a cache line) and of b (0-15
  * floats; 16-bit weights 0-31 halves) gives the bits of the first, for f32, bf16 and f16
- * weights, alone and as a matmul_multi group, M 1-4, K a multiple of 16 and not, 1-2 threads. */
+ * weights, alone and as a matmul_multi group, M 1-4, K a multiple of 16 and not; N 40 on one
+ * thread, and M 3-4, N 1040 (enough work to split) on two, so that workers read the caller's
+ * copy.
+ * (It holds whether or not the copy is made: it checks the copy, not that it happens.) */
 static void test_placement(const gb_kernels *T)
 {
 	static const int ks[] = { 64, 48, 37 };
-	enum { N = 40 };
+	enum { NMAX = 1040 };
 	int same = 1, cases = 0;
-	float *abuf = aligned_alloc(64, 4 * 64 * sizeof(float) + 128), *bbuf = aligned_alloc(64, N * 64 * sizeof(float) + 128);
-	uint16_t *b16buf = aligned_alloc(64, N * 64 * sizeof(uint16_t) + 128);
-	float *src = xmalloc(4 * 64 * sizeof *src), *wsrc = xmalloc(N * 64 * sizeof *wsrc);
-	uint16_t *w16src = xmalloc(N * 64 * sizeof *w16src);
-	float first[4 * N], out[4 * N], out2[4 * N];
+	float *abuf = aligned_alloc(64, 4 * 64 * sizeof(float) + 128), *bbuf = aligned_alloc(64, NMAX * 64 * sizeof(float) + 128);
+	uint16_t *b16buf = aligned_alloc(64, NMAX * 64 * sizeof(uint16_t) + 128);
+	float *src = xmalloc(4 * 64 * sizeof *src), *wsrc = xmalloc(NMAX * 64 * sizeof *wsrc);
+	uint16_t *w16src = xmalloc(NMAX * 64 * sizeof *w16src);
+	float *first = xmalloc(4 * NMAX * sizeof *first), *out = xmalloc(4 * NMAX * sizeof *out),
+	      *out2 = xmalloc(4 * NMAX * sizeof *out2);
 	for (size_t ki = 0; ki < sizeof ks / sizeof *ks; ki++)
 		for (int M = 1; M <= 4; M++)
 			for (int wt = 0; wt < 3; wt++) /* GB_W_F32, GB_W_BF16, GB_W_F16 */
 				for (int th = 1; th <= 2; th++) {
-					int K = ks[ki], have = 0;
+					int K = ks[ki], have = 0, N = th == 1 ? 40 : NMAX;
+					if (th == 2 && (K != 64 || M < 3)) /* M K N over GEMV_MT_MIN: split */
+						continue;
 					gb_kernels_set_threads(th);
 					fill(src, (size_t)M * K, 1);
 					fill(wsrc, (size_t)N * K, 1.0 / sqrt((double)K));
@@ -925,8 +931,8 @@ static void test_placement(const gb_kernels *T)
 				}
 	gb_kernels_set_threads(0);
 	tap_ok(same, "%s: the same bits wherever a and b sit (%d placements: f32, bf16, f16 weights, alone and grouped, "
-	       "M 1-4, K 64, 48, 37, 1-2 threads)", T->name, cases);
-	free(abuf), free(bbuf), free(b16buf), free(src), free(wsrc), free(w16src);
+	       "M 1-4, K 64, 48, 37, N 40 on 1 thread; M 3-4, K 64, N 1040 on 2)", T->name, cases);
+	free(abuf), free(bbuf), free(b16buf), free(src), free(wsrc), free(w16src), free(first), free(out), free(out2);
 }
 
 /* matmul_part: any block of rows and columns, computed on the calling thread inside a pool

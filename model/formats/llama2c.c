@@ -180,7 +180,7 @@ int gb_llama2c_bind(gb_model *m, const gb_l2c_header *h, const char *path, gb_er
 	for (int i = 0; i < nk; i++)
 		if (!is_norm(kinds[i]) && kinds[i] != FREQ)
 			mats += gb_weights_slot((size_t)count(kinds[i], c)) * (per_layer(kinds[i]) ? (size_t)c->n_layer : 1);
-	int copy = h->version != 2 && gb_weights_copy();
+	int copy = h->version != 2 && gb_weights_copy() == 1;
 	if (h->version == 2 || copy)
 		need = mats;
 	if (need && !(m->owned = gb_weights_alloc(need)))

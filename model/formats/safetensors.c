@@ -390,8 +390,9 @@ static int bind(gb_model *m, st_entry *e, int n, const char *what, gb_err *err)
 	 * where the float path is faster) */
 	const char *wenv = getenv("GLASSBOX_WEIGHTS");
 	int keep16 = !(wenv && !strcmp(wenv, "f32"));
-	/* matrices the map could serve in place: copied out on request (gb_weights_copy) */
-	int copy = !m->check_only && gb_weights_copy(), copied = 0;
+	/* matrices the map could serve in place: copied out on request (gb_weights_copy 1), the
+	 * 16-bit ones off a cache line also by default (0), none with GLASSBOX_WEIGHTS=mapped (-1) */
+	int how = m->check_only ? -1 : gb_weights_copy(), copy = how == 1, copied = 0;
 	size_t f32_mats = 0, need16 = 0;
 	int moved16 = 0; /* 16-bit matrices copied: all of them on request, else those off a cache line */
 	for (int i = 0; i < m->n_params; i++) {
@@ -430,7 +431,7 @@ static int bind(gb_model *m, st_entry *e, int n, const char *what, gb_err *err)
 			p->wtype = t->dtype == DT_BF16 ? GB_W_BF16 : GB_W_F16;
 			kept16[t->dtype == DT_BF16] += p->n;
 			kept_mats[t->dtype == DT_BF16]++;
-			if (copy || ((uintptr_t)t->data & 63))
+			if (copy || (how == 0 && ((uintptr_t)t->data & 63)))
 				need16 += (p->n + 31) / 32 * 32, moved16++;
 		} else {
 			need += gb_weights_slot(p->n);
@@ -476,11 +477,11 @@ static int bind(gb_model *m, st_entry *e, int n, const char *what, gb_err *err)
 	 * put them on one: their 32-byte loads then never straddle two lines (Llama-110M's shape
 	 * from a BF16 file whose data starts 8 bytes past one: 85-88 tok/s read in place, 106-115
 	 * copied, one thread) */
-	if (need16) {
-		if (!(m->owned16 = gb_big_alloc(need16 * sizeof(uint16_t)))) {
-			gb_fail(err, "%s: out of memory", what);
-			goto out;
-		}
+	if (need16 && !(m->owned16 = gb_big_alloc(need16 * sizeof(uint16_t))) && copy) {
+		gb_fail(err, "%s: out of memory", what);
+		goto out;
+	}
+	if (m->owned16) { /* without the memory, unasked: read in place, as before */
 		uint16_t *dst = m->owned16;
 		for (int i = 0; i < m->n_params; i++) {
 			gb_param *p = &m->params[i];
@@ -727,7 +728,9 @@ int gb_safetensors_write(const gb_model *m, const char *path, const char *const 
 		return gb_fail(err, "%s: out of memory", path);
 	/* Pad the header with spaces (as the format allows) so that the data starts 64 bytes into
 	 * the file, 8 + header: mapped, each tensor whose offset is a multiple of 64 then starts on
-	 * a cache line, where the kernels read 16-bit rows fastest (bind copies those that do not). */
+	 * a cache line, where the kernels read 16-bit rows fastest (bind copies those that do not).
+	 * The format allows no gaps between tensors: after one whose size is not a multiple of 64
+	 * bytes, the next ones are off a line (not in glassbox's models, whose sizes are). */
 	size_t hlen = strlen(text), padded = (hlen + 8 + 63) / 64 * 64 - 8;
 	unsigned char len8[8];
 	for (int i = 0; i < 8; i++)
