@@ -306,7 +306,7 @@ static int wp_init16(struct wp_ctx *c)
 	if (!c->w16)
 		return -1;
 	for (int i = 0; i < c->n_lin; i++)
-		total += ((size_t)c->lin[i]->in * c->lin[i]->out + 31) / 32 * 32;
+		total += gb_weights_slot16((size_t)c->lin[i]->in * c->lin[i]->out);
 	if (!(c->block16 = gb_big_alloc(total * sizeof *c->block16)))
 		return -1;
 	total = 0;
@@ -314,7 +314,7 @@ static int wp_init16(struct wp_ctx *c)
 		const gb_linear *L = c->lin[i];
 		size_t n = (size_t)L->in * L->out;
 		c->w16[i] = c->block16 + total;
-		total += (n + 31) / 32 * 32;
+		total += gb_weights_slot16(n);
 		for (size_t e = 0; e < n; e++) {
 			uint32_t u;
 			memcpy(&u, &L->w[e], sizeof u);
@@ -620,8 +620,7 @@ static int bench_kept16(FILE *out, const gb_model *m, const char *dir, int k16, 
 		gb_trace_free(&k[v].tr);
 	}
 	gb_model_free(&w[0]);
-	if (nv == 3)
-		gb_model_free(&w[1]);
+	gb_model_free(&w[1]); /* zeroed when not loaded */
 	return 0;
 }
 

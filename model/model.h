@@ -102,7 +102,8 @@ typedef struct gb_model {
 	int n_params;
 	size_t n_weights;           /* total parameter count */
 	float *owned;               /* one block for every non-mapped parameter */
-	uint16_t *owned16;          /* GLASSBOX_WEIGHTS=copy: the 16-bit matrices copied, or NULL */
+	uint16_t *owned16;          /* 16-bit matrices copied out of the map (those off a cache
+	                             * line, or all with GLASSBOX_WEIGHTS=copy), or NULL */
 	gb_map map;                 /* model.safetensors, or a llama2.c checkpoint */
 	gb_map *shards;             /* a sharded checkpoint's files (n_shards) */
 	int n_shards;
@@ -148,15 +149,15 @@ int gb_model_encode(const gb_model *m, const char *text, size_t len, int **ids, 
 /* The bytes of token id under the model's tokenizer, NULL without one or out of range. */
 const unsigned char *gb_model_piece(const gb_model *m, int id, size_t *len);
 
-/* Memory for n owned weights (m->owned) on a 64-byte boundary, so that a matrix whose rows
- * are whole cache lines has no 64-byte load straddling two (on this VM's Zen 4 the kernels
- * read either at the same speed, measured alternating in one process; other CPUs split
- * such loads). NULL when out of memory; free() releases it. */
+/* Memory for n owned weights (m->owned) from gb_big_alloc: on a cache line, and from 4 MB up
+ * on huge pages. NULL when out of memory; free() releases it. */
 float *gb_weights_alloc(size_t n);
 
 /* The floats a parameter of n values takes in such a block, so that the next one starts on a
- * cache line too: n rounded up to a multiple of 16. */
+ * cache line too: n rounded up to a multiple of 16; gb_weights_slot16, the same for n 16-bit
+ * values (a multiple of 32). */
 static inline size_t gb_weights_slot(size_t n) { return (n + 15) / 16 * 16; }
+static inline size_t gb_weights_slot16(size_t n) { return (n + 31) / 32 * 32; }
 
 /* Whether a loader copies the matrices that a file could serve in place into owned memory
  * (gb_big_alloc: huge pages): 1 every matrix, float32 and 16-bit (GLASSBOX_WEIGHTS=copy;

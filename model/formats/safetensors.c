@@ -432,7 +432,7 @@ static int bind(gb_model *m, st_entry *e, int n, const char *what, gb_err *err)
 			kept16[t->dtype == DT_BF16] += p->n;
 			kept_mats[t->dtype == DT_BF16]++;
 			if (copy || (how == 0 && ((uintptr_t)t->data & 63)))
-				need16 += (p->n + 31) / 32 * 32, moved16++;
+				need16 += gb_weights_slot16(p->n), moved16++;
 		} else {
 			need += gb_weights_slot(p->n);
 			if (copy && t->dtype == DT_F32 && p->lin)
@@ -489,7 +489,7 @@ static int bind(gb_model *m, st_entry *e, int n, const char *what, gb_err *err)
 				continue;
 			copy_out(m, dst, p->data16, p->n * sizeof(uint16_t));
 			p->data16 = dst;
-			dst += (p->n + 31) / 32 * 32;
+			dst += gb_weights_slot16(p->n);
 		}
 		if (copy) /* the copy to cache lines alone changes nothing `info` should show a class */
 			note(m, "%d 16-bit matri%s (%.1f MB) copied from the file into glassbox's memory (GLASSBOX_WEIGHTS=copy)",

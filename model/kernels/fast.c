@@ -268,13 +268,20 @@ static int task_count(double work, double min_work, int units, int threads);
  * without memory a stays where it is. */
 enum { DOTS_SKEW = 16 };
 
+/* Floats past a cache line where rows read beside the weights at b start: DOTS_SKEW bytes past
+ * b's own offset (rounded down to a float). */
+static size_t skew_at(const void *b)
+{
+	return (((uintptr_t)b + DOTS_SKEW) & 63) / sizeof(float);
+}
+
 static void skew_input(struct dots_group *J)
 {
 	const struct dots_job *g = &J->g[0];
 	if (g->as || g->K % 16) /* rows of a not all at one offset: leave them */
 		return;
 	uintptr_t b = g->b ? (uintptr_t)g->b : (uintptr_t)g->b16;
-	size_t n = (size_t)g->M * g->K, at = ((b + DOTS_SKEW) & 63) / sizeof(float);
+	size_t n = (size_t)g->M * g->K, at = skew_at((const void *)b);
 	if (((b + DOTS_SKEW) & 3) || ((uintptr_t)g->a & 63) == (at * sizeof(float)))
 		return;
 	float *buf = thread_buffer(BUF_SKEW, n + 16);
@@ -316,7 +323,7 @@ static const float *pairs_split(const gb_isa *isa, const float *a, int M, int K,
 	long kp = (K + isa->pair_k - 1) / isa->pair_k * isa->pair_k;
 	/* placed DOTS_SKEW bytes past b's offset in a cache line, as skew_input places a (one-thread
 	 * bf16 weights pass of Llama-110M: 79-83% of the bandwidth bound at offset 0, 89-91% so) */
-	size_t at = (((uintptr_t)b + DOTS_SKEW) & 63) / sizeof(float);
+	size_t at = skew_at(b);
 	float *as = pack_buffer((size_t)M * kp + 16);
 	if (as) {
 		as += at;
